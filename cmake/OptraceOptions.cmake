@@ -1,0 +1,27 @@
+# Shared compile settings for host targets: optrace_host_target(<target>).
+add_library(optrace_warnings INTERFACE)
+target_compile_options(optrace_warnings INTERFACE -Wall -Wextra -Wno-unused-parameter)
+
+if(OPTRACE_SANITIZE)
+  # Host C/C++ only: nvcc-compiled objects stay uninstrumented.
+  add_compile_options($<$<COMPILE_LANGUAGE:CXX,C>:-fsanitize=address,undefined>
+                      $<$<COMPILE_LANGUAGE:CXX,C>:-fno-sanitize-recover=undefined>
+                      $<$<COMPILE_LANGUAGE:CXX,C>:-fno-omit-frame-pointer>)
+  add_link_options(-fsanitize=address,undefined)
+endif()
+
+# A host library of one layer: every .cc in DIR (not *_test.cc), C++20.
+function(optrace_layer_library name dir)
+  file(GLOB _srcs CONFIGURE_DEPENDS ${dir}/*.cc ${dir}/*/*.cc)
+  list(FILTER _srcs EXCLUDE REGEX "_test\\.cc$")
+  if(NOT _srcs)
+    # A layer with no sources yet still links: give it one empty translation unit.
+    set(_empty ${CMAKE_CURRENT_BINARY_DIR}/${name}_empty.cc)
+    file(WRITE ${_empty} "// ${name} has no sources yet\n")
+    set(_srcs ${_empty})
+  endif()
+  add_library(${name} STATIC ${_srcs})
+  target_compile_features(${name} PUBLIC cxx_std_20)
+  target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR}/src ${PROJECT_SOURCE_DIR}/include)
+  target_link_libraries(${name} PRIVATE optrace_warnings)
+endfunction()

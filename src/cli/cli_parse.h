@@ -1,0 +1,19 @@
+// Parsing a subcommand's flags with CLI11, writing help and usage errors to CommandIo.
+//
+//   CLI::App app{"Collect dumps into a trace", "optrace collect"};
+//   app.add_option("-o,--output", out, "trace file")->required();
+//   if (auto exit = ParseCommandLine(app, args, io)) return *exit;
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <optional>
+
+#include "cli/command.h"
+
+namespace optrace::cli {
+
+// Returns an exit code when the command should stop now (help printed: 0; usage error: 2),
+// or nullopt when parsing succeeded.
+std::optional<int> ParseCommandLine(CLI::App& app, const CommandArgs& args, CommandIo& io);
+
+}  // namespace optrace::cli

@@ -1,0 +1,26 @@
+#include "cli/command.h"
+#include "cli/commands.h"
+
+namespace optrace::cli {
+
+const std::vector<CommandInfo>& AllCommands() {
+  static const std::vector<CommandInfo> kCommands = {
+      {"demo", "run the example MoE operator in the emulator and collect its trace", RunDemoCommand},
+      {"collect", "turn profiling dumps into a Chrome/Perfetto trace and statistics", RunCollectCommand},
+      {"inspect", "show what each slot of a profiling dump holds", RunInspectCommand},
+      {"scan", "find trace points in sources and write point_map.json", RunScanCommand},
+      {"lint", "check instrumentation and operator binding statically", RunLintCommand},
+      {"hook", "install, verify or remove the scan step in a build script", RunHookCommand},
+      {"plan", "propose trace points for an operator", RunPlanCommand},
+      {"instrument", "insert (or remove) the trace points of a plan", RunInstrumentCommand},
+      {"analyze", "analyze Ascend profiler output into summaries and findings", RunAnalyzeCommand},
+      {"sweep", "analyze many profiling roots and write a rollup", RunSweepCommand},
+      {"latency", "per-iteration, per-rank latency statistics", RunLatencyCommand},
+      {"pipe", "per-role summaries of msprof op pipeline metrics", RunPipeCommand},
+      {"stall", "PC-sampling stall reason shares", RunStallCommand},
+      {"report", "write the dispatch-kernel evidence report", RunReportCommand},
+  };
+  return kCommands;
+}
+
+}  // namespace optrace::cli

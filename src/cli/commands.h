@@ -1,0 +1,23 @@
+// Entry points of the subcommands; each lives in <name>_command.cc.
+#pragma once
+
+#include "cli/command.h"
+
+namespace optrace::cli {
+
+int RunDemoCommand(const CommandArgs& args, CommandIo& io);
+int RunCollectCommand(const CommandArgs& args, CommandIo& io);
+int RunInspectCommand(const CommandArgs& args, CommandIo& io);
+int RunScanCommand(const CommandArgs& args, CommandIo& io);
+int RunLintCommand(const CommandArgs& args, CommandIo& io);
+int RunHookCommand(const CommandArgs& args, CommandIo& io);
+int RunPlanCommand(const CommandArgs& args, CommandIo& io);
+int RunInstrumentCommand(const CommandArgs& args, CommandIo& io);
+int RunAnalyzeCommand(const CommandArgs& args, CommandIo& io);
+int RunSweepCommand(const CommandArgs& args, CommandIo& io);
+int RunLatencyCommand(const CommandArgs& args, CommandIo& io);
+int RunPipeCommand(const CommandArgs& args, CommandIo& io);
+int RunStallCommand(const CommandArgs& args, CommandIo& io);
+int RunReportCommand(const CommandArgs& args, CommandIo& io);
+
+}  // namespace optrace::cli

@@ -1,0 +1,25 @@
+// Whole-file reads and atomic writes, with errors that name the file.
+//
+//   OPTRACE_ASSIGN_OR_RETURN(std::string text, ReadFileToString("map.json"));
+//   OPTRACE_RETURN_IF_ERROR(WriteFileAtomic("out/trace.json", text));
+//
+// WriteFileAtomic writes a temp file beside the target and renames it over the target,
+// keeping the target's permission bits when it already exists (SPEC section 9).
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+#include "core/status.h"
+
+namespace optrace {
+
+Result<std::string> ReadFileToString(const std::filesystem::path& path);
+Status WriteFileAtomic(const std::filesystem::path& path, std::string_view contents);
+// Creates the directory (and parents); error names the path.
+Status EnsureDirectory(const std::filesystem::path& dir);
+// Absolute path against the current working directory (never the program's location).
+std::filesystem::path ResolveAgainstCwd(const std::filesystem::path& path);
+
+}  // namespace optrace

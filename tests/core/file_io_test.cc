@@ -1,0 +1,46 @@
+#include "core/file_io.h"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <filesystem>
+
+namespace optrace {
+namespace {
+namespace fs = std::filesystem;
+
+class FileIoTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("optrace_file_io_" + std::to_string(::getpid()));
+    fs::remove_all(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  fs::path dir_;
+};
+
+TEST_F(FileIoTest, AtomicWriteCreatesParentsAndRoundTrips) {
+  fs::path p = dir_ / "a" / "b.txt";
+  ASSERT_TRUE(WriteFileAtomic(p, "hello").ok());
+  EXPECT_EQ(*ReadFileToString(p), "hello");
+}
+
+TEST_F(FileIoTest, AtomicWriteKeepsPermissions) {
+  fs::path p = dir_ / "script.sh";
+  ASSERT_TRUE(WriteFileAtomic(p, "#!/bin/sh\n").ok());
+  ::chmod(p.c_str(), 0755);
+  ASSERT_TRUE(WriteFileAtomic(p, "#!/bin/sh\necho\n").ok());
+  struct stat st {};
+  ASSERT_EQ(::stat(p.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0755u);
+}
+
+TEST_F(FileIoTest, MissingFileNamesThePath) {
+  Result<std::string> r = ReadFileToString(dir_ / "nope.bin");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kNotFound);
+  EXPECT_NE(r.status().message().find("nope.bin"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace optrace
