@@ -1,0 +1,247 @@
+#include "core/csv_reader.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+
+namespace optrace {
+
+Result<CsvReader> CsvReader::Open(const std::filesystem::path& path, size_t buffer_bytes) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT) return NotFoundError("{}: no such file; check the path", path.string());
+    return IoError("{}: cannot open: {}", path.string(), std::strerror(errno));
+  }
+#ifdef POSIX_FADV_SEQUENTIAL
+  ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+#endif
+  CsvReader r;
+  r.fd_ = fd;
+  r.origin_ = path.string();
+  r.cap_ = buffer_bytes < 4096 ? 4096 : buffer_bytes;
+  r.buf_ = std::make_unique<char[]>(r.cap_);
+  return r;
+}
+
+CsvReader CsvReader::FromString(std::string text, std::string origin) {
+  CsvReader r;
+  r.origin_ = std::move(origin);
+  r.cap_ = text.size() + 1;
+  r.buf_ = std::make_unique<char[]>(r.cap_);
+  std::memcpy(r.buf_.get(), text.data(), text.size());
+  r.end_ = text.size();
+  r.eof_ = true;
+  return r;
+}
+
+CsvReader::CsvReader(CsvReader&& o) noexcept { *this = std::move(o); }
+
+CsvReader& CsvReader::operator=(CsvReader&& o) noexcept {
+  if (this != &o) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = o.fd_;
+    o.fd_ = -1;
+    origin_ = std::move(o.origin_);
+    buf_ = std::move(o.buf_);
+    cap_ = o.cap_;
+    begin_ = o.begin_;
+    end_ = o.end_;
+    eof_ = o.eof_;
+    first_ = o.first_;
+    consumed_ = o.consumed_;
+    line_ = o.line_;
+  }
+  return *this;
+}
+
+CsvReader::~CsvReader() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+Status CsvReader::Refill() {
+  if (eof_) return Status::Ok();
+  size_t tail = end_ - begin_;
+  if (begin_ > 0) {
+    std::memmove(buf_.get(), buf_.get() + begin_, tail);
+    consumed_ += begin_;
+    begin_ = 0;
+    end_ = tail;
+  }
+  if (end_ == cap_) {  // one record larger than the buffer: grow
+    size_t ncap = cap_ * 2;
+    auto nbuf = std::make_unique<char[]>(ncap);
+    std::memcpy(nbuf.get(), buf_.get(), end_);
+    buf_ = std::move(nbuf);
+    cap_ = ncap;
+  }
+  while (end_ < cap_) {
+    ssize_t n = ::read(fd_, buf_.get() + end_, cap_ - end_);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return IoError("{}: read failed at byte {}: {}", origin_, consumed_ + end_, std::strerror(errno));
+    }
+    if (n == 0) {
+      eof_ = true;
+      break;
+    }
+    end_ += static_cast<size_t>(n);
+  }
+  return Status::Ok();
+}
+
+Result<bool> CsvReader::Next(CsvRecord& rec) {
+  rec.fields.clear();
+  for (;;) {
+    // Find the end of the next record: a '\n' outside quotes. Quote parity tells whether a
+    // newline is inside a quoted field ("" escapes toggle twice and cancel out).
+    char* data = buf_.get();
+    size_t pos = begin_;
+    bool in_quotes = false;
+    size_t newlines = 0;
+    size_t rec_end = SIZE_MAX;
+    while (pos < end_) {
+      const char* nl = static_cast<const char*>(std::memchr(data + pos, '\n', end_ - pos));
+      size_t seg_end = nl ? static_cast<size_t>(nl - data) : end_;
+      for (const char* q = static_cast<const char*>(std::memchr(data + pos, '"', seg_end - pos)); q;
+           q = static_cast<const char*>(std::memchr(q + 1, '"', data + seg_end - (q + 1)))) {
+        in_quotes = !in_quotes;
+      }
+      if (!nl) {
+        pos = end_;
+        break;
+      }
+      ++newlines;
+      pos = seg_end + 1;
+      if (!in_quotes) {
+        rec_end = seg_end;
+        break;
+      }
+    }
+    if (rec_end == SIZE_MAX) {
+      if (!eof_) {
+        OPTRACE_RETURN_IF_ERROR(Refill());
+        continue;
+      }
+      if (begin_ >= end_) return false;
+      if (in_quotes) {
+        return BadInputError("{}: line {}: a quoted field is never closed before the end of the file", origin_,
+                             line_);
+      }
+      rec_end = end_;  // last record without a final newline
+      pos = end_;
+    }
+    if (first_) {
+      first_ = false;
+      if (rec_end - begin_ >= 3 && std::memcmp(data + begin_, "\xEF\xBB\xBF", 3) == 0) begin_ += 3;
+    }
+    size_t start = begin_;
+    size_t stop = rec_end;
+    if (stop > start && data[stop - 1] == '\r') --stop;
+    rec.line = line_;
+    rec.byte_offset = consumed_ + start;
+    line_ += newlines;
+    begin_ = pos;
+    if (stop == start) continue;  // blank line
+
+    // Split fields; quoted fields are unescaped in place (the result is never longer).
+    size_t i = start;
+    for (;;) {
+      if (i < stop && data[i] == '"') {
+        size_t w = i;  // write position
+        size_t r = i + 1;
+        for (;;) {
+          if (r >= stop) break;  // unterminated inside the record: keep what we have
+          if (data[r] == '"') {
+            if (r + 1 < stop && data[r + 1] == '"') {
+              data[w++] = '"';
+              r += 2;
+              continue;
+            }
+            ++r;
+            break;
+          }
+          data[w++] = data[r++];
+        }
+        // Text after the closing quote up to the separator is kept (lenient).
+        size_t sep = r;
+        while (sep < stop && data[sep] != ',') data[w++] = data[sep++];
+        rec.fields.emplace_back(data + i, w - i);
+        if (sep >= stop) break;
+        i = sep + 1;
+      } else {
+        const char* c = static_cast<const char*>(std::memchr(data + i, ',', stop - i));
+        size_t sep = c ? static_cast<size_t>(c - data) : stop;
+        rec.fields.emplace_back(data + i, sep - i);
+        if (!c) break;
+        i = sep + 1;
+      }
+      if (i == stop) {  // trailing comma: one last empty field
+        rec.fields.emplace_back();
+        break;
+      }
+    }
+    return true;
+  }
+}
+
+CsvHeader::CsvHeader(const CsvRecord& header_record) {
+  names_.reserve(header_record.fields.size());
+  for (std::string_view f : header_record.fields) {
+    std::string_view t = TrimCsvField(f);
+    while (t.size() >= 2 && t.front() == '"' && t.back() == '"') t = t.substr(1, t.size() - 2);
+    names_.emplace_back(t);
+  }
+}
+
+std::optional<size_t> CsvHeader::Find(std::string_view name) const {
+  for (size_t i = 0; i < names_.size(); ++i) {
+    if (names_[i] == name) return i;
+  }
+  return std::nullopt;
+}
+
+std::optional<size_t> CsvHeader::FindAny(std::initializer_list<std::string_view> names) const {
+  for (std::string_view n : names) {
+    if (auto i = Find(n)) return i;
+  }
+  return std::nullopt;
+}
+
+std::string_view TrimCsvField(std::string_view f) {
+  size_t b = 0, e = f.size();
+  while (b < e && (f[b] == ' ' || f[b] == '\t' || f[b] == '\r')) ++b;
+  while (e > b && (f[e - 1] == ' ' || f[e - 1] == '\t' || f[e - 1] == '\r')) --e;
+  return f.substr(b, e - b);
+}
+
+bool IsMissingCsvValue(std::string_view field) {
+  std::string_view t = TrimCsvField(field);
+  return t.empty() || t == "N/A" || t == "NA" || t == "n/a" || t == "-" || t == "null" || t == "None";
+}
+
+std::optional<double> ParseCsvNumber(std::string_view field) {
+  std::string_view t = TrimCsvField(field);
+  if (t.empty()) return std::nullopt;
+  if (t.front() == '+') t.remove_prefix(1);
+  double v = 0;
+  auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+  if (ec != std::errc() || p != t.data() + t.size() || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+std::optional<int64_t> ParseCsvInt(std::string_view field) {
+  std::string_view t = TrimCsvField(field);
+  if (t.empty()) return std::nullopt;
+  int64_t v = 0;
+  auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+  if (ec == std::errc() && p == t.data() + t.size()) return v;
+  std::optional<double> d = ParseCsvNumber(t);
+  if (d && std::floor(*d) == *d && std::fabs(*d) < 9.2e18) return static_cast<int64_t>(*d);
+  return std::nullopt;
+}
+
+}  // namespace optrace

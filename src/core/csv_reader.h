@@ -1,0 +1,103 @@
+// CsvReader: a streaming RFC 4180 reader for profiler exports, built for large files.
+//
+//   OPTRACE_ASSIGN_OR_RETURN(CsvReader reader, CsvReader::Open("kernel_details.csv"));
+//   CsvRecord rec;
+//   OPTRACE_ASSIGN_OR_RETURN(bool have_header, reader.Next(rec));
+//   CsvHeader header(rec);                       // copies the names
+//   auto dur = header.Find("Duration(us)");      // columns are found by name
+//   while (true) {
+//     OPTRACE_ASSIGN_OR_RETURN(bool more, reader.Next(rec));
+//     if (!more) break;
+//     std::optional<double> d = ParseCsvNumber(rec.Field(*dur));   // "N/A" -> nullopt
+//   }
+//
+// Handles the quirks of real Ascend exports (docs: FORMATS.md section 2): CRLF and LF,
+// quoted fields with "" escapes and embedded newlines ("""1,2""" -> "1,2" with its quotes),
+// a missing final newline, rows shorter or longer than the header, a UTF-8 BOM. Numbers
+// tolerate surrounding spaces/tabs ("1736408883704643.212\t"); N/A, NA and "" are missing.
+//
+// Memory: a bounded buffer (grows only for a single record larger than it). Field views stay
+// valid until the next call to Next().
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/status.h"
+
+namespace optrace {
+
+struct CsvRecord {
+  std::vector<std::string_view> fields;
+  uint64_t line = 0;         // 1-based line number where the record starts
+  uint64_t byte_offset = 0;  // offset of the record's first byte in the input
+
+  size_t size() const { return fields.size(); }
+  // The field at `index`, or "" for a short row.
+  std::string_view Field(size_t index) const { return index < fields.size() ? fields[index] : std::string_view(); }
+};
+
+class CsvReader {
+ public:
+  static constexpr size_t kDefaultBufferBytes = 4u << 20;
+
+  static Result<CsvReader> Open(const std::filesystem::path& path, size_t buffer_bytes = kDefaultBufferBytes);
+  // For tests and small inputs; `origin` names the input in messages.
+  static CsvReader FromString(std::string text, std::string origin);
+
+  CsvReader(CsvReader&&) noexcept;
+  CsvReader& operator=(CsvReader&&) noexcept;
+  ~CsvReader();
+
+  // Reads the next record into `rec`. Returns false at the end of input. Blank lines are skipped.
+  Result<bool> Next(CsvRecord& rec);
+
+  const std::string& origin() const { return origin_; }
+  uint64_t bytes_consumed() const { return consumed_; }
+
+ private:
+  CsvReader() = default;
+  Status Refill();  // moves the unparsed tail to the front and reads more
+
+  int fd_ = -1;
+  std::string origin_;
+  std::unique_ptr<char[]> buf_;
+  size_t cap_ = 0;
+  size_t begin_ = 0;  // first unparsed byte
+  size_t end_ = 0;    // one past the last valid byte
+  bool eof_ = false;
+  bool first_ = true;      // BOM check pending
+  uint64_t consumed_ = 0;  // bytes before buf_[begin_]
+  uint64_t line_ = 1;
+};
+
+// Column lookup by header name (exact match after trimming spaces, tabs and quotes).
+class CsvHeader {
+ public:
+  CsvHeader() = default;
+  explicit CsvHeader(const CsvRecord& header_record);
+
+  std::optional<size_t> Find(std::string_view name) const;
+  // The first of several alternative names that exists ("Block Dim", "Block Num").
+  std::optional<size_t> FindAny(std::initializer_list<std::string_view> names) const;
+  const std::vector<std::string>& names() const { return names_; }
+
+ private:
+  std::vector<std::string> names_;
+};
+
+// Strips spaces, tabs and CR at both ends.
+std::string_view TrimCsvField(std::string_view field);
+// True for "", "N/A", "NA", "n/a", "-", "null" after trimming.
+bool IsMissingCsvValue(std::string_view field);
+// Trimmed decimal or scientific number; nullopt when missing or not a number.
+std::optional<double> ParseCsvNumber(std::string_view field);
+// Trimmed integer (a "12.0" float with no fraction is accepted); nullopt otherwise.
+std::optional<int64_t> ParseCsvInt(std::string_view field);
+
+}  // namespace optrace

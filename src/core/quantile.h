@@ -1,0 +1,30 @@
+// Order statistics used by every report: one definition, documented once.
+//
+//   std::vector<double> v = {...};
+//   SummaryStats s = Summarize(v);   // count, total, mean, min, max, p50, p90, p95, p99
+//   double p95 = Quantile(sorted, 0.95);
+//
+// Quantile definition: linear interpolation between closest ranks on the sorted sample
+// (Hyndman & Fan type 7, numpy's default): h = (n - 1) * q, result = x[floor(h)] +
+// (h - floor(h)) * (x[floor(h) + 1] - x[floor(h)]). A sample of one value returns that value.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+namespace optrace {
+
+// `sorted` must be sorted ascending and non-empty; q in [0, 1].
+double Quantile(const std::vector<double>& sorted, double q);
+
+struct SummaryStats {
+  size_t count = 0;
+  double total = 0, mean = 0, min = 0, max = 0;
+  double p50 = 0, p90 = 0, p95 = 0, p99 = 0;
+  double stddev = 0;  // population standard deviation
+};
+
+// Sorts `values` in place. An empty sample gives a zero SummaryStats with count 0.
+SummaryStats Summarize(std::vector<double>& values);
+
+}  // namespace optrace
