@@ -1,0 +1,4 @@
+#include "source/lint_context.h"
+namespace optrace::source {
+void CheckBinding(LintContext&) {}
+}
