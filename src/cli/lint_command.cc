@@ -1,10 +1,51 @@
-// Placeholder until the 'lint' command lands; replaced by its implementation.
+// optrace lint PATH... [--op DIR] [--entry FILE] [-I DIR] [--strict] [--format text|json|sarif]
+#include <fmt/format.h>
+
+#include <ostream>
+
+#include "cli/cli_parse.h"
 #include "cli/commands.h"
+#include "source/lint.h"
 
 namespace optrace::cli {
 
-int RunLintCommand(const CommandArgs&, CommandIo& io) {
-  return ReportError("lint", InternalError("not built yet"), io);
+int RunLintCommand(const CommandArgs& args, CommandIo& io) {
+  CLI::App app{"Check instrumentation and operator binding statically (rule ids: docs/source.md)", "optrace lint"};
+  std::vector<std::string> paths, include_dirs;
+  std::string op_dir, entry, format = "text", output;
+  bool strict = false, list_rules = false;
+  app.add_option("PATH", paths, "source files or directories (C/C++/CUDA/AscendC and Python samples)");
+  app.add_option("--op", op_dir, "operator project (op_host/, op_kernel/, pybind/, examples/): adds binding rules");
+  app.add_option("--entry", entry, "kernel entry file (default: the op_kernel/*.cpp with a __global__ function)");
+  app.add_option("-I,--include-dir", include_dirs, "directory searched for #include after the including file's");
+  app.add_flag("--strict", strict, "exit 1 on warnings too");
+  app.add_option("--format", format, "output format")->check(CLI::IsMember({"text", "json", "sarif"}));
+  app.add_flag("--list-rules", list_rules, "print every rule id with its check and fix, then exit");
+  if (auto rc = ParseCommandLine(app, args, io)) return *rc;
+  if (list_rules) {
+    for (const source::LintRule& r : source::AllLintRules()) {
+      io.out << fmt::format("{:<22} {:<8} {:<9} {}\n{:<41} fix: {}\n", r.id, source::SeverityName(r.severity),
+                            r.group, r.summary, "", r.fix);
+    }
+    return kExitOk;
+  }
+  source::LintOptions options;
+  for (const auto& p : paths) options.paths.emplace_back(p);
+  options.op_dir = op_dir;
+  options.entry = entry;
+  for (const auto& d : include_dirs) options.include_dirs.emplace_back(d);
+  Result<source::LintReport> report = source::RunLint(options);
+  if (!report.ok()) return ReportError("lint", report.status(), io);
+  if (format == "json") {
+    io.out << source::FormatLintJson(*report);
+  } else if (format == "sarif") {
+    io.out << source::FormatLintSarif(*report);
+  } else {
+    io.out << source::FormatLintText(*report);
+  }
+  size_t errors = report->Count(source::Severity::kError);
+  size_t warnings = report->Count(source::Severity::kWarning);
+  return errors > 0 || (strict && warnings > 0) ? kExitFindings : kExitOk;
 }
 
 }  // namespace optrace::cli

@@ -1,0 +1,103 @@
+// Text, JSON and SARIF 2.1.0 renderings of a lint report.
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+#include <map>
+#include <set>
+
+#include "source/lint.h"
+
+namespace optrace::source {
+namespace {
+using nlohmann::json;
+
+std::string DensityLine(const LintReport& r) {
+  if (!r.density.known) return "";
+  if (!r.density.split) return fmt::format("; {} distinct labels (no AIC/AIV split)", r.density.aic_labels.size());
+  return fmt::format("; AIC {} labels, AIV {} labels", r.density.aic_labels.size(), r.density.aiv_labels.size());
+}
+
+}  // namespace
+
+std::string FormatLintText(const LintReport& r) {
+  std::string out;
+  for (const Diagnostic& d : r.diagnostics) out += FormatDiagnostic(d) + "\n";
+  size_t errors = r.Count(Severity::kError), warnings = r.Count(Severity::kWarning);
+  out += fmt::format("optrace lint: {} error(s), {} warning(s) in {} file(s), {} trace point(s){}{}\n", errors,
+                     warnings, r.files_checked, r.trace_points,
+                     r.entry.empty() ? "" : fmt::format("; entry {}", r.entry), DensityLine(r));
+  return out;
+}
+
+std::string FormatLintJson(const LintReport& r) {
+  json j;
+  j["schema_version"] = 1;
+  j["tool"] = "optrace lint";
+  j["root"] = r.root;
+  j["entry"] = r.entry;
+  j["summary"] = {{"errors", r.Count(Severity::kError)},
+                  {"warnings", r.Count(Severity::kWarning)},
+                  {"files", r.files_checked},
+                  {"lines", r.lines_checked},
+                  {"trace_points", r.trace_points}};
+  if (r.density.known) {
+    j["density"] = {{"split", r.density.split},
+                    {"aic", {{"count", r.density.aic_labels.size()}, {"labels", r.density.aic_labels}}},
+                    {"aiv", {{"count", r.density.aiv_labels.size()}, {"labels", r.density.aiv_labels}}}};
+  } else {
+    j["density"] = nullptr;
+  }
+  j["diagnostics"] = json::array();
+  for (const Diagnostic& d : r.diagnostics) {
+    j["diagnostics"].push_back({{"file", d.file}, {"line", d.line}, {"column", d.column},
+                                {"severity", SeverityName(d.severity)}, {"rule", d.rule}, {"message", d.message}});
+  }
+  return j.dump(2) + "\n";
+}
+
+std::string FormatLintSarif(const LintReport& r) {
+  json rules = json::array();
+  std::map<std::string, size_t> rule_index;
+  for (const LintRule& rule : AllLintRules()) {
+    rule_index[rule.id] = rules.size();
+    rules.push_back({{"id", rule.id},
+                     {"name", rule.id},
+                     {"shortDescription", {{"text", rule.summary}}},
+                     {"help", {{"text", rule.fix}}},
+                     {"defaultConfiguration", {{"level", rule.severity == Severity::kError ? "error" : "warning"}}},
+                     {"properties", {{"group", rule.group}}}});
+  }
+  json results = json::array();
+  for (const Diagnostic& d : r.diagnostics) {
+    json region = json::object();
+    if (d.line > 0) {
+      region["startLine"] = d.line;
+      region["startColumn"] = d.column > 0 ? d.column : 1;
+    }
+    json location = {{"physicalLocation",
+                      {{"artifactLocation", {{"uri", d.file}, {"uriBaseId", "SRCROOT"}}}}}};
+    if (!region.empty()) location["physicalLocation"]["region"] = region;
+    json result = {{"ruleId", d.rule},
+                   {"level", d.severity == Severity::kError     ? "error"
+                             : d.severity == Severity::kWarning ? "warning"
+                                                                : "note"},
+                   {"message", {{"text", d.message}}},
+                   {"locations", json::array({location})}};
+    if (auto it = rule_index.find(d.rule); it != rule_index.end()) result["ruleIndex"] = it->second;
+    results.push_back(std::move(result));
+  }
+  json run = {{"tool",
+               {{"driver",
+                 {{"name", "optrace-lint"},
+                  {"informationUri", "https://github.com/optrace/optrace/blob/main/docs/source.md"},
+                  {"version", "1"},
+                  {"rules", rules}}}}},
+              {"originalUriBaseIds", {{"SRCROOT", {{"uri", "file://" + r.root + "/"}}}}},
+              {"results", results}};
+  json doc = {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
+              {"version", "2.1.0"},
+              {"runs", json::array({run})}};
+  return doc.dump(2) + "\n";
+}
+
+}  // namespace optrace::source

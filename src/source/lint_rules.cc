@@ -1,0 +1,75 @@
+// The rule table: ids, severities and one-line fixes (docs/source.md mirrors it).
+#include "source/lint.h"
+
+namespace optrace::source {
+
+const std::vector<LintRule>& AllLintRules() {
+  static const std::vector<LintRule> kRules = {
+      {"label-style", Severity::kError, "labels", "labels are lowercase words (a-z, 0-9, '-') separated by single spaces",
+       "rename the label, e.g. \"Dispatch_Send\" -> \"dispatch-send\""},
+      {"event-type", Severity::kError, "labels", "the second TRACE_POINT argument is \"B\" or \"E\"",
+       "use \"B\" to open a range and \"E\" to close it"},
+      {"root-label", Severity::kError, "labels", "the outermost range is \"processing\" and it is never nested",
+       "wrap the kernel body in TRACE_POINT(\"processing\", \"B\") ... (\"processing\", \"E\")"},
+      {"depth", Severity::kError, "labels", "a label has at most 7 levels (processing + 6 words); ranges nest at most 7 deep",
+       "merge deep levels into their level-7 ancestor"},
+      {"pairing", Severity::kError, "labels", "every B has an E of the same label in the same block, nested properly",
+       "add the missing E (or B), or swap the E marks so ranges close innermost first"},
+      {"early-return", Severity::kError, "labels", "no return leaves a range open",
+       "emit the E marks of open ranges before the return"},
+      {"label-collision", Severity::kError, "labels", "distinct labels never share a 31-bit label id",
+       "rename one of the two labels"},
+      {"trace-syntax", Severity::kError, "compile", "TRACE_POINT(\"label\", \"B\"|\"E\") with two string literals",
+       "write the label and the type as string literals"},
+      {"brace-balance", Severity::kError, "compile", "(), [] and {} are balanced in active code",
+       "close the bracket opened at the reported location"},
+      {"pp-balance", Severity::kError, "compile", "#if/#ifdef/#ifndef, #else, #elif and #endif pair up",
+       "add the missing #endif or remove the stray directive"},
+      {"literal-closed", Severity::kError, "compile", "comments and string literals are closed",
+       "close the comment or literal"},
+      {"header-reachable", Severity::kError, "compile", "a file calling MoeTracing reaches a header that defines it",
+       "#include the operator's *_base.h or \"optrace/trace.h\" before the first MoeTracing"},
+      {"index-scope", Severity::kError, "compile", "index arguments of MoeTracing are declared in an enclosing scope",
+       "pass a variable visible at the call, e.g. the loop index of the enclosing loop"},
+      {"guard-closed", Severity::kError, "compile",
+       "every #if ENABLE_MOE_PROFILING guard is closed, in the block it was opened in",
+       "put the #endif in the same block as its #if"},
+      {"coverage-file", Severity::kError, "coverage",
+       "every reachable file that implements an AIC/AIV phase holds trace points",
+       "add B/E marks at the phase boundaries of the reported function"},
+      {"density-aic", Severity::kWarning, "coverage", "10 to 30 distinct labels are reachable on AIC paths",
+       "add marks at AIC phase boundaries (below 10) or merge thin ranges (above 30)"},
+      {"density-aiv", Severity::kWarning, "coverage", "10 to 30 distinct labels are reachable on AIV paths",
+       "add marks at AIV phase boundaries per role (below 10) or merge thin ranges (above 30)"},
+      {"binding-opdef-last", Severity::kError, "binding", "the profiling output is the last output in the OpDef",
+       "move this->Output(\"profiling_data\") after every other Output"},
+      {"binding-infer", Severity::kError, "binding", "the infer functions set the profiling output's shape and dtype",
+       "set GetOutputShape(<index>) and SetOutputDataType(<index>, ge::DT_INT64) for it"},
+      {"binding-kernel-order", Severity::kError, "binding",
+       "the __global__ GM_ADDR list puts profiling after the main outputs, in OpDef order",
+       "reorder the kernel parameters to match the OpDef outputs"},
+      {"binding-init-order", Severity::kError, "binding", "the kernel class Init list matches the __global__ order",
+       "reorder Init's GM_ADDR parameters to match the kernel entry"},
+      {"binding-pybind", Severity::kError, "binding",
+       "pybind passes profiling to EXEC_NPU_CMD/aclnn last and returns it last",
+       "allocate the profiling tensor, pass it after the main outputs and return it last"},
+      {"binding-aclnn", Severity::kError, "binding", "hand-written aclnn_* signatures put profiling after the outputs",
+       "make the aclTensor* profiling parameter the last output, before workspaceSize/executor"},
+      {"binding-required-null", Severity::kError, "binding", "REQUIRED outputs are never given nullptr/nullopt",
+       "pass a real tensor, or declare the output OPTIONAL"},
+      {"sample-sync", Severity::kError, "sample", "save_profiling_data runs after a device synchronize",
+       "call torch_npu.npu.synchronize() (or torch.cuda.synchronize()) before saving"},
+      {"sample-path-resolve", Severity::kError, "sample",
+       "profiling/trace/map paths go through Path(...).expanduser().resolve() before spawn",
+       "resolve the path in the parent process before multiprocessing.spawn"},
+  };
+  return kRules;
+}
+
+const LintRule* FindLintRule(std::string_view id) {
+  for (const LintRule& r : AllLintRules())
+    if (id == r.id) return &r;
+  return nullptr;
+}
+
+}  // namespace optrace::source

@@ -1,0 +1,293 @@
+// Label rules: label-style, root-label, depth, pairing, early-return, label-collision.
+// Pairing walks each function body in token order with a stack of open ranges; a block
+// must close what it opens, and a block that ends in `return` may close outer ranges.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+
+#include "optrace/point_id.h"
+#include "source/lint_context.h"
+
+namespace optrace::source {
+namespace {
+
+constexpr size_t kMaxLevels = 7;
+
+bool LabelStyleOk(std::string_view label) {
+  if (label.empty() || label.front() == ' ' || label.back() == ' ') return false;
+  char prev = 0;
+  for (char c : label) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == ' ';
+    if (!ok || (c == ' ' && prev == ' ')) return false;
+    prev = c;
+  }
+  return true;
+}
+
+size_t Levels(std::string_view label) {
+  if (label == "processing") return 1;
+  return static_cast<size_t>(std::count(label.begin(), label.end(), ' ')) + 2;  // processing + words
+}
+
+struct Open {
+  std::string label;
+  int line = 0, column = 0;
+  bool reported = false;
+};
+
+class PairingChecker {
+ public:
+  PairingChecker(LintContext& ctx, const SourceFile* f) : ctx_(ctx), f_(f), cs_(ctx.Structure(f)) {
+    for (const TraceSite& s : f->traces.sites)
+      if (!s.in_define && (s.event_type == 'B' || s.event_type == 'E')) site_at_[s.token] = &s;
+  }
+
+  void Run() {
+    for (size_t b = 0; b < cs_.blocks.size(); ++b) {
+      BlockKind k = cs_.blocks[b].kind;
+      if (k == BlockKind::kFunction || k == BlockKind::kLambda) CheckFunction(static_cast<int>(b));
+    }
+  }
+
+ private:
+  struct Frame {
+    int block;
+    std::vector<Open> snapshot;
+    std::vector<std::pair<const TraceSite*, Open>> outer_closes;
+  };
+
+  const Token& Tok(size_t i) const { return f_->lex.tokens[i]; }
+
+  // "if:<cond>" / "else:<cond>" for the nearest if/else block around `token` inside the function,
+  // "" when there is none. Ranges opened in one such branch may close in a later branch with the
+  // same key (`if (up) { B a } else { B b } ... if (up) { E a } else { E b }`).
+  std::string BranchKey(int block) const {
+    for (int b = block; b >= 0; b = cs_.blocks[static_cast<size_t>(b)].parent) {
+      const Block& blk = cs_.blocks[static_cast<size_t>(b)];
+      if (blk.kind == BlockKind::kFunction || blk.kind == BlockKind::kLambda) return "";
+      if (blk.kind != BlockKind::kControl) continue;
+      if (blk.name == "if") return "if:" + JoinTokens(f_->lex.tokens, blk.head_begin, blk.head_end);
+      if (blk.name == "else" && blk.else_of >= 0) {
+        const Block& i = cs_.blocks[static_cast<size_t>(blk.else_of)];
+        return "else:" + JoinTokens(f_->lex.tokens, i.head_begin, i.head_end);
+      }
+      return "";
+    }
+    return "";
+  }
+
+  void CheckFunction(int fb) {
+    const Block& fn = cs_.blocks[static_cast<size_t>(fb)];
+    std::vector<Open> stack;
+    conditional_.clear();
+    std::vector<Frame> frames;
+    size_t last_return_semi = static_cast<size_t>(-1);
+    bool in_return = false;
+    size_t prev_code = fn.open;
+    auto begin = std::upper_bound(cs_.code.begin(), cs_.code.end(), fn.open);
+    for (auto it = begin; it != cs_.code.end() && *it < fn.close; ++it) {
+      size_t i = *it;
+      if (cs_.EnclosingFunction(i) != fb) continue;  // inside a nested lambda: checked on its own
+      const Token& tok = Tok(i);
+      if (tok.Is("{")) {
+        frames.push_back({cs_.InnermostBlock(i), stack, {}});
+      } else if (tok.Is("}")) {
+        if (!frames.empty()) {
+          CloseBlock(frames.back(), stack, prev_code == last_return_semi, i);
+          frames.pop_back();
+        }
+      } else if (tok.Is("return")) {
+        in_return = true;
+        std::string open_labels;
+        for (const Open& o : stack) {
+          if (o.reported) continue;
+          open_labels += fmt::format("{}\"{}\" (B at line {})", open_labels.empty() ? "" : ", ", o.label, o.line);
+        }
+        if (!open_labels.empty()) {
+          ctx_.Report(f_, tok.line, tok.column, "early-return",
+                      fmt::format("return leaves {} open; emit the E marks before returning", open_labels));
+        }
+        for (Open& o : stack) o.reported = true;
+      } else if (tok.Is(";") && in_return) {
+        in_return = false;
+        last_return_semi = i;
+      } else if (auto s = site_at_.find(i); s != site_at_.end()) {
+        Event(*s->second, stack, frames);
+      }
+      prev_code = i;
+    }
+    for (const Open& o : stack) {
+      if (o.reported) continue;
+      ctx_.Report(f_, o.line, o.column, "pairing",
+                  fmt::format("\"{}\" B is never closed by an E in {}()", o.label, fn.name.empty() ? "this function"
+                                                                                                : fn.name));
+    }
+    for (const auto& [key, opens] : conditional_) {
+      for (const Open& o : opens) {
+        ctx_.Report(f_, o.line, o.column, "pairing",
+                    fmt::format("\"{}\" B is not closed in its block and no later branch with the same condition "
+                                "closes it",
+                                o.label));
+      }
+    }
+  }
+
+  void Event(const TraceSite& s, std::vector<Open>& stack, std::vector<Frame>& frames) {
+    if (s.event_type == 'B') {
+      if (s.label == "processing" && !stack.empty()) {
+        ctx_.Report(f_, s.line, s.column, "root-label",
+                    fmt::format("\"processing\" is the root range but opens inside \"{}\" (B at line {})",
+                                stack.back().label, stack.back().line));
+      }
+      if (stack.size() + 1 > kMaxLevels) {
+        ctx_.Report(f_, s.line, s.column, "depth",
+                    fmt::format("\"{}\" opens at nesting depth {} in this function; at most {}", s.label,
+                                stack.size() + 1, kMaxLevels));
+      }
+      stack.push_back({s.label, s.line, s.column});
+      return;
+    }
+    auto match = std::find_if(stack.rbegin(), stack.rend(), [&](const Open& o) { return o.label == s.label; });
+    if (match == stack.rend()) {
+      std::string key = BranchKey(cs_.InnermostBlock(s.token));
+      auto c = conditional_.find(key);
+      if (!key.empty() && c != conditional_.end()) {
+        auto o = std::find_if(c->second.begin(), c->second.end(), [&](const Open& x) { return x.label == s.label; });
+        if (o != c->second.end()) {
+          c->second.erase(o);
+          if (c->second.empty()) conditional_.erase(c);
+          return;
+        }
+      }
+      ctx_.Report(f_, s.line, s.column, "pairing",
+                  fmt::format("\"{}\" E has no open B of the same label before it in this function", s.label));
+      return;
+    }
+    size_t index = static_cast<size_t>(stack.rend() - match) - 1;
+    if (index + 1 != stack.size()) {
+      // Inner ranges still open: never closed at all (a missing E), or closed later (crossed).
+      bool crossed = false;
+      for (size_t k = index + 1; k < stack.size(); ++k) {
+        if (stack[k].reported) continue;
+        if (HasLaterEnd(stack[k].label, s.token)) {
+          crossed = true;
+        } else {
+          ctx_.Report(f_, stack[k].line, stack[k].column, "pairing",
+                      fmt::format("\"{}\" B is never closed by an E (\"{}\" closes around it at line {})",
+                                  stack[k].label, s.label, s.line));
+        }
+        stack[k].reported = true;
+      }
+      if (crossed) {
+        ctx_.Report(f_, s.line, s.column, "pairing",
+                    fmt::format("\"{}\" E closes while \"{}\" (B at line {}) is still open; close inner ranges first",
+                                s.label, stack.back().label, stack.back().line));
+      }
+    }
+    if (!frames.empty() && index < frames.back().snapshot.size()) frames.back().outer_closes.push_back({&s, stack[index]});
+    stack.resize(index);
+  }
+
+  bool HasLaterEnd(const std::string& label, size_t after) const {
+    for (const auto& [token, site] : site_at_)
+      if (token > after && site->event_type == 'E' && site->label == label) return true;
+    return false;
+  }
+
+  void CloseBlock(const Frame& frame, std::vector<Open>& stack, bool ends_in_return, size_t close_token) {
+    if (!ends_in_return) {
+      for (size_t k = 0; k < stack.size(); ++k) {
+        bool opened_here = k >= frame.snapshot.size() || stack[k].line != frame.snapshot[k].line ||
+                           stack[k].column != frame.snapshot[k].column;
+        if (!opened_here || stack[k].reported) continue;
+        std::string key = BranchKey(frame.block);
+        const Block& blk = cs_.blocks[static_cast<size_t>(frame.block)];
+        if (!key.empty() && blk.kind == BlockKind::kControl && (blk.name == "if" || blk.name == "else")) {
+          conditional_[key].push_back(stack[k]);
+          continue;
+        }
+        ctx_.Report(f_, stack[k].line, stack[k].column, "pairing",
+                    fmt::format("\"{}\" B is not closed in its block (the block ends at line {}); B and E must be "
+                                "in the same block",
+                                stack[k].label, Tok(close_token).line));
+      }
+      for (const auto& [site, open] : frame.outer_closes) {
+        ctx_.Report(f_, site->line, site->column, "pairing",
+                    fmt::format("\"{}\" E closes a range opened outside this block (B at line {}) on one path only",
+                                site->label, open.line));
+      }
+    }
+    stack = frame.snapshot;
+  }
+
+  LintContext& ctx_;
+  const SourceFile* f_;
+  const CodeStructure& cs_;
+  std::unordered_map<size_t, const TraceSite*> site_at_;
+  std::map<std::string, std::vector<Open>> conditional_;
+};
+
+}  // namespace
+
+void CheckLabels(LintContext& ctx) {
+  struct First {
+    std::string label;
+    const SourceFile* file;
+    int line, column;
+  };
+  std::map<uint32_t, First> by_id;
+  bool has_root = false;
+  const TraceSite* first_site = nullptr;
+  const SourceFile* first_file = nullptr;
+  for (const SourceFile* f : ctx.files) {
+    for (const TraceSite& s : f->traces.sites) {
+      if (s.event_type != 'B' && s.event_type != 'E') continue;
+      if (!first_site) {
+        first_site = &s;
+        first_file = f;
+      }
+      if (s.label == "processing") has_root = true;
+      if (!LabelStyleOk(s.label)) {
+        ctx.Report(f, s.line, s.column, "label-style",
+                   fmt::format("label \"{}\" must be lowercase words of a-z, 0-9 and '-', separated by single spaces",
+                               s.label));
+      }
+      if (Levels(s.label) > kMaxLevels) {
+        ctx.Report(f, s.line, s.column, "depth",
+                   fmt::format("label \"{}\" has {} levels (processing + {} words); at most {}", s.label,
+                               Levels(s.label), Levels(s.label) - 1, kMaxLevels));
+      }
+      uint32_t id = LabelId(s.label.data(), static_cast<uint32_t>(s.label.size()));
+      auto [it, inserted] = by_id.emplace(id, First{s.label, f, s.line, s.column});
+      if (!inserted && it->second.label != s.label) {
+        ctx.Report(f, s.line, s.column, "label-collision",
+                   fmt::format("labels \"{}\" and \"{}\" (at {}:{}:{}) hash to the same label id {}; rename one",
+                               s.label, it->second.label, it->second.file->rel, it->second.line, it->second.column,
+                               id));
+      }
+    }
+    PairingChecker(ctx, f).Run();
+  }
+  if (first_site && !has_root) {
+    const SourceFile* where = ctx.tree ? ctx.tree->entry : first_file;
+    int line = where == first_file ? first_site->line : 1;
+    int column = where == first_file ? first_site->column : 1;
+    if (ctx.tree) {
+      // Point at the kernel function of the entry file when there is one.
+      const CodeStructure& cs = ctx.Structure(where);
+      for (const Block& b : cs.blocks) {
+        if (b.kind == BlockKind::kFunction) {
+          line = b.line;
+          column = b.column;
+          break;
+        }
+      }
+    }
+    ctx.Report(where, line, column, "root-label",
+               "no \"processing\" range: wrap the kernel body in TRACE_POINT(\"processing\", \"B\") ... \"E\"");
+  }
+}
+
+}  // namespace optrace::source
