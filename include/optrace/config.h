@@ -1,0 +1,38 @@
+// Configuration macros of the device library (seed 000 names), overridable before including
+// optrace/trace.h (or in the operator's *_base.h):
+//
+//   #define ENABLE_MOE_PROFILING 0            // every MoeTracing call compiles to nothing
+//   #define PROF_SIZE_PER_CORE 4096           // int64 words per core slot (header + events)
+//   #define ENABLE_MOE_PROFILING_BARRIER false  // AscendC: no PipeBarrier<PIPE_ALL> per record
+//   #include "optrace/trace.h"
+//
+// Device-safe: preprocessor and constexpr only.
+#ifndef OPTRACE_CONFIG_H_
+#define OPTRACE_CONFIG_H_
+
+#include "optrace/format.h"
+
+#ifndef ENABLE_MOE_PROFILING
+#define ENABLE_MOE_PROFILING 1
+#endif
+#ifndef PROF_SIZE_PER_CORE
+#define PROF_SIZE_PER_CORE 2048
+#endif
+#ifndef ENABLE_MOE_PROFILING_BARRIER
+#define ENABLE_MOE_PROFILING_BARRIER true
+#endif
+
+namespace optrace {
+
+constexpr bool kProfilingEnabled = (ENABLE_MOE_PROFILING) != 0;
+constexpr bool kDefaultSync = (ENABLE_MOE_PROFILING_BARRIER);
+constexpr uint32_t kSlotWords = static_cast<uint32_t>(PROF_SIZE_PER_CORE);
+constexpr uint32_t kSlotCapacity = format::CapacityForSlotWords(kSlotWords);
+
+static_assert(PROF_SIZE_PER_CORE >= 10,
+              "PROF_SIZE_PER_CORE must hold the 8-word slot header and at least one event");
+static_assert(PROF_SIZE_PER_CORE <= 0x7fffffff, "PROF_SIZE_PER_CORE must fit in 31 bits");
+
+}  // namespace optrace
+
+#endif  // OPTRACE_CONFIG_H_
