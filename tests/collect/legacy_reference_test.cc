@@ -2,6 +2,7 @@
 // Python reference (bench/legacy/reference_collector.py) and optrace run on the same generated
 // .pt files (with noise: orphaned B/E and unmapped ids) for both extra modes and a --depth case.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <nlohmann/json.hpp>
@@ -23,11 +24,15 @@ class LegacyReference : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     if (std::string(OPTRACE_PYTHON3).empty()) return;
-    dir_ = fs::path(::testing::TempDir()) / "optrace_collect" / "legacy_reference";
+    // Per process: ctest runs each test of this suite in its own process, in parallel.
+    dir_ = fs::path(::testing::TempDir()) / "optrace_collect" / ("legacy_reference_" + std::to_string(::getpid()));
     fs::remove_all(dir_);
     std::string cmd = std::string(OPTRACE_PYTHON3) + " " + kLegacyDir + "generate_legacy_set.py --out " +
                       dir_.string() + " --ranks 2 --aic 2 --aiv 3 --records 80 --noise 0.06 --seed 7 > /dev/null";
     generated_ = std::system(cmd.c_str()) == 0;
+  }
+  static void TearDownTestSuite() {
+    if (!dir_.empty()) fs::remove_all(dir_);
   }
 
   void SetUp() override {
