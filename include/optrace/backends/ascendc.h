@@ -37,12 +37,23 @@ namespace optrace {
 namespace backend {
 
 // The running core's working slot (its stack buffer), per core like the seed's g_moeProfilePtr.
+// Mixed kernels compile their cube and vector halves separately and link them into one binary,
+// so each half gets its own variable (as AscendC does for g_cubeTPipePtr / g_vecTPipePtr).
+#if defined(__DAV_C220_CUBE__) || defined(SPLIT_CORE_CUBE)
+__BLOCK_LOCAL__ __inline__ int64_t* g_ascendc_slot_cube;
+__aicore__ inline int64_t*& AscendCSlotPointer() { return g_ascendc_slot_cube; }
+#elif defined(__DAV_C220_VEC__) || defined(SPLIT_CORE_VEC)
+__BLOCK_LOCAL__ __inline__ int64_t* g_ascendc_slot_vec;
+__aicore__ inline int64_t*& AscendCSlotPointer() { return g_ascendc_slot_vec; }
+#else
 __BLOCK_LOCAL__ __inline__ int64_t* g_ascendc_slot;
+__aicore__ inline int64_t*& AscendCSlotPointer() { return g_ascendc_slot; }
+#endif
 
 struct AscendCCore {
   static constexpr uint64_t kClockHz = 50000000ull;  // GetSystemCycle(): 50 MHz system counter
   __aicore__ static inline uint64_t Now() { return static_cast<uint64_t>(AscendC::GetSystemCycle()); }
-  __aicore__ static inline int64_t* Slot() { return g_ascendc_slot; }
+  __aicore__ static inline int64_t* Slot() { return AscendCSlotPointer(); }
   __aicore__ static inline void Barrier() { AscendC::PipeBarrier<PIPE_ALL>(); }
 };
 
@@ -71,7 +82,7 @@ __aicore__ inline uint64_t AscendCSlotIndex() {
 inline namespace OPTRACE_ABI {
 
 // Seed 000's SetMoeProfilePtr: points this core's records at `buffer`.
-__aicore__ inline void SetMoeProfilePtr(int64_t* buffer) { backend::g_ascendc_slot = buffer; }
+__aicore__ inline void SetMoeProfilePtr(int64_t* buffer) { backend::AscendCSlotPointer() = buffer; }
 
 // Kernel entry: `buffer` is this core's PROF_SIZE_PER_CORE-word stack buffer.
 __aicore__ inline void KernelBegin(int64_t* buffer) {
@@ -85,7 +96,7 @@ __aicore__ inline void KernelBegin(int64_t* buffer) {
 // Kernel exit: copies the used words of this core's buffer to its slot of `profiling` (GM)
 // and cleans the data cache so the host sees them.
 __aicore__ inline void KernelEnd(GM_ADDR profiling) {
-  int64_t* local = backend::g_ascendc_slot;
+  int64_t* local = backend::AscendCSlotPointer();
   if (!kProfilingEnabled || local == nullptr) {
     return;
   }
