@@ -51,7 +51,8 @@ struct LatencySample {
   int64_t rank = 0;
   int64_t iteration = 0;
   double us = 0;
-  std::string where;  // "file:line", for messages
+  uint32_t input = 0;  // index into LatencyTable::inputs
+  uint64_t line = 0;   // 1-based line in that input
 };
 
 struct LatencyTable {

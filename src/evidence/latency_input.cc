@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 #include <set>
 
 #include "core/csv_reader.h"
@@ -20,7 +19,7 @@ struct RawRow {
 
 struct ReadState {
   std::vector<RawRow> rows;
-  std::map<std::pair<int64_t, int64_t>, std::string> seen;  // (rank, iteration) -> where
+  std::vector<std::string> origins;
   std::string value_column;
   std::string measurement;
   std::string measurement_where;
@@ -51,6 +50,7 @@ std::string ColumnList(const CsvHeader& header) {
 
 Status ReadOne(CsvReader& reader, const LatencyOptions& opt, ReadState& st) {
   const std::string& origin = reader.origin();
+  st.origins.push_back(origin);
   CsvRecord rec;
   OPTRACE_ASSIGN_OR_RETURN(bool have_header, reader.Next(rec));
   if (!have_header) return BadInputError("{}: empty file; expected a header line with rank, iteration and a latency column", origin);
@@ -100,50 +100,48 @@ Status ReadOne(CsvReader& reader, const LatencyOptions& opt, ReadState& st) {
   while (true) {
     OPTRACE_ASSIGN_OR_RETURN(bool more, reader.Next(rec));
     if (!more) break;
-    std::string where = fmt::format("{}:{}", origin, rec.line);
+    // Built only for messages: formatting it per row dominated the read time.
+    auto where = [&] { return fmt::format("{}:{}", origin, rec.line); };
     RawRow row;
     auto rank = ParseCsvInt(rec.Field(rank_col));
-    if (!rank) return BadInputError("{}: {} '{}' is not an integer", where, opt.rank_column, TrimCsvField(rec.Field(rank_col)));
+    if (!rank) return BadInputError("{}: {} '{}' is not an integer", where(), opt.rank_column, TrimCsvField(rec.Field(rank_col)));
     auto iter = ParseCsvInt(rec.Field(iter_col));
     if (!iter) {
-      return BadInputError("{}: {} '{}' is not an integer", where, opt.iteration_column, TrimCsvField(rec.Field(iter_col)));
+      return BadInputError("{}: {} '{}' is not an integer", where(), opt.iteration_column, TrimCsvField(rec.Field(iter_col)));
     }
     row.sample.rank = *rank;
     row.sample.iteration = *iter;
-    row.sample.where = where;
-    if (auto [it, inserted] = st.seen.emplace(std::pair{*rank, *iter}, where); !inserted) {
-      return BadInputError("{}: rank {} iteration {} appears twice (first at {}); each (rank, iteration) needs one row",
-                           where, *rank, *iter, it->second);
-    }
+    row.sample.input = static_cast<uint32_t>(st.origins.size() - 1);
+    row.sample.line = rec.line;
     if (warm_col) {
       OPTRACE_ASSIGN_OR_RETURN(row.warmup_flag, flag(*warm_col, "is_warmup"));
       if (avg_col) {
         OPTRACE_ASSIGN_OR_RETURN(bool in_avg, flag(*avg_col, "in_average"));
         if (in_avg && row.warmup_flag) {
-          return BadInputError("{}: is_warmup and in_average are both 1; the file is inconsistent", where);
+          return BadInputError("{}: is_warmup and in_average are both 1; the file is inconsistent", where());
         }
       }
     }
     if (meas_col) {
-      std::string m(TrimCsvField(rec.Field(*meas_col)));
+      std::string_view m = TrimCsvField(rec.Field(*meas_col));
       if (!m.empty()) {
         if (st.measurement.empty()) {
-          st.measurement = m, st.measurement_where = where;
+          st.measurement = std::string(m), st.measurement_where = where();
         } else if (m != st.measurement) {
           return BadInputError("{}: measurement '{}' differs from '{}' at {}; analyze kernel and event timings separately",
-                               where, m, st.measurement, st.measurement_where);
+                               where(), m, st.measurement, st.measurement_where);
         }
       }
     }
     double hz = opt.clock_hz.value_or(0);
     if (clock_col && !IsMissingCsvValue(rec.Field(*clock_col))) {
       auto c = ParseCsvNumber(rec.Field(*clock_col));
-      if (!c || !(*c > 0)) return BadInputError("{}: clock_hz '{}' is not a positive number", where, TrimCsvField(rec.Field(*clock_col)));
+      if (!c || !(*c > 0)) return BadInputError("{}: clock_hz '{}' is not a positive number", where(), TrimCsvField(rec.Field(*clock_col)));
       if (st.clock_hz && *st.clock_hz != *c) {
-        return BadInputError("{}: clock_hz {} differs from {} at {}; analyze one clock at a time", where, *c, *st.clock_hz,
+        return BadInputError("{}: clock_hz {} differs from {} at {}; analyze one clock at a time", where(), *c, *st.clock_hz,
                              st.clock_where);
       }
-      if (!st.clock_hz) st.clock_hz = *c, st.clock_where = where;
+      if (!st.clock_hz) st.clock_hz = *c, st.clock_where = where();
       hz = *c;
     }
     std::string_view cell = rec.Field(value_col);
@@ -151,12 +149,12 @@ Status ReadOne(CsvReader& reader, const LatencyOptions& opt, ReadState& st) {
       row.value_missing = true;
     } else {
       auto v = ParseCsvNumber(cell);
-      if (!v) return BadInputError("{}: {} '{}' is not a number", where, value_name, TrimCsvField(cell));
+      if (!v) return BadInputError("{}: {} '{}' is not a number", where(), value_name, TrimCsvField(cell));
       if (!std::isfinite(*v) || *v < 0) {
-        return BadInputError("{}: {} {} is not a finite non-negative latency", where, value_name, TrimCsvField(cell));
+        return BadInputError("{}: {} {} is not a finite non-negative latency", where(), value_name, TrimCsvField(cell));
       }
       if (unit == LatencyUnit::kCycles && !(hz > 0)) {
-        return BadInputError("{}: no clock_hz for a cycles value; give --clock-hz", where);
+        return BadInputError("{}: no clock_hz for a cycles value; give --clock-hz", where());
       }
       row.sample.us = ToMicros(*v, unit, hz);
     }
@@ -169,6 +167,29 @@ Status ReadOne(CsvReader& reader, const LatencyOptions& opt, ReadState& st) {
 Result<LatencyTable> Finish(ReadState st, std::vector<std::string> inputs, const LatencyOptions& opt) {
   if (st.rows.empty()) {
     return BadInputError("{}: no data rows after the header; nothing to analyze", fmt::join(inputs, ", "));
+  }
+  // Duplicate (rank, iteration) pairs: sort row indices by key, keeping file order among equals.
+  {
+    std::vector<uint32_t> order(st.rows.size());
+    for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+    auto key = [&](uint32_t i) { return std::pair(st.rows[i].sample.rank, st.rows[i].sample.iteration); };
+    std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return key(a) < key(b); });
+    const LatencySample* dup = nullptr;
+    const LatencySample* first = nullptr;
+    for (size_t i = 1; i < order.size(); ++i) {
+      if (key(order[i]) != key(order[i - 1])) continue;
+      const LatencySample& s = st.rows[order[i]].sample;
+      // Report the earliest second occurrence in read order.
+      if (!dup || std::pair(s.input, s.line) < std::pair(dup->input, dup->line)) {
+        dup = &s, first = &st.rows[order[i - 1]].sample;
+      }
+    }
+    if (dup) {
+      return BadInputError("{}:{}: rank {} iteration {} appears twice (first at {}:{}); each (rank, iteration) needs "
+                           "one row",
+                           st.origins[dup->input], dup->line, dup->rank, dup->iteration, st.origins[first->input],
+                           first->line);
+    }
   }
   LatencyTable t;
   t.inputs = std::move(inputs);
@@ -198,7 +219,7 @@ Result<LatencyTable> Finish(ReadState st, std::vector<std::string> inputs, const
     }
     if (r.value_missing) {
       ++t.missing_value_rows;
-      t.missing_value_where.push_back(r.sample.where);
+      t.missing_value_where.push_back(fmt::format("{}:{}", st.origins[r.sample.input], r.sample.line));
       continue;
     }
     t.samples.push_back(std::move(r.sample));

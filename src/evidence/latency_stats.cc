@@ -36,15 +36,20 @@ std::string_view ProblemKindName(LatencyProblemKind kind) {
 LatencyReport AnalyzeLatency(const LatencyTable& table, const LatencyOptions& options) {
   LatencyReport r;
   r.reference_last_n = options.reference_last_n;
-  // rank -> iteration -> us (ordered, so "last N" follows iteration numbers).
-  std::map<int64_t, std::map<int64_t, double>> by_rank;
-  std::map<int64_t, std::map<int64_t, double>> by_iter;
-  for (const LatencySample& s : table.samples) {
-    by_rank[s.rank][s.iteration] = s.us;
-    by_iter[s.iteration][s.rank] = s.us;
+  // Sorted copies instead of nested maps: the tables reach millions of rows.
+  std::vector<const LatencySample*> by_iter;
+  by_iter.reserve(table.samples.size());
+  for (const LatencySample& s : table.samples) by_iter.push_back(&s);
+  std::vector<const LatencySample*> by_rank = by_iter;
+  std::sort(by_iter.begin(), by_iter.end(), [](const LatencySample* a, const LatencySample* b) {
+    return std::pair(a->iteration, a->rank) < std::pair(b->iteration, b->rank);
+  });
+  std::sort(by_rank.begin(), by_rank.end(), [](const LatencySample* a, const LatencySample* b) {
+    return std::pair(a->rank, a->iteration) < std::pair(b->rank, b->iteration);
+  });
+  for (const LatencySample* s : by_rank) {
+    if (r.ranks.empty() || r.ranks.back() != s->rank) r.ranks.push_back(s->rank);
   }
-  for (const auto& [rank, _] : by_rank) r.ranks.push_back(rank);
-  r.iterations = by_iter.size();
 
   for (const std::string& where : table.missing_value_where) {
     r.problems.push_back({LatencyProblemKind::kMissingValue, std::nullopt, std::nullopt,
@@ -60,52 +65,62 @@ LatencyReport AnalyzeLatency(const LatencyTable& table, const LatencyOptions& op
   // Per iteration: the max over the ranks present; complete when every rank is present.
   std::map<int64_t, size_t> slowest;
   std::vector<double> maxima;
-  for (const auto& [iter, ranks] : by_iter) {
+  for (size_t i = 0; i < by_iter.size();) {
+    size_t j = i;
+    while (j < by_iter.size() && by_iter[j]->iteration == by_iter[i]->iteration) ++j;
     IterationMax m;
-    m.iteration = iter;
-    m.ranks = ranks.size();
-    m.complete = ranks.size() == r.ranks.size();
-    bool first = true;
-    for (const auto& [rank, us] : ranks) {  // ascending rank: ties keep the lowest
-      if (first || us > m.max_us) m.max_us = us, m.slowest_rank = rank, first = false;
+    m.iteration = by_iter[i]->iteration;
+    m.ranks = j - i;
+    m.complete = m.ranks == r.ranks.size();
+    for (size_t k = i; k < j; ++k) {  // ascending rank: ties keep the lowest
+      if (k == i || by_iter[k]->us > m.max_us) m.max_us = by_iter[k]->us, m.slowest_rank = by_iter[k]->rank;
     }
     if (m.complete) {
       ++r.complete_iterations;
       maxima.push_back(m.max_us);
       ++slowest[m.slowest_rank];
     } else {
-      for (int64_t rank : r.ranks) {
-        if (!ranks.count(rank)) {
-          r.problems.push_back({LatencyProblemKind::kMissingPair, rank, iter,
-                                fmt::format("rank {} has no sample for iteration {}; iteration {} is left out of "
-                                            "the per-iteration max statistics",
-                                            rank, iter, iter)});
+      size_t k = i;
+      for (int64_t rank : r.ranks) {  // merge: both lists are sorted by rank
+        if (k < j && by_iter[k]->rank == rank) {
+          ++k;
+          continue;
         }
+        r.problems.push_back({LatencyProblemKind::kMissingPair, rank, m.iteration,
+                              fmt::format("rank {} has no sample for iteration {}; iteration {} is left out of "
+                                          "the per-iteration max statistics",
+                                          rank, m.iteration, m.iteration)});
       }
     }
     r.per_iteration.push_back(m);
+    i = j;
   }
+  r.iterations = r.per_iteration.size();
   r.per_iteration_max = Describe(maxima);
 
   // Per rank.
   size_t min_count = SIZE_MAX, max_count = 0;
   std::string short_ranks;
-  for (const auto& [rank, iters] : by_rank) {
+  for (size_t i = 0; i < by_rank.size();) {
+    size_t j = i;
+    while (j < by_rank.size() && by_rank[j]->rank == by_rank[i]->rank) ++j;
     RankStats rs;
-    rs.rank = rank;
-    std::vector<double> v;
-    for (const auto& [_, us] : iters) v.push_back(us);
-    rs.stats = Describe(v);
-    rs.slowest_count = slowest.count(rank) ? slowest[rank] : 0;
+    rs.rank = by_rank[i]->rank;
+    std::vector<double> v;  // in iteration order
+    v.reserve(j - i);
+    for (size_t k = i; k < j; ++k) v.push_back(by_rank[k]->us);
+    i = j;
+    rs.slowest_count = slowest.count(rs.rank) ? slowest[rs.rank] : 0;
     if (options.reference_last_n > 0) {
       size_t n = std::min<size_t>(v.size(), static_cast<size_t>(options.reference_last_n));
       double sum = 0;
-      for (size_t i = v.size() - n; i < v.size(); ++i) sum += v[i];  // v is in iteration order
+      for (size_t k = v.size() - n; k < v.size(); ++k) sum += v[k];
       rs.last_n_mean = sum / static_cast<double>(n);
       if (n < static_cast<size_t>(options.reference_last_n)) {
-        short_ranks += fmt::format("{}rank {}: {}", short_ranks.empty() ? "" : ", ", rank, n);
+        short_ranks += fmt::format("{}rank {}: {}", short_ranks.empty() ? "" : ", ", rs.rank, n);
       }
     }
+    rs.stats = Describe(std::move(v));
     min_count = std::min(min_count, rs.stats.samples);
     max_count = std::max(max_count, rs.stats.samples);
     r.per_rank.push_back(rs);

@@ -13,6 +13,8 @@ namespace {
 
 using format::CoreKind;
 
+constexpr uint64_t kMaxDeclaredCores = 4096;
+
 std::string_view KindName(CoreKind k) { return k == CoreKind::kAic ? "aic" : "aiv"; }
 
 bool RoleHasKind(const Role& r, CoreKind k) {
@@ -76,7 +78,9 @@ PipeSummary SummarizePipe(const OpprofRun& run, const RoleMap* user_roles) {
         std::vector<uint32_t> declared, absent;
         for (const RoleRange& rr : role.ranges) {
           if (rr.kind != k) continue;
-          for (uint64_t i = rr.first; i <= rr.last; ++i) declared.push_back(static_cast<uint32_t>(i));
+          // A range wider than any chip ("aiv 0-99999") is open-ended: only found cores count.
+          uint64_t last = std::min<uint64_t>(rr.last, uint64_t{rr.first} + kMaxDeclaredCores - 1);
+          for (uint64_t i = rr.first; i <= last; ++i) declared.push_back(static_cast<uint32_t>(i));
         }
         std::sort(declared.begin(), declared.end());
         info.declared_cores += declared.size();

@@ -54,3 +54,17 @@ TEST(ReportCommandTest, BadLatencyFileExitsTwo) {
 
 }  // namespace
 }  // namespace optrace
+
+namespace optrace {
+namespace {
+
+TEST(EvidenceCommandsTest, HelpExitsZeroForEachCommand) {
+  for (const char* cmd : {"latency", "pipe", "stall", "report"}) {
+    auto r = testing::RunCli({cmd, "--help"});
+    EXPECT_EQ(r.exit_code, 0) << cmd;
+    EXPECT_THAT(r.out, ::testing::HasSubstr(std::string("optrace ") + cmd)) << cmd;
+  }
+}
+
+}  // namespace
+}  // namespace optrace
