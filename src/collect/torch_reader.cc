@@ -57,10 +57,11 @@ Result<Int64Tensor> Materialize(ZipArchive& zip, std::string_view prefix, const 
                            path, index, rows, cols, last, name, n_elems);
     }
   }
-  out.data.resize(static_cast<size_t>(rows * cols));
+  const size_t n = static_cast<size_t>(rows * cols);
+  out.data.reset(new int64_t[n]);
   const char* base = raw.data();
   if (stride[1] == 1 && (stride[0] == cols || rows == 1)) {
-    std::memcpy(out.data.data(), base + t.i * 8, out.data.size() * 8);
+    if (n > 0) std::memcpy(out.data.get(), base + t.i * 8, n * 8);
   } else {
     for (int64_t r = 0; r < rows; ++r) {
       for (int64_t c = 0; c < cols; ++c) {
