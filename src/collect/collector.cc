@@ -141,8 +141,8 @@ Result<CollectResult> Collect(const CollectOptions& o) {
     InputSummary sum{path, f.rank, f.format, dump.slot_words, dump.cores.size(), dump.never_written, 0, 0, mode};
     if (dump.never_written > 0) {
       d.Add(Problem::kNeverWrittenSlot,
-            fmt::format("{}: {} {} {}", path, f.format == DumpFormat::kNative ? "slots" : "rows",
-                        SlotList(dump.never_written_slots), "have no header"),
+            fmt::format("{}: {} {} never written", path, f.format == DumpFormat::kNative ? "slot(s)" : "row(s)",
+                        SlotList(dump.never_written_slots)),
             dump.never_written);
     }
     for (CoreSeries& core : dump.cores) {
