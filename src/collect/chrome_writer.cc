@@ -12,6 +12,28 @@ namespace {
 
 constexpr size_t kFlushBytes = 1 << 20;
 
+// Appends ticks * us_per_tick as microseconds with 3 decimals (ns), via integers: much faster
+// than formatting doubles, and exact for the usual clocks (50 MHz = 20 ns per tick).
+void AppendUs(std::string& b, int64_t ticks, double us_per_tick) {
+  const double ns_d = static_cast<double>(ticks) * us_per_tick * 1000.0;
+  int64_t ns = static_cast<int64_t>(ns_d < 0 ? ns_d - 0.5 : ns_d + 0.5);
+  if (ns < 0) {
+    b += '-';
+    ns = -ns;
+  }
+  fmt::format_int whole(ns / 1000);
+  b.append(whole.data(), whole.size());
+  const int frac = static_cast<int>(ns % 1000);
+  const char digits[4] = {'.', static_cast<char>('0' + frac / 100), static_cast<char>('0' + frac / 10 % 10),
+                          static_cast<char>('0' + frac % 10)};
+  b.append(digits, 4);
+}
+
+void AppendInt(std::string& b, int64_t v) {
+  fmt::format_int f(v);
+  b.append(f.data(), f.size());
+}
+
 struct Origins {
   std::map<int32_t, int64_t> by_rank;  // earliest tick per rank
   int64_t global = 0;
@@ -42,14 +64,19 @@ void Flush(std::string& buf, std::ostream& out) {
 }
 
 void AppendArgs(std::string& b, const LabelInfo& l, uint32_t payload, bool end_side) {
-  fmt::format_to(std::back_inserter(b), "\"index\":{},\"extra\":{},\"seq\":{}", payload, ExtraOf(payload),
-                 SeqOf(payload));
+  b += "\"index\":";
+  AppendInt(b, payload);
+  b += ",\"extra\":";
+  AppendInt(b, ExtraOf(payload));
+  b += ",\"seq\":";
+  AppendInt(b, SeqOf(payload));
   const std::string& file = end_side ? l.end_file : l.begin_file;
   const int line = end_side ? l.end_line : l.begin_line;
   if (!file.empty()) {
     b += ",\"file\":";
-    AppendJsonString(b, file);
-    fmt::format_to(std::back_inserter(b), ",\"line\":{}", line);
+    AppendJsonString(b, file);  // short; escaping per event is cheaper than caching per label side
+    b += ",\"line\":";
+    AppendInt(b, line);
   }
 }
 
@@ -138,13 +165,25 @@ Status WriteChromeTrace(const Collection& c, const ChromeTraceOptions& opt, std:
     } else {
       b += names[iv.label];
     }
-    fmt::format_to(std::back_inserter(b), ",\"cat\":\"{}\",\"ph\":\"X\",\"pid\":{},\"tid\":{},\"ts\":{:.3f},\"dur\":{:.3f},\"args\":{{",
-                   CoreKindName(iv.kind), iv.rank, TraceThreadId(iv.kind, iv.core_index),
-                   static_cast<double>(iv.begin_ticks - origin) * us,
-                   static_cast<double>(iv.end_ticks - iv.begin_ticks) * us);
+    b += ",\"cat\":\"";
+    b += CoreKindName(iv.kind);
+    b += "\",\"ph\":\"X\",\"pid\":";
+    AppendInt(b, iv.rank);
+    b += ",\"tid\":";
+    AppendInt(b, TraceThreadId(iv.kind, iv.core_index));
+    b += ",\"ts\":";
+    AppendUs(b, iv.begin_ticks - origin, us);
+    b += ",\"dur\":";
+    AppendUs(b, iv.end_ticks - iv.begin_ticks, us);
+    b += ",\"args\":{";
     AppendArgs(b, c.labels[iv.label], iv.begin_payload, false);
-    if (iv.end_payload != iv.begin_payload) fmt::format_to(std::back_inserter(b), ",\"end_index\":{}", iv.end_payload);
-    fmt::format_to(std::back_inserter(b), ",\"depth\":{}}}}}", iv.depth);
+    if (iv.end_payload != iv.begin_payload) {
+      b += ",\"end_index\":";
+      AppendInt(b, iv.end_payload);
+    }
+    b += ",\"depth\":";
+    AppendInt(b, iv.depth);
+    b += "}}";
     if (b.size() >= kFlushBytes) Flush(b, out);
   }
   for (const Instant& in : c.instants) {
@@ -154,9 +193,11 @@ Status WriteChromeTrace(const Collection& c, const ChromeTraceOptions& opt, std:
     b += "{\"name\":";
     b += names[in.label];
     fmt::format_to(std::back_inserter(b),
-                   ",\"cat\":\"{}\",\"ph\":\"i\",\"s\":\"t\",\"pid\":{},\"tid\":{},\"ts\":{:.3f},\"args\":{{\"unmatched\":\"{}\",",
-                   CoreKindName(in.kind), in.rank, TraceThreadId(in.kind, in.core_index),
-                   static_cast<double>(in.ticks - origin) * 1e6 / s.clock_hz, in.is_begin ? "B" : "E");
+                   ",\"cat\":\"{}\",\"ph\":\"i\",\"s\":\"t\",\"pid\":{},\"tid\":{},\"ts\":",
+                   CoreKindName(in.kind), in.rank, TraceThreadId(in.kind, in.core_index));
+    AppendUs(b, in.ticks - origin, 1e6 / s.clock_hz);
+    b += ",\"args\":{\"unmatched\":\"";
+    b += in.is_begin ? "B\"," : "E\",";
     AppendArgs(b, c.labels[in.label], in.payload, !in.is_begin);
     b += "}}";
     if (b.size() >= kFlushBytes) Flush(b, out);

@@ -131,12 +131,18 @@ Result<CollectResult> Collect(const CollectOptions& o) {
         OPTRACE_ASSIGN_OR_RETURN(dump, DecodeLegacyDump(bytes, path, f.rank, o.legacy_clock_mhz * 1e6));
       }
     }
+    size_t dump_events = 0;
+    for (const CoreSeries& core : dump.cores) dump_events += core.events.size();
+    if (c.intervals.capacity() < c.intervals.size() + dump_events / 2) {
+      // Room for this file's pairs, growing geometrically across files.
+      c.intervals.reserve(std::max(c.intervals.size() + dump_events / 2, c.intervals.capacity() * 2));
+    }
     const PairMode mode = o.mode.value_or(f.format == DumpFormat::kNative ? PairMode::kNest : PairMode::kSeq);
     InputSummary sum{path, f.rank, f.format, dump.slot_words, dump.cores.size(), dump.never_written, 0, 0, mode};
     if (dump.never_written > 0) {
       d.Add(Problem::kNeverWrittenSlot,
-            fmt::format("{}: {} {} {}", path, f.format == DumpFormat::kNative ? "slots" : "rows",
-                        SlotList(dump.never_written_slots), "have no header"),
+            fmt::format("{}: {} {} never written", path, f.format == DumpFormat::kNative ? "slot(s)" : "row(s)",
+                        SlotList(dump.never_written_slots)),
             dump.never_written);
     }
     for (CoreSeries& core : dump.cores) {

@@ -4,7 +4,6 @@
 #include <map>
 #include <system_error>
 
-#include "core/file_io.h"
 
 namespace optrace::collect {
 namespace fs = std::filesystem;
@@ -57,7 +56,8 @@ std::string DescribeDirectory(const fs::path& dir) {
 Result<std::vector<RankFile>> FindRankFiles(const std::vector<std::string>& inputs) {
   std::vector<RankFile> files;
   for (const std::string& input : inputs) {
-    fs::path path = ResolveAgainstCwd(input);
+    // Kept as given (relative paths resolve against the cwd when opened) so messages echo the user's words.
+    fs::path path = input;
     std::error_code ec;
     fs::file_status st = fs::status(path, ec);
     if (ec || !fs::exists(st)) {

@@ -28,7 +28,7 @@ Result<Dump> DecodeLegacyTensors(const TorchFile& file, std::string_view path, i
     dump.slot_words = static_cast<uint32_t>(cols);
     const int64_t max_records = (cols - 2) / 2;
     for (int64_t r = 0; r < tensor.rows(); ++r, ++row_counter) {
-      const int64_t* row = tensor.data.data() + r * cols;
+      const int64_t* row = tensor.Row(r);
       if (row[0] == 0) {
         ++dump.never_written;
         dump.never_written_slots.push_back(row_counter);

@@ -1,7 +1,6 @@
 #include "collect/pairing.h"
 
 #include <algorithm>
-#include <deque>
 #include <unordered_map>
 
 namespace optrace::collect {
@@ -64,21 +63,25 @@ PairStats PairCore(const CoreRef& core, std::span<const ResolvedEvent> events, P
       intervals.push_back(MakeInterval(core, events[b], ev));
     }
   } else {
-    std::unordered_map<uint64_t, std::deque<uint32_t>> open;
+    // FIFO queues as a vector plus a read position: no per-queue chunk allocations (a deque's).
+    struct Queue {
+      std::vector<uint32_t> items;
+      size_t head = 0;
+    };
+    std::unordered_map<uint64_t, Queue> open;
     for (uint32_t i = 0; i < events.size(); ++i) {
       const ResolvedEvent& ev = events[i];
       const uint64_t key = QueueKey(ev.label, mode == PairMode::kSeq ? SeqOf(ev.payload) : 0);
       if (!ev.is_end) {
-        open[key].push_back(i);
+        open[key].items.push_back(i);
         continue;
       }
       auto it = open.find(key);
-      if (it == open.end() || it->second.empty()) {
+      if (it == open.end() || it->second.head == it->second.items.size()) {
         instants.push_back(MakeInstant(core, ev));
         continue;
       }
-      const uint32_t b = it->second.front();
-      it->second.pop_front();
+      const uint32_t b = it->second.items[it->second.head++];
       closed[b] = true;
       intervals.push_back(MakeInterval(core, events[b], ev));
     }

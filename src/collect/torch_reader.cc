@@ -49,6 +49,14 @@ Result<Int64Tensor> Materialize(ZipArchive& zip, std::string_view prefix, const 
   }
   const uint64_t n_elems = raw.size() / 8;
   if (rows > 0 && cols > 0) {
+    // Sizes come from the file: bound them before any arithmetic can overflow.
+    const uint64_t ur = static_cast<uint64_t>(rows), uc = static_cast<uint64_t>(cols);
+    if (ur > n_elems || uc > n_elems || ur * uc > n_elems || static_cast<uint64_t>(stride[0]) > n_elems ||
+        static_cast<uint64_t>(stride[1]) > n_elems || static_cast<uint64_t>(t.i) > n_elems) {
+      return BadInputError("{}: tensor {} [{} x {}] does not fit its storage '{}' of {} int64 values: the file is "
+                           "truncated or corrupt",
+                           path, index, rows, cols, name, n_elems);
+    }
     uint64_t last = static_cast<uint64_t>(t.i) + static_cast<uint64_t>(rows - 1) * static_cast<uint64_t>(stride[0]) +
                     static_cast<uint64_t>(cols - 1) * static_cast<uint64_t>(stride[1]);
     if (last >= n_elems) {
@@ -57,10 +65,11 @@ Result<Int64Tensor> Materialize(ZipArchive& zip, std::string_view prefix, const 
                            path, index, rows, cols, last, name, n_elems);
     }
   }
-  out.data.resize(static_cast<size_t>(rows * cols));
+  const size_t n = static_cast<size_t>(rows * cols);
+  out.data.reset(new int64_t[n]);
   const char* base = raw.data();
   if (stride[1] == 1 && (stride[0] == cols || rows == 1)) {
-    std::memcpy(out.data.data(), base + t.i * 8, out.data.size() * 8);
+    if (n > 0) std::memcpy(out.data.get(), base + t.i * 8, n * 8);
   } else {
     for (int64_t r = 0; r < rows; ++r) {
       for (int64_t c = 0; c < cols; ++c) {

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,10 +23,11 @@ namespace optrace::collect {
 
 struct Int64Tensor {
   std::vector<int64_t> shape;  // 1-D tensors get shape {1, n}
-  std::vector<int64_t> data;   // row-major, contiguous copy
+  std::unique_ptr<int64_t[]> data;  // row-major, contiguous copy (not zero-filled first: it is copied over)
   int64_t rows() const { return shape.size() == 2 ? shape[0] : 1; }
   int64_t cols() const { return shape.empty() ? 0 : shape.back(); }
   int64_t At(int64_t r, int64_t c) const { return data[static_cast<size_t>(r * cols() + c)]; }
+  const int64_t* Row(int64_t r) const { return data.get() + r * cols(); }
 };
 
 struct TorchFile {

@@ -46,14 +46,14 @@ Result<ZipArchive> ZipArchive::Open(std::string_view bytes, std::string path) {
   uint64_t cd_offset = Le<uint32_t>(bytes, eocd + 16);
   if (eocd >= 20 && Le<uint32_t>(bytes, eocd - 20) == kZip64LocatorSig) {
     uint64_t z64 = Le<uint64_t>(bytes, eocd - 20 + 8);
-    if (z64 + 56 > bytes.size() || Le<uint32_t>(bytes, z64) != kZip64EocdSig) {
+    if (bytes.size() < 56 || z64 > bytes.size() - 56 || Le<uint32_t>(bytes, z64) != kZip64EocdSig) {
       return BadInputError("{}: byte {}: broken zip64 end record; the file is truncated or corrupt", p, z64);
     }
     count = Le<uint64_t>(bytes, z64 + 32);
     cd_size = Le<uint64_t>(bytes, z64 + 40);
     cd_offset = Le<uint64_t>(bytes, z64 + 48);
   }
-  if (cd_offset + cd_size > bytes.size()) {
+  if (cd_offset > bytes.size() || cd_size > bytes.size() - cd_offset) {
     return BadInputError("{}: the zip directory (byte {}, {} bytes) lies past the end of the file ({} bytes): the "
                          "file is truncated; save it again", p, cd_offset, cd_size, bytes.size());
   }
@@ -110,7 +110,7 @@ const ZipEntry* ZipArchive::Find(std::string_view name) const {
 
 Result<std::string_view> ZipArchive::Read(const ZipEntry& e) {
   const size_t at = e.local_header_offset;
-  if (at + 30 > bytes_.size() || Le<uint32_t>(bytes_, at) != kLocalSig) {
+  if (bytes_.size() < 30 || at > bytes_.size() - 30 || Le<uint32_t>(bytes_, at) != kLocalSig) {
     return BadInputError("{}: byte {}: the zip header of '{}' is missing; the file is corrupt", path_, at, e.name);
   }
   const size_t data = at + 30 + Le<uint16_t>(bytes_, at + 26) + Le<uint16_t>(bytes_, at + 28);
@@ -123,6 +123,10 @@ Result<std::string_view> ZipArchive::Read(const ZipEntry& e) {
   if (e.method != 8) {
     return BadInputError("{}: '{}' uses zip compression method {}; only stored and deflated entries are read",
                          path_, e.name, e.method);
+  }
+  if (e.size > raw.size() * 1032 + 1024) {  // deflate cannot expand more than ~1032:1
+    return BadInputError("{}: '{}' claims {} bytes from {} compressed; the file is corrupt", path_, e.name, e.size,
+                         raw.size());
   }
   std::string& out = inflated_.emplace_back(e.size, '\0');
   z_stream zs{};

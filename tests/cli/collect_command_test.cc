@@ -98,6 +98,28 @@ TEST(CollectCommand, AlignGlobalKeepsTheOffsetBetweenRanks) {
   }
 }
 
+TEST(CollectCommand, SourceOptionScansTheTreeForTheMap) {
+  Fixture f = TwoRanks();
+  WriteBytes(f.dir / "src" / "kernel.cpp",
+             "void K() {\n"
+             "  MoeTracing(TRACE_POINT(\"processing\", \"B\"));\n"
+             "  MoeTracing(TRACE_POINT(\"gemm\", \"B\"));\n"
+             "  MoeTracing(TRACE_POINT(\"gemm\", \"E\"));\n"
+             "  MoeTracing(TRACE_POINT(\"send\", \"B\"), 1);\n"
+             "  MoeTracing(TRACE_POINT(\"send\", \"E\"), 1);\n"
+             "  MoeTracing(TRACE_POINT(\"processing\", \"E\"));\n"
+             "}\n");
+  auto r = RunCli({"collect", f.dumps.string(), "--source", (f.dir / "src").string(), "-o",
+                   (f.dir / "t.json").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json trace = json::parse(ReadText(f.dir / "t.json"));
+  std::vector<json> xs = EventsOf(trace, "X");
+  ASSERT_EQ(xs.size(), 12u);
+  const json& gemm = *std::find_if(xs.begin(), xs.end(), [](const json& e) { return e["name"] == "gemm"; });
+  EXPECT_EQ(gemm["args"]["file"], "kernel.cpp");
+  EXPECT_EQ(gemm["args"]["line"], 3);
+}
+
 TEST(CollectCommand, StatsFileFormatFollowsTheExtension) {
   Fixture f = TwoRanks();
   auto r = RunCli({"collect", f.dumps.string(), "--map", f.map.string(), "-o", (f.dir / "t.json").string(),
