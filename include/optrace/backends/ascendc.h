@@ -22,6 +22,14 @@
 #include "kernel_operator.h"
 #include "optrace/config.h"
 
+// Entry points live in an inline namespace named for the backend and the enabled state, so
+// translation units built for different backends (the emulator's AscendC kernels and host
+// code) or with profiling on and off can be linked into one program without ODR clashes.
+#if ENABLE_MOE_PROFILING
+#define OPTRACE_ABI ascendc_on
+#else
+#define OPTRACE_ABI ascendc_off
+#endif
 #define OPTRACE_FN __aicore__ inline
 #include "optrace/writer.h"
 
@@ -60,6 +68,8 @@ __aicore__ inline uint64_t AscendCSlotIndex() {
 
 }  // namespace backend
 
+inline namespace OPTRACE_ABI {
+
 // Seed 000's SetMoeProfilePtr: points this core's records at `buffer`.
 __aicore__ inline void SetMoeProfilePtr(int64_t* buffer) { backend::g_ascendc_slot = buffer; }
 
@@ -92,6 +102,7 @@ __aicore__ inline void KernelEnd(GM_ADDR profiling) {
   SetMoeProfilePtr(nullptr);
 }
 
+}  // namespace OPTRACE_ABI
 }  // namespace optrace
 
 #if ENABLE_MOE_PROFILING
