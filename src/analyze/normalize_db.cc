@@ -84,6 +84,18 @@ Status ReadTorchDb(const std::filesystem::path& path, const Rules& rules, String
     auto it = sid.find(sqlite3_column_int64(st, col));
     return it == sid.end() ? 0 : it->second;
   };
+  // Shapes carry literal quotes as in the CSV ("\"32,3\""): the same unquoted text as the text export.
+  std::unordered_map<uint32_t, uint32_t> shape_of;
+  auto shape = [&](sqlite3_stmt* st, int col) -> uint32_t {
+    uint32_t id = str(st, col);
+    auto it = shape_of.find(id);
+    if (it != shape_of.end()) return it->second;
+    std::string_view v = strings.Get(id);
+    if (v.size() >= 2 && v.front() == '"' && v.back() == '"') v = v.substr(1, v.size() - 2);
+    uint32_t out = (v == "N/A" || v == "NA") ? 0 : strings.Intern(std::string(v));
+    shape_of.emplace(id, out);
+    return out;
+  };
 
   // PMU metrics per task.
   std::unordered_map<int64_t, PipelineFields> pmu;
@@ -134,8 +146,8 @@ Status ReadTorchDb(const std::filesystem::path& path, const Rules& rules, String
     int64_t b = Int(st, 8), m = Int(st, 9);
     e.block_dim = b >= 0 && b <= INT32_MAX ? static_cast<int32_t>(b) : -1;
     e.mix_block_dim = m >= 0 && m <= INT32_MAX ? static_cast<int32_t>(m) : -1;
-    e.input_shapes = str(st, 10);
-    e.output_shapes = str(st, 11);
+    e.input_shapes = shape(st, 10);
+    e.output_shapes = shape(st, 11);
     e.input_dtypes = str(st, 12);
     e.op_type = classify(e.core, e.name);
     auto it = pmu.find(sqlite3_column_int64(st, 13));
