@@ -182,13 +182,6 @@ Status ReadTorchDb(const std::filesystem::path& path, const Rules& rules, String
     OPTRACE_RETURN_IF_ERROR(db.Query("SELECT id, startNs, endNs FROM STEP_TIME ORDER BY startNs", [&](sqlite3_stmt* st) {
       table.step_markers.push_back({Int(st, 0), sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2), "STEP_TIME"});
     }));
-    // torch_npu's rule: a task belongs to the first step whose [start, end] holds its start.
-    for (Event& e : table.events)
-      for (const StepMarker& m : table.step_markers)
-        if (e.start_ns >= m.start_ns && e.start_ns <= m.end_ns) {
-          e.step_id = m.step_id;
-          break;
-        }
   }
   if (db.HasTable("NPU_INFO")) {
     OPTRACE_RETURN_IF_ERROR(db.Query("SELECT name FROM NPU_INFO LIMIT 1", [&](sqlite3_stmt* st) {
