@@ -95,6 +95,27 @@ void BM_NormalizeAndSummarize(benchmark::State& state) {
 }
 BENCHMARK(BM_NormalizeAndSummarize)->Unit(benchmark::kMillisecond)->Iterations(1);
 
+// trace_view.json: the ProfilerStep#N markers (simdjson DOM over the whole file).
+void BM_TraceViewSteps(benchmark::State& state) {
+  const char* p = std::getenv("OPTRACE_BENCH_TRACE_VIEW");
+  if (!p) {
+    state.SkipWithError("set OPTRACE_BENCH_TRACE_VIEW to a trace_view.json (generate_kernel_details.py)");
+    return;
+  }
+  size_t markers = 0;
+  for (auto _ : state) {
+    RankTable t;
+    auto st = ReadTraceViewSteps(p, t);
+    if (!st.ok()) {
+      state.SkipWithError(st.message().c_str());
+      return;
+    }
+    markers = t.step_markers.size();
+  }
+  SetCounters(state, p, markers);
+}
+BENCHMARK(BM_TraceViewSteps)->Unit(benchmark::kMillisecond)->Iterations(1);
+
 }  // namespace
 
 BENCHMARK_MAIN();
