@@ -55,6 +55,10 @@ void WriteCsv(const Table& table, std::ostream& out) {
     WriteCsvField(table.columns[i], out);
   }
   out << '\n';
+  WriteCsvRows(table, out);
+}
+
+void WriteCsvRows(const Table& table, std::ostream& out) {
   for (const auto& row : table.rows) {
     for (size_t i = 0; i < row.size(); ++i) {
       if (i) out << ',';

@@ -38,5 +38,7 @@ Cell OptionalCell(const std::optional<double>& value);
 
 // RFC 4180: header line, then one line per row; fields with , " CR or LF are quoted.
 void WriteCsv(const Table& table, std::ostream& out);
+// Only the rows (no header): for tables streamed in pieces.
+void WriteCsvRows(const Table& table, std::ostream& out);
 
 }  // namespace optrace::analyze::report
