@@ -84,7 +84,7 @@ void ExecutiveSummary(const AnalysisResult& r, const Kpis& k, std::ostream& out)
 void CaptureAndSegmentation(const AnalysisResult& r, std::ostream& out) {
   out << "## 2. Capture And Segmentation\n\n";
   const Identity& id = r.identity;
-  out << "Roots: " << (id.roots.empty() ? "-" : "") << "\n";
+  out << (id.roots.empty() ? "Roots: -\n" : "Roots:\n");
   for (const auto& root : id.roots) out << "- `" << root << "`\n";
   out << "\n";
   out << fmt::format("Profiler level: {}; torch_npu: {}; CANN: {}; device: {}.\n\n",

@@ -8,6 +8,7 @@ namespace optrace::analyze::report {
 namespace {
 
 using Json = nlohmann::ordered_json;
+constexpr size_t kMaxListedStepIds = 64;
 
 double Median(std::vector<double> v) { return v.empty() ? 0.0 : Quantile((std::sort(v.begin(), v.end()), v), 0.5); }
 
@@ -57,7 +58,10 @@ Json StepValidationJson(const AnalysisResult& r) {
       rank_complete += s->complete ? 1 : 0;
     }
     id_sets.insert(ids);
-    per_rank.push_back({{"rank", rank.rank}, {"steps", ids.size()}, {"complete_steps", rank_complete}, {"step_ids", ids}});
+    size_t n = ids.size();
+    if (ids.size() > kMaxListedStepIds) ids.resize(kMaxListedStepIds);  // compact: the CSVs list them all
+    per_rank.push_back({{"rank", rank.rank}, {"steps", n}, {"complete_steps", rank_complete}, {"step_ids", ids},
+                        {"step_ids_truncated", n > ids.size()}});
   }
   return Json{{"step_count", r.steps.size()},
               {"complete_step_count", complete},

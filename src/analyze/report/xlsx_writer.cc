@@ -41,6 +41,11 @@ std::string XlsxSheetName(const std::string& table_name) {
 Status WriteXlsx(const std::vector<const Table*>& tables, const std::filesystem::path& path) {
   std::filesystem::path tmp = path;
   tmp += ".tmp";
+  // libxlsxwriter reports a bad directory only at close, on stderr: check it first ourselves.
+  std::filesystem::path dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
+  std::error_code dir_ec;
+  if (!std::filesystem::is_directory(dir, dir_ec))
+    return IoError("{}: cannot write the workbook: {} is not a directory", path.string(), dir.string());
   lxw_workbook_options options = {};
   options.constant_memory = LXW_TRUE;  // rows go to a temp file as written: memory stays flat
   lxw_workbook* wb = workbook_new_opt(tmp.string().c_str(), &options);
