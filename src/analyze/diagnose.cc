@@ -142,7 +142,8 @@ void PerRankStepFindings(AnalysisResult& res, const Rules& rules, Builder& b) {
       b.Add(std::move(comm));
     }
     // Recurring bubbles.
-    if (rs.recurring_bubble_pattern) {
+    if (rs.complete_step_count >= th.recurring_bubble_min_complete_steps &&
+        rs.bubble_recurrence_ratio >= th.recurring_bubble_min_ratio) {
       Finding f;
       f.severity = Severity::kMedium;
       f.type = "recurring_bubble_pattern";
@@ -151,9 +152,15 @@ void PerRankStepFindings(AnalysisResult& res, const Rules& rules, Builder& b) {
       for (const Step* s : steps) {
         if (!s->complete || !s->anatomy.has_bubble) continue;
         gap_sum += Ms(s->anatomy.bubble_gap_ns);
-        f.evidence.push_back(b.WindowEvidence(
-            s->rank, s->step_id, s->anatomy.max_gap_start_ns, s->anatomy.max_gap_start_ns + s->anatomy.max_gap_ns,
-            fmt::format("step {}: idle gap of {:.3f} ms inside the step", s->step_id, Ms(s->anatomy.max_gap_ns))));
+        // The rows around the gap, and the gap itself as the time window.
+        uint32_t next = s->anatomy.max_gap_next_event;
+        Evidence ev = b.RangeEvidence(s->rank, {next > s->events.first ? next - 1 : next, next + 1}, s->step_id,
+                                      fmt::format("step {}: idle gap of {:.3f} ms inside the step", s->step_id,
+                                                  Ms(s->anatomy.max_gap_ns)));
+        const RankTable& t = *res.FindRank(s->rank);
+        ev.window_start_ns = t.AbsNs(s->anatomy.max_gap_start_ns);
+        ev.window_end_ns = t.AbsNs(s->anatomy.max_gap_start_ns + s->anatomy.max_gap_ns);
+        f.evidence.push_back(ev);
       }
       f.summary = fmt::format(
           "Rank {} has device bubbles in {} of {} complete steps ({:.0f}%), {:.3f} ms of idle gaps per bubbling step.",

@@ -231,6 +231,7 @@ struct StepAnatomy {
   int64_t tail_ns = 0;    // last layer end to step end
   int64_t max_gap_ns = 0;         // largest internal idle gap
   int64_t max_gap_start_ns = -1;  // where it starts (rank-relative)
+  uint32_t max_gap_next_event = kNone32;  // index of the event that ends the largest gap
   int bubble_gap_count = 0;       // internal gaps at/above the bubble threshold
   int64_t bubble_gap_ns = 0;      // their total
   bool has_bubble = false;        // bubble_gap_count > 0

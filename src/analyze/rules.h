@@ -42,7 +42,7 @@ struct Thresholds {
   double comm_dominated_share = 0.50;
   double rank_skew_ratio = 0.05, compute_imbalance_ratio = 0.05;
   int slow_rank_min_votes = 2;
-  double slow_rank_min_vote_share = 0.30, slow_rank_two_rank_skew = 0.05, three_sigma_k = 3.0;
+  double slow_rank_min_vote_share = 0.20, slow_rank_two_rank_skew = 0.05, three_sigma_k = 3.0;
   double aicpu_min_exposed_us = 50, aicpu_min_wall_share = 0.01;
   int top_operators = 5;
   double bound_mixed_margin = 0.10, dominant_core_share = 0.60;

@@ -101,6 +101,7 @@ StepAnatomy ComputeAnatomy(const RankTable& t, EventRange r, const Thresholds& t
       if (gap > a.max_gap_ns) {
         a.max_gap_ns = gap;
         a.max_gap_start_ns = cur_e;
+        a.max_gap_next_event = i;
       }
       if (double(gap) >= min_gap) {
         ++a.bubble_gap_count;
