@@ -1,6 +1,7 @@
 #include "analyze/report/summary_json.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -10,10 +11,20 @@ namespace {
 using Json = nlohmann::ordered_json;
 constexpr size_t kMaxListedStepIds = 64;
 
+// Six decimals are plenty for ms / ratios and keep the file compact and stable.
+double R6(double v) { return std::isfinite(v) ? std::round(v * 1e6) / 1e6 : 0.0; }
+
+std::map<std::string, double> R6(const std::map<std::string, double>& m) {
+  std::map<std::string, double> out;
+  for (const auto& [k, v] : m) out[k] = R6(v);
+  return out;
+}
+
 double Median(std::vector<double> v) { return v.empty() ? 0.0 : Quantile((std::sort(v.begin(), v.end()), v), 0.5); }
 
 Json StatsJson(const SummaryStats& s) {
-  return Json{{"count", s.count}, {"mean", s.mean}, {"p50", s.p50}, {"p90", s.p90}, {"max", s.max}, {"min", s.min}};
+  return Json{{"count", s.count}, {"mean", R6(s.mean)}, {"p50", R6(s.p50)}, {"p90", R6(s.p90)},
+              {"max", R6(s.max)},   {"min", R6(s.min)}};
 }
 
 Json IdentityJson(const AnalysisResult& r, const ReportContext& ctx) {
@@ -128,7 +139,7 @@ Json EvidenceJson(const Evidence& e) {
 
 Json FindingJson(const Finding& f) {
   Json numbers = Json::object();
-  for (const auto& [name, value] : f.numbers) numbers[name] = value;
+  for (const auto& [name, value] : f.numbers) numbers[name] = std::isfinite(value) ? Json(R6(value)) : Json();
   Json evidence = Json::array();
   for (const Evidence& e : f.evidence) evidence.push_back(EvidenceJson(e));
   Json j{{"id", f.id}, {"severity", SeverityName(f.severity)}, {"type", f.type}, {"summary", f.summary}};
@@ -145,31 +156,31 @@ Json KpisJson(const Kpis& k) {
               {"step_count", k.step_count},
               {"complete_step_count", k.complete_step_count},
               {"layer_count", k.layer_count},
-              {"wall_ms_sum", k.wall_ms_sum},
+              {"wall_ms_sum", R6(k.wall_ms_sum)},
               {"step_wall_ms", StatsJson(k.step_wall_ms)},
-              {"busy_ms_sum", k.busy_ms_sum},
-              {"bubble_ms_sum", k.bubble_ms_sum},
-              {"bubble_ratio", k.bubble_ratio},
+              {"busy_ms_sum", R6(k.busy_ms_sum)},
+              {"bubble_ms_sum", R6(k.bubble_ms_sum)},
+              {"bubble_ratio", R6(k.bubble_ratio)},
               {"bubbling_step_count", k.bubbling_step_count},
-              {"comm_ms_sum", k.comm_ms_sum},
-              {"comm_share", k.comm_share},
-              {"hccl_total_ms", k.hccl_total_ms},
-              {"hccl_share_of_wall", k.hccl_share_of_wall},
+              {"comm_ms_sum", R6(k.comm_ms_sum)},
+              {"comm_share", R6(k.comm_share)},
+              {"hccl_total_ms", R6(k.hccl_total_ms)},
+              {"hccl_share_of_wall", R6(k.hccl_share_of_wall)},
               {"hccl_top_kind", k.hccl_top_kind},
-              {"hccl_top_kind_ms", k.hccl_top_kind_ms},
-              {"hccl_max_rank_skew_ratio", k.hccl_max_rank_skew_ratio},
+              {"hccl_top_kind_ms", R6(k.hccl_top_kind_ms)},
+              {"hccl_max_rank_skew_ratio", R6(k.hccl_max_rank_skew_ratio)},
               {"top_step_class",
                {{"id", k.top_step_class_id},
                 {"members", k.top_step_class_members},
-                {"wall_ms_mean", k.top_step_wall_ms_mean},
-                {"wall_ms_p90", k.top_step_wall_ms_p90},
-                {"bubble_ratio_mean", k.top_step_bubble_ratio_mean}}},
-              {"bound_family_ms", k.bound_family_ms},
-              {"op_type_ms", k.op_type_ms},
-              {"max_step_skew_ratio", k.max_step_skew_ratio},
-              {"max_collective_skew_ratio", k.max_collective_skew_ratio},
-              {"compute_imbalance_ratio", k.compute_imbalance_ratio},
-              {"pipeline_coverage", {{"events", k.pipeline_event_coverage}, {"operators", k.pipeline_operator_coverage}}}};
+                {"wall_ms_mean", R6(k.top_step_wall_ms_mean)},
+                {"wall_ms_p90", R6(k.top_step_wall_ms_p90)},
+                {"bubble_ratio_mean", R6(k.top_step_bubble_ratio_mean)}}},
+              {"bound_family_ms", R6(k.bound_family_ms)},
+              {"op_type_ms", R6(k.op_type_ms)},
+              {"max_step_skew_ratio", R6(k.max_step_skew_ratio)},
+              {"max_collective_skew_ratio", R6(k.max_collective_skew_ratio)},
+              {"compute_imbalance_ratio", R6(k.compute_imbalance_ratio)},
+              {"pipeline_coverage", {{"events", R6(k.pipeline_event_coverage)}, {"operators", R6(k.pipeline_operator_coverage)}}}};
 }
 
 Json BuildAnalysisSummary(const AnalysisResult& r, const Kpis& kpis, const ReportContext& ctx) {
