@@ -519,7 +519,11 @@ Bindings CodeIndex::BindingsFor(const FunctionDef& callee, const CallSite& call,
 unsigned CodeIndex::ControlCore(const FunctionDef& f, int block, const Bindings& bindings) const {
   const Block& b = f.cs->blocks[static_cast<size_t>(block)];
   if (b.kind != BlockKind::kControl) return kCoreNone;
-  if (b.name == "else") return b.else_of >= 0 ? FlipCore(ControlCore(f, b.else_of, bindings)) : kCoreNone;
+  if (b.name == "else") {
+    if (b.else_of < 0) return kCoreNone;
+    unsigned c = ControlCore(f, b.else_of, bindings);
+    return c == kCoreBoth ? kCoreDead : c == kCoreDead ? kCoreBoth : FlipCore(c);
+  }
   if (b.name != "if") return kCoreNone;
   std::string cond = StripSpaces(Substitute(JoinTokens(f.file->lex.tokens, b.head_begin, b.head_end), bindings));
   // `CORE_TYPE == AscendC::AIV` with CORE_TYPE bound: decided for this instantiation.

@@ -495,7 +495,8 @@ class Builder {
         } else if (!info.fn->returns_void && !f.has_loops && !f.has_hot_calls) {
           s.decision = Decision::kSkip;
           s.reason = "helper returning a value (no loop, sync or communication)";
-        } else if (!f.has_loops && !f.has_hot_calls && f.resolved_calls > 0 && f.own_statements <= 1) {
+        } else if (!f.has_loops && !f.has_hot_calls && f.resolved_calls > 0 && f.own_statements <= 1 &&
+                   info.fn->name != "operator()") {  // a functor's operator() is a phase boundary
           s.decision = Decision::kMerge;
           s.reason = "thin wrapper: only forwards to its callees";
         } else if (s.tokens < 40 && !f.has_loops && !f.has_hot_calls && f.resolved_calls == 0) {
