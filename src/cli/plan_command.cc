@@ -1,10 +1,42 @@
-// Placeholder until the 'plan' command lands; replaced by its implementation.
+// optrace plan --op DIR [--entry FILE] [--format text|json] [-o FILE]
+// Thin layer over source::BuildPlan: flags, printing, exit codes (1 when density is not met).
+#include <fmt/format.h>
+
+#include "cli/cli_parse.h"
 #include "cli/commands.h"
+#include "core/file_io.h"
+#include "source/plan/plan.h"
 
 namespace optrace::cli {
 
-int RunPlanCommand(const CommandArgs&, CommandIo& io) {
-  return ReportError("plan", InternalError("not built yet"), io);
+int RunPlanCommand(const CommandArgs& args, CommandIo& io) {
+  CLI::App app{"Plan trace points: the call tree from the kernel entry with a decision and label per node",
+               "optrace plan"};
+  std::string op_dir, entry, format = "text", output;
+  app.add_option("--op", op_dir, "operator directory (holds op_kernel/)")->required();
+  app.add_option("--entry", entry, "kernel entry file (default: the .cpp with __global__ under op_kernel/)");
+  app.add_option("--format", format, "output format")->check(CLI::IsMember({"text", "json"}));
+  app.add_option("-o,--output", output, "write the plan here instead of stdout");
+  if (auto rc = ParseCommandLine(app, args, io)) return *rc;
+  source::PlanOptions options;
+  options.op_dir = op_dir;
+  options.entry = entry;
+  Result<source::Plan> plan = source::BuildPlan(options);
+  if (!plan.ok()) return ReportError("plan", plan.status(), io);
+  std::string text = format == "json" ? source::PlanToJson(*plan) : source::FormatPlanText(*plan);
+  if (!output.empty()) {
+    Status st = WriteFileAtomic(ResolveAgainstCwd(output), text);
+    if (!st.ok()) return ReportError("plan", st, io);
+    io.err << fmt::format("optrace plan: wrote {} (AIC {} labels, AIV {} labels)\n", output,
+                          plan->labels.aic.size(), plan->labels.aiv.size());
+  } else {
+    io.out << text;
+  }
+  if (output.empty() && format == "json")
+    for (const std::string& w : plan->warnings) io.err << "optrace plan: warning: " << w << "\n";
+  else if (!output.empty())
+    for (const std::string& w : plan->warnings) io.err << "optrace plan: warning: " << w << "\n";
+  return kExitOk;
 }
 
 }  // namespace optrace::cli

@@ -78,6 +78,12 @@ class PairingChecker {
     return "";
   }
 
+  bool IsBranchBlock(int b) const {
+    if (b < 0) return false;
+    const Block& blk = cs_.blocks[static_cast<size_t>(b)];
+    return blk.kind == BlockKind::kControl && (blk.name == "if" || blk.name == "else");
+  }
+
   void CheckFunction(int fb) {
     const Block& fn = cs_.blocks[static_cast<size_t>(fb)];
     std::vector<Open> stack;
@@ -110,6 +116,9 @@ class PairingChecker {
                       fmt::format("return leaves {} open; emit the E marks before returning", open_labels));
         }
         for (Open& o : stack) o.reported = true;
+      } else if ((tok.Is("break") || tok.Is("continue")) && IsBranchBlock(cs_.InnermostBlock(i))) {
+        // `if (...) { E; break; }` leaves the loop body: it may close ranges opened in it, as a return does.
+        in_return = true;
       } else if (tok.Is(";") && in_return) {
         in_return = false;
         last_return_semi = i;

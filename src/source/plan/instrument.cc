@@ -1,0 +1,420 @@
+#include "source/plan/instrument.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <climits>
+#include <map>
+
+#include "core/file_io.h"
+#include "source/include_tree.h"
+
+namespace optrace::source {
+namespace fs = std::filesystem;
+namespace {
+
+bool Code(const Token& t) { return t.active && !t.in_directive; }
+
+size_t NextCode(const std::vector<Token>& t, size_t i) {
+  for (size_t j = i + 1; j < t.size(); ++j)
+    if (Code(t[j])) return j;
+  return t.size();
+}
+
+long PrevCode(const std::vector<Token>& t, size_t i) {
+  for (long j = static_cast<long>(i) - 1; j >= 0; --j)
+    if (Code(t[static_cast<size_t>(j)])) return j;
+  return -1;
+}
+
+bool FirstOnLine(const std::vector<Token>& t, size_t i) { return i == 0 || t[i - 1].line < t[i].line; }
+bool LastOnLine(const std::vector<Token>& t, size_t i) { return i + 1 >= t.size() || t[i + 1].line > t[i].line; }
+
+std::vector<size_t> LineStarts(std::string_view text) {
+  std::vector<size_t> s{0};
+  for (size_t i = 0; i < text.size(); ++i)
+    if (text[i] == '\n') s.push_back(i + 1);
+  return s;
+}
+
+std::string IndentOf(std::string_view text, const std::vector<size_t>& starts, int line) {
+  if (line < 1 || static_cast<size_t>(line) > starts.size()) return "";
+  size_t b = starts[static_cast<size_t>(line - 1)], e = b;
+  while (e < text.size() && (text[e] == ' ' || text[e] == '\t')) ++e;
+  return std::string(text.substr(b, e - b));
+}
+
+bool IsLoop(const Block& b) { return b.kind == BlockKind::kControl && (b.name == "for" || b.name == "while" || b.name == "do"); }
+
+// Innermost loop (or switch, for break) block around token k, -1 if none before reaching `stop`.
+int InnermostBreakTarget(const CodeStructure& cs, size_t k, bool is_break) {
+  for (int b = cs.InnermostBlock(k); b >= 0; b = cs.blocks[static_cast<size_t>(b)].parent) {
+    const Block& blk = cs.blocks[static_cast<size_t>(b)];
+    if (blk.kind == BlockKind::kFunction || blk.kind == BlockKind::kLambda) return -1;
+    if (IsLoop(blk) || (is_break && blk.kind == BlockKind::kControl && blk.name == "switch")) return b;
+  }
+  return -1;
+}
+
+// The ';' ending the statement that starts at `k` (brackets skipped), or t.size().
+size_t StatementEnd(const std::vector<Token>& t, size_t k) {
+  int depth = 0;
+  for (size_t j = k; j < t.size(); ++j) {
+    if (!Code(t[j])) continue;
+    if (t[j].Is("(") || t[j].Is("[")) ++depth;
+    if (t[j].Is(")") || t[j].Is("]")) --depth;
+    if (depth == 0 && (t[j].Is("{") || t[j].Is("}"))) return t.size();
+    if (depth == 0 && t[j].Is(";")) return j;
+  }
+  return t.size();
+}
+
+size_t TokenAt(const std::vector<Token>& t, int line, int column) {
+  for (size_t i = 0; i < t.size(); ++i)
+    if (t[i].line == line && t[i].column == column) return i;
+  return t.size();
+}
+
+}  // namespace
+
+std::string RevertText(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t nl = text.find('\n', pos);
+    size_t end = nl == std::string_view::npos ? text.size() : nl + 1;
+    std::string_view line = text.substr(pos, end - pos);
+    std::string_view eol = line.ends_with("\r\n") ? "\r\n" : line.ends_with("\n") ? "\n" : "";
+    std::string_view content = line.substr(0, line.size() - eol.size());
+    pos = end;
+    if (content.ends_with(kAutoMarker)) continue;
+    size_t orig = content.find(kOrigMarker);
+    if (orig != std::string_view::npos) {
+      out += content.substr(orig + kOrigMarker.size());
+      out += eol;
+      continue;
+    }
+    out += line;
+  }
+  return out;
+}
+
+bool HasInstrumentation(std::string_view text) {
+  return text.find(kAutoMarker) != std::string_view::npos || text.find(kOrigMarker) != std::string_view::npos;
+}
+
+std::string MarkCode(const PlanSite& site, char type) {
+  std::string s = fmt::format("MoeTracing(TRACE_POINT(\"{}\", \"{}\")", site.label, type);
+  for (const std::string& a : site.index) s += ", " + a;
+  return s + ");";
+}
+
+Result<SiteMarks> ComputeSiteMarks(const SourceFile& file, const CodeStructure& cs, const PlanSite& site) {
+  const auto& t = file.lex.tokens;
+  const std::string_view text = *file.text;
+  const std::vector<size_t> starts = LineStarts(text);
+  SiteMarks m;
+  const std::string b_code = MarkCode(site, 'B'), e_code = MarkCode(site, 'E');
+  auto find_block = [&](auto pred) -> int {
+    for (size_t i = 0; i < cs.blocks.size(); ++i)
+      if (cs.blocks[i].line == site.line && pred(cs.blocks[i])) return static_cast<int>(i);
+    return -1;
+  };
+  auto stale = [&](std::string_view what) {
+    return BadInputError("{}:{}: no {} {} here; the plan does not match the source, run `optrace plan` again",
+                         file.rel, site.line, what, site.name);
+  };
+  auto add_exits = [&](int blk, size_t from, size_t to, bool loop_body, int span) {
+    int fn = cs.EnclosingFunction(from);
+    for (size_t k = from; k < to && k < t.size(); ++k) {
+      if (!Code(t[k])) continue;
+      bool ret = t[k].Is("return"), brk = t[k].Is("break"), cont = t[k].Is("continue");
+      if (!ret && !brk && !cont) continue;
+      if (cs.EnclosingFunction(k) != fn) continue;  // inside a nested lambda
+      if (!ret && (!loop_body || InnermostBreakTarget(cs, k, brk) != blk)) continue;
+      m.exits.push_back({k, span, e_code});
+    }
+  };
+
+  switch (site.kind) {
+    case SiteKind::kFunction: {
+      int blk = find_block([](const Block& b) { return b.kind == BlockKind::kFunction || b.kind == BlockKind::kLambda; });
+      if (blk < 0) return stale("function");
+      const Block& b = cs.blocks[static_cast<size_t>(blk)];
+      if (b.close >= t.size()) return BadInputError("{}:{}: the body of {} is never closed", file.rel, site.line, site.name);
+      size_t begin = NextCode(t, b.open), end = b.close;
+      // The kernel entry: marks go after the profiling setup and before the write-back.
+      for (size_t k = begin; k < b.close; ++k) {
+        if (!Code(t[k]) || cs.InnermostBlock(k) != blk) continue;
+        if (t[k].Is("OPTRACE_KERNEL_BEGIN") || t[k].Is("SetMoeProfilePtr")) {
+          size_t semi = StatementEnd(t, k);
+          if (semi < b.close) begin = NextCode(t, semi);
+        }
+        if ((t[k].Is("OPTRACE_KERNEL_END")) && FirstOnLine(t, k)) end = k;
+      }
+      if (t[b.open].line == t[b.close].line || (begin < t.size() && t[begin].line == t[b.open].line))
+        return BadInputError("{}:{}: the body of {} starts on the line of its '{{'; put its statements on lines of "
+                             "their own to trace it", file.rel, site.line, site.name);
+      if (!FirstOnLine(t, end))
+        return BadInputError("{}:{}: the closing brace of {} shares a line with code", file.rel, t[end].line, site.name);
+      int span = static_cast<int>(end - begin);
+      std::string indent = begin < end ? IndentOf(text, starts, t[begin].line)
+                                       : IndentOf(text, starts, t[end].line) + "  ";
+      m.lines.push_back({t[begin].line, false, span, indent, b_code});
+      long last = PrevCode(t, end);
+      bool ends_in_return = false;
+      if (last >= 0 && t[static_cast<size_t>(last)].Is(";")) {
+        for (long k = last - 1; k > static_cast<long>(b.open); --k) {
+          const Token& x = t[static_cast<size_t>(k)];
+          if (!Code(x)) continue;
+          if (x.Is(";") || x.Is("{") || x.Is("}")) break;
+          if (x.Is("return") && cs.InnermostBlock(static_cast<size_t>(k)) == blk) ends_in_return = true;
+        }
+      }
+      if (!ends_in_return) m.lines.push_back({t[end].line, true, span, indent, e_code});
+      add_exits(blk, b.open + 1, end, false, span);
+      return m;
+    }
+    case SiteKind::kLoopBody:
+    case SiteKind::kLoop: {
+      int blk = find_block(IsLoop);
+      if (blk < 0) return stale("loop");
+      const Block& b = cs.blocks[static_cast<size_t>(blk)];
+      if (b.close >= t.size()) return BadInputError("{}:{}: the loop body is never closed", file.rel, site.line);
+      if (site.kind == SiteKind::kLoopBody) {
+        size_t begin = NextCode(t, b.open);
+        if (begin >= b.close || t[begin].line == t[b.open].line || !FirstOnLine(t, b.close))
+          return BadInputError("{}:{}: the loop body is not laid out one statement per line; cannot trace it per "
+                               "iteration", file.rel, site.line);
+        int span = static_cast<int>(b.close - begin);
+        std::string indent = IndentOf(text, starts, t[begin].line);
+        m.lines.push_back({t[begin].line, false, span, indent, b_code});
+        long last = PrevCode(t, b.close);
+        bool ends_in_jump = false;
+        if (last >= 0 && t[static_cast<size_t>(last)].Is(";")) {
+          long k = PrevCode(t, static_cast<size_t>(last));
+          while (k >= 0 && !t[static_cast<size_t>(k)].Is(";") && !t[static_cast<size_t>(k)].Is("{") &&
+                 !t[static_cast<size_t>(k)].Is("}")) {
+            const Token& x = t[static_cast<size_t>(k)];
+            if ((x.Is("return") || x.Is("continue") || x.Is("break")) && cs.InnermostBlock(static_cast<size_t>(k)) == blk)
+              ends_in_jump = true;
+            k = PrevCode(t, static_cast<size_t>(k));
+          }
+        }
+        if (!ends_in_jump) m.lines.push_back({t[b.close].line, true, span, indent, e_code});
+        add_exits(blk, b.open + 1, b.close, true, span);
+        return m;
+      }
+      size_t kw = TokenAt(t, b.line, b.column);
+      size_t end = b.close;
+      if (b.name == "do") {
+        end = StatementEnd(t, NextCode(t, b.close));
+        if (end >= t.size()) return BadInputError("{}:{}: do-while without its ';'", file.rel, site.line);
+      }
+      if (kw >= t.size() || !FirstOnLine(t, kw) || !LastOnLine(t, end))
+        return BadInputError("{}:{}: the loop shares its first or last line with other code; cannot trace it",
+                             file.rel, site.line);
+      int span = static_cast<int>(end - kw);
+      std::string indent = IndentOf(text, starts, t[kw].line);
+      m.lines.push_back({t[kw].line, false, span, indent, b_code});
+      m.lines.push_back({t[end].line + 1, true, span, indent, e_code});
+      add_exits(blk, b.open + 1, b.close, false, span);
+      return m;
+    }
+    case SiteKind::kStatement: {
+      for (size_t k = 0; k < t.size(); ++k) {
+        if (t[k].line < site.line) continue;
+        if (t[k].line > site.line) break;
+        if (!Code(t[k])) continue;
+        long p = PrevCode(t, k);
+        if (p >= 0 && !t[static_cast<size_t>(p)].Is(";") && !t[static_cast<size_t>(p)].Is("{") &&
+            !t[static_cast<size_t>(p)].Is("}") && !t[static_cast<size_t>(p)].Is(":"))
+          continue;
+        size_t end = StatementEnd(t, k);
+        if (end >= t.size() || !FirstOnLine(t, k) || !LastOnLine(t, end))
+          return BadInputError("{}:{}: the statement shares a line with other code; cannot trace it", file.rel,
+                               site.line);
+        int span = static_cast<int>(end - k);
+        std::string indent = IndentOf(text, starts, t[k].line);
+        m.lines.push_back({t[k].line, false, span, indent, b_code});
+        m.lines.push_back({t[end].line + 1, true, span, indent, e_code});
+        return m;
+      }
+      return BadInputError("{}:{}: no statement of its own starts on this line (an unbraced if/for body?); cannot "
+                           "trace {}", file.rel, site.line, site.name);
+    }
+  }
+  return m;
+}
+
+namespace {
+
+// Inserts the marks of all sites of one file into its (reverted) text.
+Result<std::string> ApplyMarks(const SourceFile& file, std::vector<SiteMarks::Line> lines,
+                               const std::vector<SiteMarks::Exit>& exits) {
+  const auto& t = file.lex.tokens;
+  const std::string& text = *file.text;
+  const std::vector<size_t> starts = LineStarts(text);
+  const std::string eol = text.find("\r\n") != std::string::npos ? "\r\n" : "\n";
+  struct Inline {
+    size_t offset;
+    std::string text;
+  };
+  std::map<int, std::vector<Inline>> inline_edits;  // line -> insertions
+  std::map<size_t, std::vector<const SiteMarks::Exit*>> by_token;
+  for (const auto& e : exits) by_token[e.token].push_back(&e);
+  for (auto& [k, list] : by_token) {
+    std::sort(list.begin(), list.end(), [](auto* a, auto* b) { return a->span < b->span; });
+    long p = PrevCode(t, k);
+    bool braced = p < 0 || t[static_cast<size_t>(p)].Is(";") || t[static_cast<size_t>(p)].Is("{") ||
+                  t[static_cast<size_t>(p)].Is("}") ||
+                  (t[static_cast<size_t>(p)].Is(":") && !(p > 0 && t[static_cast<size_t>(p - 1)].Is(":")));
+    if (braced && FirstOnLine(t, k)) {
+      std::string indent = IndentOf(text, starts, t[k].line);
+      for (const auto* e : list) lines.push_back({t[k].line, true, e->span, indent, e->code});
+      continue;
+    }
+    size_t end = StatementEnd(t, k);
+    if (end >= t.size() || t[end].line != t[k].line)
+      return BadInputError("{}:{}: `{}` spans lines without braces around it; add braces so its E marks can go "
+                           "before it", file.rel, t[k].line, t[k].text);
+    std::string open = "{ ";
+    for (const auto* e : list) open += e->code + " ";
+    inline_edits[t[k].line].push_back({t[k].offset, open});
+    inline_edits[t[k].line].push_back({t[end].end_offset(), " }"});
+  }
+  std::stable_sort(lines.begin(), lines.end(), [](const SiteMarks::Line& a, const SiteMarks::Line& b) {
+    if (a.before_line != b.before_line) return a.before_line < b.before_line;
+    if (a.end != b.end) return a.end;
+    return a.end ? a.span < b.span : a.span > b.span;
+  });
+  const int line_count = static_cast<int>(starts.size()) - (text.empty() || text.back() == '\n' ? 1 : 0);
+  std::string out;
+  out.reserve(text.size() + lines.size() * 64);
+  size_t li = 0;
+  for (int line = 1; line <= line_count + 1; ++line) {
+    for (; li < lines.size() && lines[li].before_line == line; ++li) {
+      if (line == line_count + 1 && !text.empty() && text.back() != '\n')
+        return BadInputError("{}: the file does not end with a newline; add one so marks can follow its last line",
+                             file.rel);
+      out += lines[li].indent + lines[li].code + std::string(kAutoMarker) + eol;
+    }
+    if (line > line_count) break;
+    size_t b = starts[static_cast<size_t>(line - 1)];
+    size_t e = static_cast<size_t>(line) < starts.size() ? starts[static_cast<size_t>(line)] : text.size();
+    std::string_view whole(text.data() + b, e - b);
+    auto it = inline_edits.find(line);
+    if (it == inline_edits.end()) {
+      out += whole;
+      continue;
+    }
+    std::string_view le = whole.ends_with("\r\n") ? "\r\n" : whole.ends_with("\n") ? "\n" : "";
+    std::string_view content = whole.substr(0, whole.size() - le.size());
+    std::string changed(content);
+    auto edits = it->second;
+    std::sort(edits.begin(), edits.end(), [](const Inline& x, const Inline& y) { return x.offset > y.offset; });
+    for (const Inline& ed : edits) changed.insert(ed.offset - b, ed.text);
+    out += changed;
+    out += kOrigMarker;
+    out += content;
+    out += le;
+  }
+  return out;
+}
+
+bool DefinesTracing(const SourceFile& f) {
+  for (const Directive& d : f.lex.directives)
+    if (d.kind == DirectiveKind::kInclude && d.active && d.include_path.ends_with("optrace/trace.h")) return true;
+  return false;
+}
+
+// The line before which `#include "optrace/trace.h"` goes: after the last #include, else after
+// the include guard, else at the top.
+int IncludeLine(const SourceFile& f) {
+  int after = 0;
+  const auto& d = f.lex.directives;
+  for (const Directive& x : d)
+    if (x.kind == DirectiveKind::kInclude && x.active && x.brace_depth == 0) after = x.line;
+  if (after == 0 && d.size() >= 2 && d[0].kind == DirectiveKind::kIfndef && d[1].kind == DirectiveKind::kDefine)
+    after = d[1].line;
+  return after + 1;
+}
+
+}  // namespace
+
+Result<InstrumentResult> Instrument(const Plan& plan) {
+  InstrumentResult result;
+  OPTRACE_ASSIGN_OR_RETURN(std::vector<fs::path> paths, ListSourceFiles(plan.op_dir));
+  SourceSet set(plan.op_dir);
+  std::map<std::string, std::string> original;
+  for (const fs::path& p : paths) {
+    OPTRACE_ASSIGN_OR_RETURN(std::string text, ReadFileToString(p));
+    std::string rel = set.Relative(p);
+    set.AddText(rel, RevertText(text));
+    original[rel] = std::move(text);
+  }
+  // Which files reach optrace/trace.h through their own includes.
+  std::map<const SourceFile*, bool> reaches;
+  if (!plan.entry.empty()) {
+    IncludeOptions io;
+    io.limit = plan.op_dir;
+    Result<IncludeTree> tree = WalkIncludeTree(set, plan.op_dir / plan.entry, io);
+    if (tree.ok()) {
+      for (const SourceFile* f : tree->files) {
+        bool r = DefinesTracing(*f);
+        for (const SourceFile* g : tree->ClosureOf(f)) r = r || DefinesTracing(*g);
+        reaches[f] = r;
+      }
+    }
+  }
+  std::map<std::string, std::vector<const PlanSite*>> by_file;
+  for (const PlanSite& s : plan.sites)
+    if (Inserts(s.decision) && !s.label.empty()) by_file[s.file].push_back(&s);
+  for (const auto& [rel, text] : original) {
+    const SourceFile* f = set.Find(rel);
+    if (!f) continue;
+    std::vector<SiteMarks::Line> lines;
+    std::vector<SiteMarks::Exit> exits;
+    int marks = 0;
+    auto it = by_file.find(rel);
+    if (it != by_file.end()) {
+      CodeStructure cs = AnalyzeStructure(f->lex);
+      for (const PlanSite* s : it->second) {
+        Result<SiteMarks> m = ComputeSiteMarks(*f, cs, *s);
+        if (!m.ok()) {
+          result.warnings.push_back(m.status().message() + " (site skipped)");
+          continue;
+        }
+        ++result.sites;
+        marks += static_cast<int>(m->lines.size() + m->exits.size());
+        lines.insert(lines.end(), m->lines.begin(), m->lines.end());
+        exits.insert(exits.end(), m->exits.begin(), m->exits.end());
+      }
+      auto r = reaches.find(f);
+      if (marks > 0 && (r == reaches.end() ? !DefinesTracing(*f) : !r->second))
+        lines.push_back({IncludeLine(*f), false, INT_MAX, "", "#include \"optrace/trace.h\""});
+    }
+    OPTRACE_ASSIGN_OR_RETURN(std::string after, ApplyMarks(*f, std::move(lines), exits));
+    if (after == text) continue;
+    result.changes.push_back({f->path, rel, text, std::move(after), marks});
+  }
+  return result;
+}
+
+Result<InstrumentResult> RevertInstrumentation(const fs::path& op_dir) {
+  InstrumentResult result;
+  OPTRACE_ASSIGN_OR_RETURN(std::vector<fs::path> paths, ListSourceFiles(op_dir));
+  SourceSet set(op_dir);
+  for (const fs::path& p : paths) {
+    OPTRACE_ASSIGN_OR_RETURN(std::string text, ReadFileToString(p));
+    if (!HasInstrumentation(text)) continue;
+    std::string after = RevertText(text);
+    if (after == text) continue;
+    int removed = static_cast<int>(std::count(text.begin(), text.end(), '\n') - std::count(after.begin(), after.end(), '\n'));
+    result.changes.push_back({p, set.Relative(p), text, std::move(after), removed});
+  }
+  return result;
+}
+
+}  // namespace optrace::source

@@ -1,0 +1,76 @@
+// `optrace instrument`: applies a plan by inserting MoeTracing(TRACE_POINT("label", "B"/"E"))
+// marks, and `--revert`: removes exactly what was inserted.
+//
+//   OPTRACE_ASSIGN_OR_RETURN(InstrumentResult r, Instrument(plan));   // computes, writes nothing
+//   for (const FileChange& c : r.changes) WriteFileAtomic(c.path, c.after);
+//
+// Every inserted line ends with `// optrace:auto`; a line that had to be changed in place (an
+// early `return` that is the body of an unbraced if) carries `// optrace:orig <original line>`.
+// RevertText drops the first and restores the second, so instrument then revert gives back
+// every file byte for byte. Instrument starts from the reverted text, so running it twice
+// equals running it once.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/status.h"
+#include "source/code_structure.h"
+#include "source/plan/plan.h"
+#include "source/source_set.h"
+
+namespace optrace::source {
+
+inline constexpr std::string_view kAutoMarker = "  // optrace:auto";
+inline constexpr std::string_view kOrigMarker = "  // optrace:orig ";
+
+// The text without optrace-inserted lines, in-place changes restored.
+std::string RevertText(std::string_view text);
+bool HasInstrumentation(std::string_view text);
+
+// Where one site's marks go in a file, before they are turned into text.
+struct SiteMarks {
+  struct Line {
+    int before_line = 0;  // insert before this 1-based line (line_count + 1: at the end)
+    bool end = false;     // an E mark (E marks go before B marks at the same line, inner first)
+    int span = 0;         // size of the range, for ordering marks at the same place
+    std::string indent, code;
+  };
+  struct Exit {
+    size_t token = 0;  // the return / break / continue
+    int span = 0;
+    std::string code;  // the E mark
+  };
+  std::vector<Line> lines;
+  std::vector<Exit> exits;
+};
+
+// The marks of one site; an error (a message naming file:line) when the code around it does not
+// allow line-based insertion (a one-line body, a brace sharing a line with code, ...).
+Result<SiteMarks> ComputeSiteMarks(const SourceFile& file, const CodeStructure& cs, const PlanSite& site);
+
+// The MoeTracing statement of a site: MoeTracing(TRACE_POINT("label", "B"), g);
+std::string MarkCode(const PlanSite& site, char type);
+
+struct FileChange {
+  std::filesystem::path path;
+  std::string rel;
+  std::string before, after;
+  int inserted = 0;  // marks inserted (instrument) or removed lines (revert)
+};
+
+struct InstrumentResult {
+  std::vector<FileChange> changes;  // only files whose text changes
+  std::vector<std::string> warnings;
+  int sites = 0;                     // sites instrumented
+};
+
+// New texts of the files under plan.op_dir for the plan's phase and hot sites.
+Result<InstrumentResult> Instrument(const Plan& plan);
+// New texts of the files under op_dir with all optrace-inserted marks removed.
+Result<InstrumentResult> RevertInstrumentation(const std::filesystem::path& op_dir);
+
+}  // namespace optrace::source

@@ -1,0 +1,215 @@
+// Plan output: the text tree, the JSON plan (schema_version 1) and reading it back.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "source/plan/code_index.h"
+#include "source/plan/plan.h"
+
+namespace optrace::source {
+namespace {
+
+using nlohmann::json;
+
+constexpr int kSchemaVersion = 1;
+
+json CoresJson(unsigned c) {
+  json a = json::array();
+  if (c & kCoreAic) a.push_back("aic");
+  if (c & kCoreAiv) a.push_back("aiv");
+  return a;
+}
+
+bool HasTraced(const Plan& plan, const PlanNode& node) {
+  for (const PlanNode& c : node.children) {
+    const PlanSite& s = plan.sites[static_cast<size_t>(c.site)];
+    if (Inserts(s.decision) || s.decision == Decision::kExisting || HasTraced(plan, c)) return true;
+  }
+  return false;
+}
+
+void TreeText(const Plan& plan, const PlanNode& node, int indent, std::string* out) {
+  const PlanSite& s = plan.sites[static_cast<size_t>(node.site)];
+  std::string cores = CoreName(node.cores ? node.cores : s.cores);
+  if (!node.role.empty()) cores += " " + node.role;
+  std::string what = DecisionName(s.decision);
+  if (!s.label.empty() && (Inserts(s.decision) || s.decision == Decision::kExisting)) {
+    what += fmt::format(" \"{}\"", s.label);
+    if (!s.index.empty()) {
+      std::string idx;
+      for (const std::string& i : s.index) idx += (idx.empty() ? "" : ", ") + i;
+      what += fmt::format(" ({})", idx);
+    }
+  }
+  std::string calls = node.calls > 1 ? fmt::format(" x{}", node.calls) : "";
+  std::string name = s.name;
+  if (!node.variant.empty() && name.find('<') == std::string::npos) name += "<" + node.variant + ">";
+  *out += fmt::format("{}{}{}  {}:{}  [{}]  {}  -- {}\n", std::string(static_cast<size_t>(indent) * 2, ' '), name,
+                      calls, s.file, s.line, cores, what, s.reason);
+  // Skipped helpers with nothing traced below them are listed on one line.
+  std::vector<std::string> quiet;
+  for (const PlanNode& c : node.children) {
+    const PlanSite& cs = plan.sites[static_cast<size_t>(c.site)];
+    if (cs.kind == SiteKind::kFunction && cs.decision == Decision::kSkip && !HasTraced(plan, c)) {
+      if (std::find(quiet.begin(), quiet.end(), cs.name) == quiet.end()) quiet.push_back(cs.name);
+      continue;
+    }
+    TreeText(plan, c, indent + 1, out);
+  }
+  if (!quiet.empty()) {
+    std::string list;
+    for (const std::string& q : quiet) list += (list.empty() ? "" : ", ") + q;
+    *out += fmt::format("{}(skipped helpers: {})\n", std::string(static_cast<size_t>(indent + 1) * 2, ' '), list);
+  }
+}
+
+json NodeJson(const PlanNode& node, const Plan& plan) {
+  json j;
+  j["site"] = plan.sites[static_cast<size_t>(node.site)].id;
+  j["cores"] = CoresJson(node.cores);
+  if (!node.role.empty()) j["role"] = node.role;
+  if (!node.variant.empty()) j["instantiation"] = node.variant;
+  if (node.calls > 1) j["calls"] = node.calls;
+  j["children"] = json::array();
+  for (const PlanNode& c : node.children) j["children"].push_back(NodeJson(c, plan));
+  return j;
+}
+
+}  // namespace
+
+const char* SiteKindName(SiteKind k) {
+  switch (k) {
+    case SiteKind::kFunction: return "function";
+    case SiteKind::kLoopBody: return "loop-body";
+    case SiteKind::kLoop: return "loop";
+    case SiteKind::kStatement: return "statement";
+  }
+  return "?";
+}
+
+const char* DecisionName(Decision d) {
+  switch (d) {
+    case Decision::kPhase: return "phase";
+    case Decision::kHot: return "hot";
+    case Decision::kMerge: return "merge";
+    case Decision::kSkip: return "skip";
+    case Decision::kExisting: return "existing";
+  }
+  return "?";
+}
+
+bool ParseSiteKind(std::string_view s, SiteKind* k) {
+  for (SiteKind x : {SiteKind::kFunction, SiteKind::kLoopBody, SiteKind::kLoop, SiteKind::kStatement})
+    if (s == SiteKindName(x)) return *k = x, true;
+  return false;
+}
+
+bool ParseDecision(std::string_view s, Decision* d) {
+  for (Decision x : {Decision::kPhase, Decision::kHot, Decision::kMerge, Decision::kSkip, Decision::kExisting})
+    if (s == DecisionName(x)) return *d = x, true;
+  return false;
+}
+
+std::string FormatPlanText(const Plan& plan) {
+  std::string out = fmt::format("plan for {} (entry {}: {})\n", plan.op_dir.string(), plan.entry, plan.entry_function);
+  if (plan.root.site >= 0) TreeText(plan, plan.root, 0, &out);
+  int inserted = 0;
+  for (const PlanSite& s : plan.sites) inserted += Inserts(s.decision) && !s.label.empty();
+  out += fmt::format("\n{} site(s) to instrument; labels per core type: AIC {}, AIV {} (target {}-{}, limits {}-{}); "
+                     "depth {} (at most {})\n",
+                     inserted, plan.labels.aic.size(), plan.labels.aiv.size(), kTargetMin, kTargetMax, kDensityMin,
+                     kDensityMax, plan.max_depth, kMaxLevels);
+  auto list = [&](const char* name, const std::vector<std::string>& v) {
+    out += fmt::format("  {}:", name);
+    for (const std::string& l : v) out += fmt::format(" \"{}\"", l);
+    out += "\n";
+  };
+  list("AIC", plan.labels.aic);
+  list("AIV", plan.labels.aiv);
+  for (const std::string& w : plan.warnings) out += "warning: " + w + "\n";
+  return out;
+}
+
+std::string PlanToJson(const Plan& plan) {
+  json j;
+  j["schema_version"] = kSchemaVersion;
+  j["format"] = "optrace-plan";
+  j["op_dir"] = plan.op_dir.generic_string();
+  j["entry"] = plan.entry;
+  j["entry_function"] = plan.entry_function;
+  j["split_cores"] = plan.split;
+  j["sites"] = json::array();
+  for (const PlanSite& s : plan.sites) {
+    json x;
+    x["id"] = s.id;
+    x["kind"] = SiteKindName(s.kind);
+    x["file"] = s.file;
+    x["line"] = s.line;
+    x["name"] = s.name;
+    x["cores"] = CoresJson(s.cores);
+    x["roles"] = json(std::vector<std::string>(s.roles.begin(), s.roles.end()));
+    x["decision"] = DecisionName(s.decision);
+    x["reason"] = s.reason;
+    x["label"] = s.label;
+    x["index"] = s.index;
+    x["depth"] = s.depth;
+    x["optional"] = s.optional;
+    j["sites"].push_back(std::move(x));
+  }
+  j["tree"] = plan.root.site >= 0 ? NodeJson(plan.root, plan) : json();
+  j["density"] = {{"aic", {{"count", plan.labels.aic.size()}, {"labels", plan.labels.aic}}},
+                  {"aiv", {{"count", plan.labels.aiv.size()}, {"labels", plan.labels.aiv}}},
+                  {"max_depth", plan.max_depth},
+                  {"target", {kTargetMin, kTargetMax}},
+                  {"limits", {kDensityMin, kDensityMax}}};
+  j["warnings"] = plan.warnings;
+  return j.dump(2) + "\n";
+}
+
+Result<Plan> PlanFromJson(std::string_view text, const std::string& path) {
+  json j = json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object())
+    return BadInputError("{}: not valid JSON; write the plan with `optrace plan --format json`", path);
+  if (!j.contains("schema_version") || !j["schema_version"].is_number_integer())
+    return BadInputError("{}: no \"schema_version\"; not an optrace plan", path);
+  if (j["schema_version"].get<int>() > kSchemaVersion)
+    return BadInputError("{}: schema_version {} is newer than this optrace reads ({})", path,
+                         j["schema_version"].get<int>(), kSchemaVersion);
+  if (!j.contains("sites") || !j["sites"].is_array())
+    return BadInputError("{}: no \"sites\" array; not an optrace plan", path);
+  Plan plan;
+  if (j.contains("op_dir") && j["op_dir"].is_string()) plan.op_dir = j["op_dir"].get<std::string>();
+  if (j.contains("entry") && j["entry"].is_string()) plan.entry = j["entry"].get<std::string>();
+  size_t n = 0;
+  for (const json& x : j["sites"]) {
+    ++n;
+    auto field = [&](const char* key) -> std::string {
+      return x.contains(key) && x[key].is_string() ? x[key].get<std::string>() : std::string();
+    };
+    PlanSite s;
+    s.id = x.value("id", static_cast<int>(n));
+    if (!x.is_object() || !ParseSiteKind(field("kind"), &s.kind))
+      return BadInputError("{}: site {}: \"kind\" must be function, loop-body, loop or statement", path, n);
+    if (!ParseDecision(field("decision"), &s.decision))
+      return BadInputError("{}: site {}: \"decision\" must be phase, hot, merge, skip or existing", path, s.id);
+    s.file = field("file");
+    s.name = field("name");
+    s.label = field("label");
+    s.line = x.contains("line") && x["line"].is_number_integer() ? x["line"].get<int>() : 0;
+    if (s.file.empty() || s.line <= 0)
+      return BadInputError("{}: site {}: needs \"file\" and a positive \"line\"", path, s.id);
+    if (Inserts(s.decision) && s.label.empty())
+      return BadInputError("{}: site {} ({}:{}): decision \"{}\" needs a \"label\"", path, s.id, s.file, s.line,
+                           DecisionName(s.decision));
+    if (x.contains("index") && x["index"].is_array())
+      for (const json& i : x["index"])
+        if (i.is_string()) s.index.push_back(i.get<std::string>());
+    if (x.contains("cores") && x["cores"].is_array())
+      for (const json& c : x["cores"]) s.cores |= c == "aic" ? 1u : c == "aiv" ? 2u : 0u;
+    plan.sites.push_back(std::move(s));
+  }
+  return plan;
+}
+
+}  // namespace optrace::source

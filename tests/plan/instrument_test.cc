@@ -1,0 +1,151 @@
+#include "source/plan/instrument.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "plan/plan_fixture.h"
+#include "source/lint.h"
+#include "testing/temp_tree.h"
+
+namespace optrace::source {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+class InstrumentTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    for (const auto& [rel, text] : testing::PlanFixtureFiles()) tree_.Write(rel, text);
+  }
+  Plan MakePlan() {
+    PlanOptions o;
+    o.op_dir = tree_.path();
+    Result<Plan> p = BuildPlan(o);
+    EXPECT_TRUE(p.ok()) << p.status().message();
+    return p.ok() ? std::move(*p) : Plan{};
+  }
+  // Instruments the fixture on disk; returns the new text of `rel`.
+  std::string InstrumentAndRead(const std::string& rel) {
+    Result<InstrumentResult> r = Instrument(MakePlan());
+    EXPECT_TRUE(r.ok()) << r.status().message();
+    if (r.ok()) {
+      EXPECT_TRUE(r->warnings.empty()) << r->warnings.front();
+      for (const FileChange& c : r->changes) tree_.Write(c.rel, c.after);
+    }
+    return tree_.Read(rel);
+  }
+  testing::TempTree tree_;
+};
+
+TEST_F(InstrumentTest, FunctionRangeOpensAfterTheBraceAndClosesBeforeIt) {
+  std::string h = InstrumentAndRead("op_kernel/stage/stage.h");
+  EXPECT_THAT(h, HasSubstr("  __aicore__ inline void CubeWork() {\n"
+                           "    MoeTracing(TRACE_POINT(\"stage cube-work aic\", \"B\"));  // optrace:auto\n"));
+  EXPECT_THAT(h, HasSubstr("    MoeTracing(TRACE_POINT(\"stage cube-work sync-all aic\", \"E\"));  // optrace:auto\n"
+                           "    MoeTracing(TRACE_POINT(\"stage cube-work aic\", \"E\"));  // optrace:auto\n"
+                           "  }\n"));
+}
+
+TEST_F(InstrumentTest, KernelEntryRangeSitsInsideTheProfilingSetup) {
+  std::string cpp = InstrumentAndRead("op_kernel/kern.cpp");
+  EXPECT_THAT(cpp, HasSubstr("  OPTRACE_KERNEL_BEGIN();\n"
+                             "  MoeTracing(TRACE_POINT(\"processing\", \"B\"));  // optrace:auto\n"));
+  EXPECT_THAT(cpp, HasSubstr("  MoeTracing(TRACE_POINT(\"processing\", \"E\"));  // optrace:auto\n"
+                             "  OPTRACE_KERNEL_END(prof);\n"));
+}
+
+TEST_F(InstrumentTest, BreakOutOfATracedLoopBodyGetsItsEndMark) {
+  std::string h = InstrumentAndRead("op_kernel/stage/stage.h");
+  EXPECT_THAT(h, HasSubstr("      if (groupIdx == 3) {\n"
+                           "        MoeTracing(TRACE_POINT(\"stage cube-work group aic\", \"E\"), groupIdx);  // optrace:auto\n"
+                           "        break;\n"));
+}
+
+TEST_F(InstrumentTest, UnbracedEarlyReturnIsWrappedAndMarkedWithTheOriginal) {
+  std::string h = InstrumentAndRead("op_kernel/stage/stage.h");
+  EXPECT_THAT(h, HasSubstr("    if (acc_ > 100) { MoeTracing(TRACE_POINT(\"stage cube-work group accumulate aic\", \"E\"), "
+                           "groupIdx); return; }  // optrace:orig     if (acc_ > 100) return;\n"));
+}
+
+TEST_F(InstrumentTest, ContinueInsideAWholeLoopRangeNeedsNoMark) {
+  std::string h = InstrumentAndRead("op_kernel/stage/stage.h");
+  EXPECT_THAT(h, HasSubstr("      if (r == 5) {\n        continue;\n"));
+}
+
+TEST_F(InstrumentTest, LambdaBodyIsTraced) {
+  std::string h = InstrumentAndRead("op_kernel/stage/stage.h");
+  EXPECT_THAT(h, HasSubstr("    auto drain = [&](uint32_t count) {\n"
+                           "      MoeTracing(TRACE_POINT(\"stage vec-work drain aiv\", \"B\"));  // optrace:auto\n"));
+}
+
+TEST_F(InstrumentTest, IncludeIsAddedWhereTheTracingHeaderIsNotReached) {
+  std::string stage = InstrumentAndRead("op_kernel/stage/stage.h");
+  EXPECT_THAT(stage, HasSubstr("#include \"kernel_operator.h\"\n#include \"optrace/trace.h\"  // optrace:auto\n"));
+  EXPECT_THAT(tree_.Read("op_kernel/kern.h"), Not(HasSubstr("trace.h\"  // optrace:auto")));  // has it already
+}
+
+TEST_F(InstrumentTest, RevertRestoresEveryFileByteForByte) {
+  std::map<std::string, std::string> before;
+  for (const auto& [rel, text] : testing::PlanFixtureFiles()) before[rel] = text;
+  InstrumentAndRead("op_kernel/kern.cpp");
+  Result<InstrumentResult> r = RevertInstrumentation(tree_.path());
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->changes.size(), 3u);
+  for (const FileChange& c : r->changes) tree_.Write(c.rel, c.after);
+  for (const auto& [rel, text] : before) EXPECT_EQ(tree_.Read(rel), text) << rel;
+}
+
+TEST_F(InstrumentTest, InstrumentingTwiceEqualsOnce) {
+  InstrumentAndRead("op_kernel/kern.cpp");
+  Result<InstrumentResult> again = Instrument(MakePlan());
+  ASSERT_TRUE(again.ok());
+  EXPECT_TRUE(again->changes.empty());
+}
+
+TEST_F(InstrumentTest, CrlfFilesKeepTheirLineEndingsThroughARoundTrip) {
+  std::string crlf;
+  for (char c : tree_.Read("op_kernel/kern.cpp")) crlf += c == '\n' ? std::string("\r\n") : std::string(1, c);
+  tree_.Write("op_kernel/kern.cpp", crlf);
+  std::string after = InstrumentAndRead("op_kernel/kern.cpp");
+  EXPECT_THAT(after, HasSubstr("\"processing\", \"B\"));  // optrace:auto\r\n"));
+  Result<InstrumentResult> r = RevertInstrumentation(tree_.path());
+  ASSERT_TRUE(r.ok());
+  for (const FileChange& c : r->changes) tree_.Write(c.rel, c.after);
+  EXPECT_EQ(tree_.Read("op_kernel/kern.cpp"), crlf);
+}
+
+TEST_F(InstrumentTest, InstrumentedFixturePassesLint) {
+  InstrumentAndRead("op_kernel/kern.cpp");
+  LintOptions o;
+  o.paths = {tree_.path("op_kernel")};
+  Result<LintReport> r = RunLint(o);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->Count(Severity::kError), 0u) << FormatLintText(*r);
+}
+
+TEST_F(InstrumentTest, StaleSiteIsReportedAndSkipped) {
+  Plan plan = MakePlan();
+  for (PlanSite& s : plan.sites)
+    if (s.name == "Stage::CubeWork") s.line += 1;
+  Result<InstrumentResult> r = Instrument(plan);
+  ASSERT_TRUE(r.ok());
+  ASSERT_FALSE(r->warnings.empty());
+  EXPECT_THAT(r->warnings.front(), HasSubstr("op_kernel/stage/stage.h:26: no function Stage::CubeWork here"));
+}
+
+TEST(RevertTextTest, DropsAutoLinesAndRestoresOriginals) {
+  EXPECT_EQ(RevertText("a\n  X;  // optrace:auto\nb\n"), "a\nb\n");
+  EXPECT_EQ(RevertText("if (x) { E; return; }  // optrace:orig if (x) return;\n"), "if (x) return;\n");
+  EXPECT_EQ(RevertText("no newline at end"), "no newline at end");
+}
+
+TEST(MarkCodeTest, IndexArgumentsFollowThePoint) {
+  PlanSite s;
+  s.label = "gemm group aic";
+  s.index = {"stage", "g"};
+  EXPECT_EQ(MarkCode(s, 'B'), "MoeTracing(TRACE_POINT(\"gemm group aic\", \"B\"), stage, g);");
+}
+
+}  // namespace
+}  // namespace optrace::source

@@ -1,0 +1,167 @@
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "plan/plan_fixture.h"
+#include "source/plan/code_index.h"
+#include "source/plan/plan.h"
+#include "testing/temp_tree.h"
+
+namespace optrace::source {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using testing::FindSite;
+
+class PlanBuilderTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    for (const auto& [rel, text] : testing::PlanFixtureFiles()) tree_.Write(rel, text);
+    PlanOptions o;
+    o.op_dir = tree_.path();
+    Result<Plan> p = BuildPlan(o);
+    ASSERT_TRUE(p.ok()) << p.status().message();
+    plan_ = std::move(*p);
+  }
+  testing::TempTree tree_;
+  Plan plan_;
+};
+
+TEST_F(PlanBuilderTest, EntryIsTheGlobalFunctionAndTheRootIsProcessing) {
+  EXPECT_EQ(plan_.entry, "op_kernel/kern.cpp");
+  EXPECT_EQ(plan_.entry_function, "kern");
+  const PlanSite& root = plan_.sites[static_cast<size_t>(plan_.root.site)];
+  EXPECT_EQ(root.label, "processing");
+  EXPECT_EQ(root.decision, Decision::kPhase);
+}
+
+TEST_F(PlanBuilderTest, TemplateFunctorResolvesThroughBoundCoreType) {
+  // Run<AscendC::AIC> calls stage.template operator()<CORE_TYPE>(); if constexpr picks the branch.
+  const PlanSite* cube = FindSite(plan_, "Stage::CubeWork");
+  const PlanSite* vec = FindSite(plan_, "Stage::VecWork");
+  ASSERT_NE(cube, nullptr);
+  ASSERT_NE(vec, nullptr);
+  EXPECT_EQ(cube->cores, kCoreAic);
+  EXPECT_EQ(vec->cores, kCoreAiv);
+  EXPECT_EQ(cube->label, "stage cube-work aic");
+}
+
+TEST_F(PlanBuilderTest, ThinWrappersAreMergedIntoTheirParent) {
+  EXPECT_EQ(FindSite(plan_, "Kern::Process")->decision, Decision::kMerge);
+  EXPECT_EQ(FindSite(plan_, "Kern::Run")->decision, Decision::kMerge);
+  EXPECT_THAT(FindSite(plan_, "Kern::Run")->reason, HasSubstr("thin wrapper"));
+}
+
+TEST_F(PlanBuilderTest, MacroWrappingACallIsFollowed) {
+  const PlanSite* tail = FindSite(plan_, "Tail::Execute");
+  ASSERT_NE(tail, nullptr);
+  EXPECT_EQ(tail->decision, Decision::kPhase);
+}
+
+TEST_F(PlanBuilderTest, NamedLambdaIsItsOwnNode) {
+  const PlanSite* drain = FindSite(plan_, "drain");
+  ASSERT_NE(drain, nullptr);
+  EXPECT_EQ(drain->cores, kCoreAiv);
+  EXPECT_EQ(drain->label, "stage vec-work drain aiv");
+}
+
+TEST_F(PlanBuilderTest, CallsInDisabledIfRegionsAreNotFollowed) {
+  EXPECT_EQ(FindSite(plan_, "Stage::NeverCalled"), nullptr);
+}
+
+TEST_F(PlanBuilderTest, ExpertGroupLoopIsTracedPerIterationWithItsIndex) {
+  const PlanSite* loop = FindSite(plan_, "for groupIdx");
+  ASSERT_NE(loop, nullptr);
+  EXPECT_EQ(loop->kind, SiteKind::kLoopBody);
+  EXPECT_EQ(loop->decision, Decision::kPhase);
+  EXPECT_THAT(loop->index, ElementsAre("groupIdx"));
+  EXPECT_EQ(loop->label, "stage cube-work group aic");
+}
+
+TEST_F(PlanBuilderTest, FunctionWithAGroupParameterPassesItAsIndex) {
+  const PlanSite* acc = FindSite(plan_, "Stage::Accumulate");
+  ASSERT_NE(acc, nullptr);
+  EXPECT_EQ(acc->decision, Decision::kPhase);
+  EXPECT_THAT(acc->index, ElementsAre("groupIdx"));
+}
+
+TEST_F(PlanBuilderTest, SyncAndWaitCallsAreHotStatements) {
+  const PlanSite* sync = FindSite(plan_, "AscendC::SyncAll");
+  const PlanSite* wait = FindSite(plan_, "AscendC::CrossCoreWaitFlag");
+  ASSERT_NE(sync, nullptr);
+  ASSERT_NE(wait, nullptr);
+  EXPECT_EQ(sync->kind, SiteKind::kStatement);
+  EXPECT_EQ(sync->decision, Decision::kHot);
+  EXPECT_EQ(sync->label, "stage cube-work sync-all aic");
+  EXPECT_EQ(wait->label, "stage cube-work group accumulate wait-flag aic");
+}
+
+TEST_F(PlanBuilderTest, HelperCalledPerElementIsSkippedAndItsLoopNamedAfterIt) {
+  const PlanSite* copy = FindSite(plan_, "CopyLine");
+  ASSERT_NE(copy, nullptr);
+  EXPECT_EQ(copy->decision, Decision::kSkip);
+  EXPECT_THAT(copy->reason, HasSubstr("per element"));
+  const PlanSite* loop = FindSite(plan_, "for r");
+  ASSERT_NE(loop, nullptr);
+  EXPECT_EQ(loop->decision, Decision::kHot);
+  EXPECT_EQ(loop->label, "tail copy-line");
+}
+
+TEST_F(PlanBuilderTest, LabelsFollowTheNamingRules) {
+  for (const PlanSite& s : plan_.sites) {
+    if (s.label.empty()) continue;
+    EXPECT_THAT(s.label, ::testing::MatchesRegex("[a-z0-9-]+( [a-z0-9-]+)*")) << s.name;
+    EXPECT_LE(s.depth, kMaxLevels) << s.name;
+  }
+}
+
+TEST_F(PlanBuilderTest, DensityOffTheTargetIsWarnedPerCoreType) {
+  // The fixture is small: even with its plain loops added, both core types stay under 15.
+  ASSERT_EQ(plan_.warnings.size(), 2u) << FormatPlanText(plan_);
+  EXPECT_THAT(plan_.warnings[0], HasSubstr("AIC: 12 distinct labels, within 10-30 but off the target 15-20"));
+  EXPECT_THAT(plan_.warnings[1], HasSubstr("AIV: 10 distinct labels"));
+}
+
+TEST_F(PlanBuilderTest, PlainLoopsAreAddedOnlyToReachTheTarget) {
+  const PlanSite* loop = FindSite(plan_, "for j");
+  ASSERT_NE(loop, nullptr);
+  EXPECT_TRUE(loop->optional);
+  EXPECT_EQ(loop->decision, Decision::kPhase);
+  EXPECT_THAT(loop->reason, HasSubstr("density target"));
+}
+
+TEST_F(PlanBuilderTest, FunctorOperatorIsAPhaseEvenWhenItOnlyDispatches) {
+  const PlanSite* op = FindSite(plan_, "Stage::operator()");
+  ASSERT_NE(op, nullptr);
+  EXPECT_EQ(op->decision, Decision::kPhase);
+  EXPECT_EQ(op->label, "stage");
+}
+
+TEST(KebabCaseTest, SplitsCamelSnakeAndConstants) {
+  EXPECT_EQ(KebabCase("SendTokens"), "send-tokens");
+  EXPECT_EQ(KebabCase("moe_dispatch"), "moe-dispatch");
+  EXPECT_EQ(KebabCase("kFlagMatmulDone"), "flag-matmul-done");
+  EXPECT_EQ(KebabCase("AIVCore"), "aiv-core");
+  EXPECT_EQ(KebabCase("ctx_"), "ctx");
+}
+
+TEST(CoreOfTextTest, ReadsCoreConditions) {
+  EXPECT_EQ(CoreOfText("ASCEND_IS_AIV"), kCoreAiv);
+  EXPECT_EQ(CoreOfText("g_coreType == AscendC::AIC"), kCoreAic);
+  EXPECT_EQ(CoreOfText("g_coreType != AscendC::AIC"), kCoreAiv);
+  EXPECT_EQ(CoreOfText("defined(SPLIT_CORE_CUBE)"), kCoreAic);
+  EXPECT_EQ(CoreOfText("tokens > 0"), kCoreNone);
+}
+
+TEST(PlanErrorsTest, DirectoryWithoutKernelEntryNamesWhatToDo) {
+  testing::TempTree tree({{"op_kernel/helper.h", "inline void F() {}\n"}});
+  PlanOptions o;
+  o.op_dir = tree.path();
+  Result<Plan> p = BuildPlan(o);
+  ASSERT_FALSE(p.ok());
+  EXPECT_THAT(p.status().message(), HasSubstr("no kernel entry found"));
+  EXPECT_THAT(p.status().message(), HasSubstr("--entry"));
+}
+
+}  // namespace
+}  // namespace optrace::source
