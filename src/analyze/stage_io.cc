@@ -12,7 +12,9 @@ namespace {
 struct Writer {
   static constexpr bool kReading = false;
   std::string out;
-  void Raw(const void* p, size_t n) { out.append(static_cast<const char*>(p), n); }
+  void Raw(const void* p, size_t n) {
+    if (n) out.append(static_cast<const char*>(p), n);  // an empty vector's data() may be null
+  }
   bool Fits(uint64_t) const { return true; }
 };
 
@@ -22,9 +24,10 @@ struct Reader {
   size_t pos = 0;
   bool ok = true;
   void Raw(void* p, size_t n) {
+    if (n == 0) return;
     if (!ok || n > in.size() - pos) {
       ok = false;
-      if (n) std::memset(p, 0, n);
+      std::memset(p, 0, n);
       return;
     }
     std::memcpy(p, in.data() + pos, n);

@@ -96,5 +96,14 @@ TEST(ClassifyTest, MissingShapesNeverMerge) {
   EXPECT_EQ(r.steps[1].step_class, "S2");
 }
 
+TEST(ClassifyTest, ShapelessOperatorInsideAShapedCaptureStillMerges) {
+  Rules rules = testing::BuiltinRules();
+  AnalysisResult r = Build({{"MatMulV2", OpType::kAic, "2,2"}, {"MemSet", OpType::kAiv, ""}}, 2);
+  SegmentRanks(r, rules);
+  ClassifyAll(r, rules);
+  ASSERT_EQ(r.step_classes.size(), 1u);
+  EXPECT_TRUE(r.step_classes[0].has_shapes);
+}
+
 }  // namespace
 }  // namespace optrace::analyze
