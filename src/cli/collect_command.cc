@@ -1,7 +1,7 @@
 // optrace collect INPUT... [--map FILE | --source DIR] -o trace.json [--stats FILE] ...
 #include <fmt/format.h>
 
-#include <chrono>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <ostream>
 
@@ -60,10 +60,11 @@ int RunCollectCommand(const CommandArgs& args, CommandIo& io) {
                                       : collect::Align::kRank;
   job.trace.names = names == "legacy" ? collect::NameStyle::kLegacy : collect::NameStyle::kLabel;
 
-  Result<PointMap> map = Status();
+  std::optional<PointMap> map;
   if (!map_path.empty() || !source_dir.empty()) {
-    map = LoadMapForCollect(map_path, source_dir, io);
-    if (!map.ok()) return ReportError("collect", map.status(), io);
+    Result<PointMap> loaded = LoadMapForCollect(map_path, source_dir, io);
+    if (!loaded.ok()) return ReportError("collect", loaded.status(), io);
+    map = std::move(*loaded);
     job.options.map = &*map;
     job.options.map_origin = map_path.empty() ? source_dir : map_path;
   }

@@ -34,24 +34,22 @@ FileReport InspectOne(const RankFile& f, double clock_hz) {
   };
   Result<std::string> bytes = ReadFileToString(f.path);
   if (!bytes.ok()) return corrupt(bytes.status());
-  Result<Dump> dump = Status();
-  if (f.format == DumpFormat::kNative) {
-    if (!bytes->empty() && IsAllZero(*bytes)) {
-      rep.verdict = Verdict::kEmpty;
-      rep.message = AllZeroMessage(rep.path, bytes->size());
-      return rep;
-    }
-    dump = DecodeNativeDump(*bytes, rep.path, f.rank);
-  } else {
-    Result<TorchFile> tf = ReadTorchFile(*bytes, rep.path);
-    if (!tf.ok()) return corrupt(tf.status());
-    if (LegacyAllZero(*tf)) {
+  auto decode = [&]() -> Result<Dump> {
+    if (f.format == DumpFormat::kNative) return DecodeNativeDump(*bytes, rep.path, f.rank);
+    OPTRACE_ASSIGN_OR_RETURN(TorchFile tf, ReadTorchFile(*bytes, rep.path));
+    if (LegacyAllZero(tf)) {
       rep.verdict = Verdict::kEmpty;
       rep.message = fmt::format("{}: every row's record count is zero: saved before the device synchronised?", rep.path);
-      return rep;
     }
-    dump = DecodeLegacyTensors(*tf, rep.path, f.rank, clock_hz);
+    return DecodeLegacyTensors(tf, rep.path, f.rank, clock_hz);
+  };
+  if (f.format == DumpFormat::kNative && !bytes->empty() && IsAllZero(*bytes)) {
+    rep.verdict = Verdict::kEmpty;
+    rep.message = AllZeroMessage(rep.path, bytes->size());
+    return rep;
   }
+  Result<Dump> dump = decode();
+  if (rep.verdict == Verdict::kEmpty) return rep;
   if (!dump.ok()) return corrupt(dump.status());
   rep.slot_words = dump->slot_words;
   rep.never_written = dump->never_written;

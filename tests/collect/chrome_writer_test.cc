@@ -81,7 +81,9 @@ TEST(ChromeWriter, OutputIsValidJsonWithNamedProcessesAndThreads) {
 TEST(ChromeWriter, RankAlignmentStartsEachRankAtZero) {
   nlohmann::json j = nlohmann::json::parse(Write(Small(), Align::kRank));
   for (const auto& e : j["traceEvents"]) {
-    if (e["ph"] == "X" && e["pid"] == 1) EXPECT_DOUBLE_EQ(e["ts"].get<double>(), 0.0);
+    if (e["ph"] == "X" && e["pid"] == 1) {
+      EXPECT_DOUBLE_EQ(e["ts"].get<double>(), 0.0);
+    }
   }
 }
 
@@ -89,7 +91,9 @@ TEST(ChromeWriter, GlobalAlignmentUsesTheEarliestEventOfAllRanks) {
   nlohmann::json j = nlohmann::json::parse(Write(Small(), Align::kGlobal));
   for (const auto& e : j["traceEvents"]) {
     // rank 1 runs at 1 GHz: (1100 - 100) ticks = 1 us after the global origin.
-    if (e["ph"] == "X" && e["pid"] == 1) EXPECT_DOUBLE_EQ(e["ts"].get<double>(), 1.0);
+    if (e["ph"] == "X" && e["pid"] == 1) {
+      EXPECT_DOUBLE_EQ(e["ts"].get<double>(), 1.0);
+    }
   }
 }
 

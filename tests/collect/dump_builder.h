@@ -35,11 +35,13 @@ struct EventSpec {
 };
 
 struct SlotSpec {
-  CoreKind kind = CoreKind::kAiv;
-  uint32_t core = 0;
-  uint32_t sub_block = 0;
-  uint64_t clock_hz = 50'000'000;
-  int64_t start = 0;
+  SlotSpec(CoreKind k = CoreKind::kAiv, uint32_t c = 0, uint32_t sub = 0, uint64_t hz = 50'000'000, int64_t s = 0)
+      : kind(k), core(c), sub_block(sub), clock_hz(hz), start(s) {}
+  CoreKind kind;
+  uint32_t core;
+  uint32_t sub_block;
+  uint64_t clock_hz;
+  int64_t start;
   std::vector<EventSpec> events;
   uint64_t dropped = 0;
 };

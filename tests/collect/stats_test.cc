@@ -9,7 +9,9 @@ namespace {
 // on core 1; "wait" (2 us) nests inside the 4 us send.
 Collection Sample() {
   Collection c;
-  c.labels = {{"send"}, {"wait"}};
+  c.labels.resize(2);
+  c.labels[0].name = "send";
+  c.labels[1].name = "wait";
   c.series = {{0, CoreKind::kAiv, 0, 50e6}, {0, CoreKind::kAiv, 1, 50e6}};
   auto iv = [](uint32_t label, uint32_t core, int64_t b_us, int64_t d_us, int64_t self_us) {
     Interval i;
