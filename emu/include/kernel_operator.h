@@ -67,10 +67,12 @@ void CrossCoreWaitFlag(uint16_t flag_id);
 void Fault(const char* what, uint64_t offset, uint64_t size);
 void OnTraceRecord(uint32_t point_id, uint32_t payload, uint64_t timestamp, bool stored);
 
-// Spinning cores share 2 CPUs with ~24 threads: yield now and then while polling GM.
+// Every 64th GM read: yields (spinning cores share few CPUs with many threads) and ends a
+// core that polls after its launch failed or ran past its deadline.
+void CheckProgress();
 inline void OnGmRead() {
   static thread_local uint32_t reads = 0;
-  if ((++reads & 63u) == 0) std::this_thread::yield();
+  if ((++reads & 63u) == 0) CheckProgress();
 }
 
 template <typename T>

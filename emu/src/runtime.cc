@@ -2,6 +2,7 @@
 #include "optrace_emu/runtime.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <memory>
@@ -18,11 +19,25 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr int kFlagIds = 16;  // hardware flag ids 0..15
 
+// Thrown inside a core thread to stop a kernel that can no longer finish (its launch failed,
+// or it ran past the deadline); caught by the thread body, never leaves Launch.
+struct CoreStopped {};
+
 // One rank's device: its barriers, flags and failure state.
 class Device {
  public:
-  Device(int rank, uint32_t block_dim, Clock::duration timeout)
-      : rank_(rank), block_dim_(block_dim), timeout_(timeout), blocks_(block_dim) {}
+  Device(int rank, uint32_t block_dim, Clock::duration timeout, Clock::time_point deadline,
+         std::atomic<bool>* launch_failed)
+      : rank_(rank),
+        block_dim_(block_dim),
+        timeout_(timeout),
+        deadline_(deadline),
+        launch_failed_(launch_failed),
+        blocks_(block_dim) {}
+
+  // True once any rank of the launch failed: the others cannot complete either.
+  bool failed() const { return launch_failed_->load(std::memory_order_acquire); }
+  Clock::time_point deadline() const { return deadline_; }
 
   int rank() const { return rank_; }
   uint32_t block_dim() const { return block_dim_; }
@@ -31,6 +46,7 @@ class Device {
     std::lock_guard<std::mutex> lock(mu_);
     if (error_.empty()) error_ = std::move(message);
     failed_ = true;
+    launch_failed_->store(true, std::memory_order_release);
     cv_.notify_all();
   }
   std::string error() {
@@ -50,7 +66,7 @@ class Device {
       cv_.notify_all();
       return;
     }
-    if (!cv_.wait_for(lock, timeout_, [&] { return failed_ || b.generation != generation; })) {
+    if (!WaitFor(lock, [&] { return b.generation != generation; })) {
       lock.unlock();
       Fail(who + ": SyncAll<" + (aiv_only ? "true" : "false") +
            "> timed out; not every core reached it (a core returned early or waits elsewhere)");
@@ -77,16 +93,15 @@ class Device {
     std::unique_lock<std::mutex> lock(mu_);
     Block& blk = blocks_[static_cast<size_t>(block)];
     auto ready = [&] {
-      if (failed_) return true;
       if (is_aic) return std::min(blk.aic_from_aiv[0][flag], blk.aic_from_aiv[1][flag]) > blk.aic_consumed[flag];
       return blk.aiv_pending[sub][flag] > 0;
     };
-    if (!cv_.wait_for(lock, timeout_, ready)) {
+    if (!WaitFor(lock, ready)) {
       lock.unlock();
       Fail(who + ": CrossCoreWaitFlag(" + std::to_string(flag) + ") timed out; no matching CrossCoreSetFlag");
       return;
     }
-    if (failed_) return;
+    if (failed()) return;
     if (is_aic) {
       ++blk.aic_consumed[flag];
     } else {
@@ -95,6 +110,18 @@ class Device {
   }
 
  private:
+  // Waits for `ready`, or any failure of the launch; false after the timeout. Wakes up every
+  // 50 ms to notice failures of other ranks, which do not notify this device.
+  template <typename Pred>
+  bool WaitFor(std::unique_lock<std::mutex>& lock, Pred ready) {
+    const Clock::time_point until = Clock::now() + timeout_;
+    while (true) {
+      if (failed() || ready()) return true;
+      if (Clock::now() >= until) return false;
+      cv_.wait_for(lock, std::chrono::milliseconds(50));
+    }
+  }
+
   struct BarrierState {
     uint32_t arrived = 0;
     uint64_t generation = 0;
@@ -108,6 +135,8 @@ class Device {
   const int rank_;
   const uint32_t block_dim_;
   const Clock::duration timeout_;
+  const Clock::time_point deadline_;
+  std::atomic<bool>* const launch_failed_;
   std::mutex mu_;
   std::condition_variable cv_;
   bool failed_ = false;
@@ -171,6 +200,18 @@ void CrossCoreWaitFlag(uint16_t flag_id) {
   t_core->device->WaitFlag(flag_id, is_aic, block, v.sub_block_idx, t_core->Name());
 }
 
+void CheckProgress() {
+  std::this_thread::yield();
+  if (t_core == nullptr) return;
+  Device* device = t_core->device;
+  if (device->failed()) throw CoreStopped{};
+  if (Clock::now() > device->deadline()) {
+    device->Fail(t_core->Name() + ": still polling global memory at the launch deadline; a flag it waits "
+                 "for is never written (or raise LaunchOptions::deadline_seconds)");
+    throw CoreStopped{};
+  }
+}
+
 void Fault(const char* what, uint64_t offset, uint64_t size) {
   if (t_core == nullptr) return;
   t_core->device->Fail(t_core->Name() + ": " + what + " at offset " + std::to_string(offset) +
@@ -201,12 +242,15 @@ Result<LaunchResult> Launch(const LaunchOptions& options, const std::function<vo
   }
   const auto timeout = std::chrono::duration_cast<Clock::duration>(
       std::chrono::duration<double>(options.timeout_seconds));
+  const Clock::time_point deadline =
+      Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options.deadline_seconds));
   const uint32_t n = options.block_dim;
+  std::atomic<bool> launch_failed{false};
   std::vector<std::unique_ptr<Device>> devices;
   // cores[rank][core]: AIC 0..n-1, then AIV 0..2n-1, the slot order.
   std::vector<std::vector<CoreState>> cores(static_cast<size_t>(options.ranks));
   for (int rank = 0; rank < options.ranks; ++rank) {
-    devices.push_back(std::make_unique<Device>(rank, n, timeout));
+    devices.push_back(std::make_unique<Device>(rank, n, timeout, deadline, &launch_failed));
     auto& rank_cores = cores[static_cast<size_t>(rank)];
     rank_cores.resize(3 * n);
     for (uint32_t i = 0; i < 3 * n; ++i) {
@@ -229,7 +273,11 @@ Result<LaunchResult> Launch(const LaunchOptions& options, const std::function<vo
       threads.emplace_back([&kernel, &c, rank] {
         t_core = &c;
         g_coreType = c.view.core_type;
-        kernel(rank);
+        try {
+          kernel(rank);
+        } catch (const CoreStopped&) {
+          // The launch already failed with a message; this core just stops.
+        }
         t_core = nullptr;
         g_coreType = 0;
       });

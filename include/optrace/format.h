@@ -52,43 +52,43 @@ enum HeaderWord : uint32_t {
 };
 
 // Events a slot of `slot_words` words can hold.
-constexpr uint32_t CapacityForSlotWords(uint32_t slot_words) {
+OPTRACE_CONSTEXPR uint32_t CapacityForSlotWords(uint32_t slot_words) {
   return slot_words <= kHeaderWords ? 0u : (slot_words - kHeaderWords) / kWordsPerEvent;
 }
 // Slot size in words needed to hold `events` events.
-constexpr uint64_t SlotWordsForEvents(uint64_t events) {
+OPTRACE_CONSTEXPR uint64_t SlotWordsForEvents(uint64_t events) {
   return kHeaderWords + events * kWordsPerEvent;
 }
 
-constexpr uint64_t PackMagicVersion() {
+OPTRACE_CONSTEXPR uint64_t PackMagicVersion() {
   return uint64_t{kMagic} | (uint64_t{kVersion} << 32) | (uint64_t{kHeaderWords} << 48);
 }
-constexpr uint64_t PackCore(CoreKind kind, uint32_t core_index, uint32_t sub_block) {
+OPTRACE_CONSTEXPR uint64_t PackCore(CoreKind kind, uint32_t core_index, uint32_t sub_block) {
   return uint64_t{static_cast<uint8_t>(kind)} | (uint64_t{sub_block & 0xffu} << 8) |
          (uint64_t{core_index} << 32);
 }
-constexpr uint64_t PackCapacity(uint32_t capacity, uint32_t slot_words) {
+OPTRACE_CONSTEXPR uint64_t PackCapacity(uint32_t capacity, uint32_t slot_words) {
   return uint64_t{capacity} | (uint64_t{slot_words} << 32);
 }
 // First word of an event: point id in the low half, payload (index / extra) in the high half.
-constexpr uint64_t PackEvent(uint32_t point_id, uint32_t payload) {
+OPTRACE_CONSTEXPR uint64_t PackEvent(uint32_t point_id, uint32_t payload) {
   return uint64_t{point_id} | (uint64_t{payload} << 32);
 }
 // Payload of MoeTracing(id, extraId, index): extraId in the low 8 bits, index above (seed 000).
-constexpr uint32_t PackExtraPayload(uint32_t extra_id, uint32_t index) {
+OPTRACE_CONSTEXPR uint32_t PackExtraPayload(uint32_t extra_id, uint32_t index) {
   return (extra_id & 0xffu) | (index << 8);
 }
 
-constexpr uint32_t MagicOf(uint64_t w0) { return static_cast<uint32_t>(w0); }
-constexpr uint32_t VersionOf(uint64_t w0) { return static_cast<uint32_t>((w0 >> 32) & 0xffffu); }
-constexpr uint32_t HeaderWordsOf(uint64_t w0) { return static_cast<uint32_t>(w0 >> 48); }
-constexpr CoreKind CoreKindOf(uint64_t w1) { return static_cast<CoreKind>(w1 & 0xffu); }
-constexpr uint32_t SubBlockOf(uint64_t w1) { return static_cast<uint32_t>((w1 >> 8) & 0xffu); }
-constexpr uint32_t CoreIndexOf(uint64_t w1) { return static_cast<uint32_t>(w1 >> 32); }
-constexpr uint32_t CapacityOf(uint64_t w4) { return static_cast<uint32_t>(w4); }
-constexpr uint32_t SlotWordsOf(uint64_t w4) { return static_cast<uint32_t>(w4 >> 32); }
-constexpr uint32_t PointIdOf(uint64_t event_word) { return static_cast<uint32_t>(event_word); }
-constexpr uint32_t PayloadOf(uint64_t event_word) { return static_cast<uint32_t>(event_word >> 32); }
+OPTRACE_CONSTEXPR uint32_t MagicOf(uint64_t w0) { return static_cast<uint32_t>(w0); }
+OPTRACE_CONSTEXPR uint32_t VersionOf(uint64_t w0) { return static_cast<uint32_t>((w0 >> 32) & 0xffffu); }
+OPTRACE_CONSTEXPR uint32_t HeaderWordsOf(uint64_t w0) { return static_cast<uint32_t>(w0 >> 48); }
+OPTRACE_CONSTEXPR CoreKind CoreKindOf(uint64_t w1) { return static_cast<CoreKind>(w1 & 0xffu); }
+OPTRACE_CONSTEXPR uint32_t SubBlockOf(uint64_t w1) { return static_cast<uint32_t>((w1 >> 8) & 0xffu); }
+OPTRACE_CONSTEXPR uint32_t CoreIndexOf(uint64_t w1) { return static_cast<uint32_t>(w1 >> 32); }
+OPTRACE_CONSTEXPR uint32_t CapacityOf(uint64_t w4) { return static_cast<uint32_t>(w4); }
+OPTRACE_CONSTEXPR uint32_t SlotWordsOf(uint64_t w4) { return static_cast<uint32_t>(w4 >> 32); }
+OPTRACE_CONSTEXPR uint32_t PointIdOf(uint64_t event_word) { return static_cast<uint32_t>(event_word); }
+OPTRACE_CONSTEXPR uint32_t PayloadOf(uint64_t event_word) { return static_cast<uint32_t>(event_word >> 32); }
 
 static_assert(CapacityForSlotWords(2048) == 1020, "default slot holds 1020 events");
 static_assert(SlotWordsForEvents(1020) == 2048, "capacity and slot size are inverse");

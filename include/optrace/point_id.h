@@ -14,7 +14,7 @@ constexpr uint32_t kFnv1aOffset = 2166136261u;
 constexpr uint32_t kFnv1aPrime = 16777619u;
 
 // 31-bit FNV-1a of the first `n` bytes of `s`; never 0.
-constexpr uint32_t LabelId(const char* s, uint32_t n) {
+OPTRACE_CONSTEXPR uint32_t LabelId(const char* s, uint32_t n) {
   uint32_t h = kFnv1aOffset;
   for (uint32_t i = 0; i < n; ++i) {
     h ^= static_cast<uint8_t>(s[i]);
@@ -24,11 +24,11 @@ constexpr uint32_t LabelId(const char* s, uint32_t n) {
   return h == 0 ? 1u : h;
 }
 
-constexpr uint32_t PointId(uint32_t label_id, bool is_end) {
+OPTRACE_CONSTEXPR uint32_t PointId(uint32_t label_id, bool is_end) {
   return (label_id << 1) | (is_end ? 1u : 0u);
 }
-constexpr uint32_t LabelIdOfPoint(uint32_t point_id) { return point_id >> 1; }
-constexpr bool IsEndPoint(uint32_t point_id) { return (point_id & 1u) != 0; }
+OPTRACE_CONSTEXPR uint32_t LabelIdOfPoint(uint32_t point_id) { return point_id >> 1; }
+OPTRACE_CONSTEXPR bool IsEndPoint(uint32_t point_id) { return (point_id & 1u) != 0; }
 
 }  // namespace optrace
 

@@ -31,6 +31,7 @@
 #endif
 
 namespace optrace {
+inline namespace OPTRACE_ABI {
 
 // Records `data`: point id in the low 32 bits, payload in the high 32 bits (seed 000).
 template <bool sync = kDefaultSync>
@@ -55,6 +56,7 @@ OPTRACE_TRACE_FN void MoeTracing(int64_t data, uint32_t extraId, uint32_t index)
   MoeTracing<sync>(data, format::PackExtraPayload(extraId, index));
 }
 
+}  // namespace OPTRACE_ABI
 }  // namespace optrace
 
 // Kernels call MoeTracing unqualified from any namespace, as in seed 000.

@@ -22,11 +22,11 @@ struct AlwaysFalse {
 
 // Length of a string literal (without the terminating NUL).
 template <uint32_t N>
-constexpr uint32_t LiteralLength(const char (&)[N]) {
+OPTRACE_CONSTEXPR uint32_t LiteralLength(const char (&)[N]) {
   return N - 1;
 }
 template <typename T>
-constexpr uint32_t LiteralLength(const T&) {
+OPTRACE_CONSTEXPR uint32_t LiteralLength(const T&) {
   static_assert(AlwaysFalse<T>::value,
                 "TRACE_POINT: the label and the event type must be string literals, "
                 "e.g. TRACE_POINT(\"dispatch send\", \"B\")");
@@ -34,7 +34,7 @@ constexpr uint32_t LiteralLength(const T&) {
 }
 
 // 0 for "B", 1 for "E", -1 for anything else.
-constexpr int EventTypeCode(const char* type, uint32_t length) {
+OPTRACE_CONSTEXPR int EventTypeCode(const char* type, uint32_t length) {
   return length != 1 ? -1 : type[0] == 'B' ? 0 : type[0] == 'E' ? 1 : -1;
 }
 

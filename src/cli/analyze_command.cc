@@ -1,10 +1,116 @@
-// Placeholder until the 'analyze' command lands; replaced by its implementation.
+// optrace analyze ROOT... -o OUT: profiler output -> summaries, findings and the report set.
+// Progress on stderr (text lines, or one JSON line per stage with --progress json); the
+// result as one JSON object on stdout. The work is in analyze/report/analyze_run.h.
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+#include <ostream>
+
+#include "analyze/report/analyze_run.h"
+#include "cli/cli_parse.h"
 #include "cli/commands.h"
 
-namespace optrace::cli {
+#ifndef OPTRACE_VERSION
+#define OPTRACE_VERSION "0.0.0"
+#endif
 
-int RunAnalyzeCommand(const CommandArgs&, CommandIo& io) {
-  return ReportError("analyze", InternalError("not built yet"), io);
+namespace optrace::cli {
+namespace {
+
+using analyze::ProgressSink;
+using analyze::Stage;
+using analyze::StageEvent;
+
+class StderrProgress : public ProgressSink {
+ public:
+  StderrProgress(std::ostream& err, bool json) : err_(err), json_(json) {}
+  void OnStage(const StageEvent& e) override {
+    if (e.status == "started") return;  // one line per stage: its outcome
+    if (json_) {
+      nlohmann::ordered_json j{{"event", "stage"},
+                               {"stage", analyze::StageName(e.stage)},
+                               {"status", e.status},
+                               {"seconds", e.seconds},
+                               {"counts", e.counts}};
+      if (!e.message.empty()) j["message"] = e.message;
+      err_ << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+      return;
+    }
+    std::string counts;
+    for (const auto& [k, v] : e.counts) counts += fmt::format(" {}={}", k, v);
+    err_ << fmt::format("analyze: {:<10} {:<6} {:8.3f} s{}\n", analyze::StageName(e.stage), e.status, e.seconds, counts);
+  }
+
+ private:
+  std::ostream& err_;
+  bool json_;
+};
+
+Status ParseStageFlag(const std::string& flag, const std::string& value, Stage& out) {
+  auto s = analyze::ParseStage(value);
+  if (!s)
+    return UsageError("{} {}: unknown stage; use one of discover, normalize, segment, classify, summarize, "
+                      "cross_rank, diagnose, report",
+                      flag, value);
+  out = *s;
+  return Status::Ok();
+}
+
+}  // namespace
+
+int RunAnalyzeCommand(const CommandArgs& args, CommandIo& io) {
+  CLI::App app{"Analyze Ascend profiler output (torch_npu text/db export, msprof op_summary) of one or many ranks:\n"
+               "step/layer/operator summaries, cross-rank findings with evidence, report.md/.html/.json/.csv "
+               "(and .xlsx with --mode full).",
+               "optrace analyze"};
+  std::vector<std::string> roots;
+  std::string out, mode = "fast", rules, from, to, only, progress = "text";
+  app.add_option("roots", roots, "profiling roots (directories holding *_ascend_pt or PROF_* folders)")->required();
+  app.add_option("-o,--output", out, "output directory for the report set (and stages/ for reruns)")->required();
+  app.add_option("--mode", mode, "fast: summaries and reports; full: also report.xlsx and the full-size tables")
+      ->check(CLI::IsMember({"fast", "full"}));
+  app.add_option("--rules", rules, "directory with rules files overriding the built-in ones (data/analyze/*.json)");
+  auto* from_opt = app.add_option("--from-stage", from, "reuse OUT/stages/ up to this stage and run from it");
+  auto* to_opt = app.add_option("--to-stage", to, "stop after this stage (default: report)");
+  app.add_option("--only-stage", only, "run just this stage, reusing earlier stages from OUT/stages/")
+      ->excludes(from_opt)
+      ->excludes(to_opt);
+  app.add_option("--progress", progress, "progress on stderr: text lines or one JSON line per stage")
+      ->check(CLI::IsMember({"text", "json"}));
+  if (auto rc = ParseCommandLine(app, args, io)) return *rc;
+
+  analyze::report::AnalyzeRunOptions opt;
+  opt.generator = "optrace " OPTRACE_VERSION;
+  for (const auto& r : roots) opt.analyze.roots.emplace_back(r);
+  opt.analyze.out_dir = out;
+  opt.analyze.mode = mode == "full" ? analyze::Mode::kFull : analyze::Mode::kFast;
+  opt.analyze.rules_dir = rules;
+  opt.analyze.from = Stage::kDiscover;
+  opt.analyze.to = Stage::kReport;
+  Status flags = Status::Ok();
+  if (!only.empty()) {
+    flags = ParseStageFlag("--only-stage", only, opt.analyze.from);
+    opt.analyze.to = opt.analyze.from;
+  } else {
+    if (!from.empty()) flags = ParseStageFlag("--from-stage", from, opt.analyze.from);
+    if (flags.ok() && !to.empty()) flags = ParseStageFlag("--to-stage", to, opt.analyze.to);
+  }
+  if (flags.ok() && opt.analyze.from > opt.analyze.to)
+    flags = UsageError("--from-stage {} comes after --to-stage {}", from, to);
+  if (!flags.ok()) return ReportError("analyze", flags, io);
+
+  StderrProgress sink(io.err, progress == "json");
+  opt.analyze.progress = &sink;
+  auto run = analyze::report::RunAnalyzeAndReport(opt);
+  if (!run.ok()) {
+    io.out << analyze::report::AnalyzeFailureJson(run.status(), opt).dump(-1, ' ', false,
+                                                                         nlohmann::json::error_handler_t::replace)
+           << "\n";
+    return ReportError("analyze", run.status(), io);
+  }
+  io.out << analyze::report::AnalyzeRunJson(*run, opt).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
+         << "\n";
+  return kExitOk;
 }
 
 }  // namespace optrace::cli

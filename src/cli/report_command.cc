@@ -1,10 +1,74 @@
-// Placeholder until the 'report' command lands; replaced by its implementation.
+// optrace report: the seed-003 evidence report skeleton in Markdown from latency, pipe and stall inputs.
+#include <fmt/format.h>
+
+#include <ostream>
+#include <sstream>
+
+#include "cli/cli_parse.h"
 #include "cli/commands.h"
+#include "core/file_io.h"
+#include "evidence/opprof.h"
+#include "evidence/report.h"
 
 namespace optrace::cli {
 
-int RunReportCommand(const CommandArgs&, CommandIo& io) {
-  return ReportError("report", InternalError("not built yet"), io);
+int RunReportCommand(const CommandArgs& args, CommandIo& io) {
+  CLI::App app{"Write the dispatch-kernel evidence report (Markdown) from latency, msprof op and stall inputs",
+               "optrace report"};
+  std::vector<std::string> latency, pipe;
+  std::string roles_path, stall, output;
+  int64_t warmup = -1;
+  app.add_option("--latency", latency, "dispatch_latency.csv file(s)");
+  app.add_option("--warmup", warmup, "exclude the first N iterations of the latency data")->check(CLI::NonNegativeNumber);
+  app.add_option("--pipe", pipe, "OPPROF_* directory or msprof op CSVs of one run");
+  app.add_option("--roles", roles_path, "roles file for the per-role metrics");
+  app.add_option("--stall", stall, "stall-sample CSV (see 'optrace stall --help')");
+  app.add_option("-o,--output", output, "write the report here instead of stdout");
+  if (auto rc = ParseCommandLine(app, args, io)) return *rc;
+  if (latency.empty() && pipe.empty() && stall.empty()) {
+    io.err << "optrace report: error: give at least one of --latency, --pipe, --stall\n";
+    return kExitBadInput;
+  }
+
+  evidence::EvidenceInputs in;
+  in.roles_path = roles_path;
+  if (!latency.empty()) {
+    evidence::LatencyOptions opt;
+    if (warmup >= 0) opt.warmup = warmup;
+    auto t = evidence::ReadLatencyCsvFiles(std::vector<std::filesystem::path>(latency.begin(), latency.end()), opt);
+    if (!t.ok()) return ReportError("report", t.status(), io);
+    evidence::LatencyReport r = evidence::AnalyzeLatency(*t, opt);
+    in.latency = evidence::LatencyEvidence{std::move(*t), std::move(r)};
+  }
+  if (!pipe.empty()) {
+    std::optional<RoleMap> roles;
+    if (!roles_path.empty()) {
+      auto r = LoadRoles(roles_path);
+      if (!r.ok()) return ReportError("report", r.status(), io);
+      roles = std::move(*r);
+    }
+    auto run = evidence::LoadOpprof(std::vector<std::filesystem::path>(pipe.begin(), pipe.end()));
+    if (!run.ok()) return ReportError("report", run.status(), io);
+    in.pipe = evidence::SummarizePipe(*run, roles ? &*roles : nullptr);
+  } else if (!roles_path.empty()) {
+    io.err << "optrace report: warning: --roles has no effect without --pipe\n";
+  }
+  if (!stall.empty()) {
+    auto t = evidence::ReadStallCsv(stall);
+    if (!t.ok()) return ReportError("report", t.status(), io);
+    evidence::StallReport r = evidence::AnalyzeStalls(*t);
+    in.stall = evidence::StallEvidence{std::move(*t), std::move(r)};
+  }
+  std::ostringstream md;
+  evidence::WriteEvidenceReport(in, md);
+  if (output.empty()) {
+    io.out << md.str();
+  } else {
+    Status st = WriteFileAtomic(ResolveAgainstCwd(output), md.str());
+    if (!st.ok()) return ReportError("report", st, io);
+    io.err << "wrote " << output << "\n";
+  }
+  return kExitOk;
 }
 
 }  // namespace optrace::cli

@@ -1,10 +1,79 @@
-// Placeholder until the 'sweep' command lands; replaced by its implementation.
+// optrace sweep ROOT... -o OUT [--jobs N]: analyze many roots, one rollup row per root.
+// Progress on stderr (a line per finished root, or JSON lines); the result as one JSON object
+// on stdout. The work is in analyze/report/sweep.h.
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+#include <ostream>
+
+#include "analyze/report/sweep.h"
+#include "cli/cli_parse.h"
 #include "cli/commands.h"
+
+#ifndef OPTRACE_VERSION
+#define OPTRACE_VERSION "0.0.0"
+#endif
 
 namespace optrace::cli {
 
-int RunSweepCommand(const CommandArgs&, CommandIo& io) {
-  return ReportError("sweep", InternalError("not built yet"), io);
+int RunSweepCommand(const CommandArgs& args, CommandIo& io) {
+  CLI::App app{"Analyze many profiling roots (each as `optrace analyze` would) and write a rollup CSV with one row "
+               "per root plus a report directory per root.",
+               "optrace sweep"};
+  std::vector<std::string> roots;
+  std::string out, mode = "fast", rules, progress = "text";
+  int jobs = 1;
+  app.add_option("roots", roots, "profiling roots, one analysis each")->required();
+  app.add_option("-o,--output", out, "output directory: sweep_class_rollup.csv, sweep_summary.json, NN_<root>/")
+      ->required();
+  app.add_option("-j,--jobs", jobs, "roots analyzed in parallel (threads)")->check(CLI::Range(1, 256));
+  app.add_option("--mode", mode, "fast or full, as for optrace analyze")->check(CLI::IsMember({"fast", "full"}));
+  app.add_option("--rules", rules, "directory with rules files overriding the built-in ones");
+  app.add_option("--progress", progress, "progress on stderr: text lines or JSON lines")
+      ->check(CLI::IsMember({"text", "json"}));
+  if (auto rc = ParseCommandLine(app, args, io)) return *rc;
+
+  analyze::report::SweepOptions opt;
+  for (const auto& r : roots) opt.roots.emplace_back(r);
+  opt.out_dir = out;
+  opt.jobs = jobs;
+  opt.mode = mode == "full" ? analyze::Mode::kFull : analyze::Mode::kFast;
+  opt.rules_dir = rules;
+  opt.generator = "optrace " OPTRACE_VERSION;
+  const size_t total = roots.size();
+  auto on_done = [&](const analyze::report::SweepRoot& r, size_t finished) {
+    if (progress == "json") {
+      nlohmann::ordered_json j{{"event", "root"},    {"root", r.root},         {"status", r.ok ? "ok" : "failed"},
+                               {"seconds", r.seconds}, {"finished", finished}, {"total", total}};
+      if (!r.ok) j["error"] = r.error;
+      io.err << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    } else {
+      io.err << fmt::format("sweep: [{}/{}] {} {} in {:.2f} s{}\n", finished, total, r.root, r.ok ? "ok" : "FAILED",
+                            r.seconds, r.ok ? "" : ": " + r.error);
+    }
+  };
+  auto swept = analyze::report::RunSweep(opt, on_done);
+  if (!swept.ok()) return ReportError("sweep", swept.status(), io);
+
+  nlohmann::ordered_json failed = nlohmann::ordered_json::array();
+  for (const auto& r : swept->roots)
+    if (!r.ok) failed.push_back({{"root", r.root}, {"error", r.error}});
+  nlohmann::ordered_json result{{"status", swept->failed_count ? "partial" : "ok"},
+                                {"root_count", swept->roots.size()},
+                                {"status_counts", {{"ok", swept->ok_count}, {"failed", swept->failed_count}}},
+                                {"jobs", jobs},
+                                {"elapsed_s", swept->seconds},
+                                {"rollup_csv", swept->rollup_csv},
+                                {"summary_path", swept->summary_json},
+                                {"failed_roots", failed}};
+  io.out << result.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+  if (swept->failed_count) {
+    io.err << fmt::format("optrace sweep: error: {} of {} roots could not be analyzed (see failed_roots); the rollup "
+                          "lists them with their error\n",
+                          swept->failed_count, swept->roots.size());
+    return kExitBadInput;
+  }
+  return kExitOk;
 }
 
 }  // namespace optrace::cli

@@ -70,10 +70,10 @@ class Lexer {
   }
 
   bool Active() const { return frames_.empty() || frames_.back().branch_active; }
-  bool InGuard() const {
-    for (const Frame& f : frames_)
-      if (f.profiling_guard) return true;
-    return false;
+  bool InGuard() const { return in_guard_; }
+  void UpdateGuard() {
+    in_guard_ = false;
+    for (const Frame& f : frames_) in_guard_ = in_guard_ || f.profiling_guard;
   }
 
   void Step() {
@@ -325,6 +325,7 @@ class Lexer {
       }
     }
     ApplyConditional(d);
+    UpdateGuard();  // once per directive, not per token: include guards nest deep in big files
     out_.directives.push_back(std::move(d));
   }
 
@@ -413,6 +414,7 @@ class Lexer {
   std::vector<Token> directive_tokens_;
   size_t define_first_token_ = 0;
   std::vector<Frame> frames_;
+  bool in_guard_ = false;
   LexedFile out_;
 };
 

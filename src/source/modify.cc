@@ -90,7 +90,9 @@ std::string UnifiedDiff(std::string_view path, std::string_view before, std::str
     }
   }
   for (size_t k = 0; k < suf; ++k) ops.push_back({' ', pre + n + k, pre + m + k});
-  std::string out = fmt::format("--- a/{}\n+++ b/{}\n", path, path);
+  bool absolute = !path.empty() && path[0] == '/';
+  std::string out = absolute ? fmt::format("--- {}\n+++ {}\n", path, path)
+                             : fmt::format("--- a/{}\n+++ b/{}\n", path, path);
   constexpr size_t kContext = 3;
   size_t k = 0;
   while (k < ops.size()) {

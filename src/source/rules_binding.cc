@@ -1,4 +1,396 @@
+// Operator binding rules (gate G2): the profiling output is the last data output everywhere the
+// operator's outputs are listed - OpDef, infer, __global__ kernel, class Init, pybind
+// (EXEC_NPU_CMD and the returned tuple), hand-written aclnn_* - and REQUIRED outputs are never
+// given nullptr/nullopt.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+
 #include "source/lint_context.h"
+
 namespace optrace::source {
-void CheckBinding(LintContext&) {}
+namespace {
+
+std::string Normalize(std::string_view name) {
+  std::string out;
+  for (char c : name)
+    if (c != '_') out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
 }
+
+bool IsProfilingName(std::string_view name) { return Normalize(name).find("profil") != std::string::npos; }
+
+bool IsNullArg(const std::vector<Token>& t, std::pair<size_t, size_t> r) {
+  std::string text = JoinTokens(t, r.first, r.second);
+  return text == "nullptr" || text == "NULL" || text == "c10::nullopt" || text == "std::nullopt" ||
+         text == "at::nullopt" || text == "0";
+}
+
+struct Param {
+  std::string name;
+  bool required = true;
+  const SourceFile* file = nullptr;
+  int line = 0, column = 0;
+};
+
+struct OpDef {
+  const SourceFile* file = nullptr;
+  std::vector<Param> inputs, outputs;
+  size_t attrs = 0;
+  int profiling = -1;  // index in outputs
+};
+
+bool StartsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+
+// this->Input("x").ParamType(REQUIRED)... / this->Output("y")... / this->Attr("a")...
+OpDef ParseOpDef(const std::vector<const SourceFile*>& host_files) {
+  OpDef def;
+  for (const SourceFile* f : host_files) {
+    const auto& t = f->lex.tokens;
+    for (size_t i = 1; i + 3 < t.size(); ++i) {
+      if (!t[i].active || !(t[i - 1].Is(".") || t[i - 1].Is("->"))) continue;
+      bool input = t[i].Is("Input"), output = t[i].Is("Output"), attr = t[i].Is("Attr");
+      if ((!input && !output && !attr) || !t[i + 1].Is("(") || t[i + 2].kind != TokenKind::kString) continue;
+      if (attr) {
+        ++def.attrs;
+        continue;
+      }
+      Param p;
+      StringLiteralValue(t[i + 2], &p.name);
+      p.file = f;
+      p.line = t[i].line;
+      p.column = t[i].column;
+      for (size_t k = i + 3; k + 2 < t.size() && !t[k].Is(";"); ++k) {
+        if (t[k].Is("ParamType") && t[k + 1].Is("(")) p.required = !t[k + 2].Is("OPTIONAL") && !t[k + 2].Is("DYNAMIC");
+      }
+      def.file = f;
+      (input ? def.inputs : def.outputs).push_back(std::move(p));
+    }
+  }
+  for (size_t k = 0; k < def.outputs.size(); ++k)
+    if (IsProfilingName(def.outputs[k].name)) def.profiling = static_cast<int>(k);
+  return def;
+}
+
+// Integer constants `NAME = 3` in the files (for output indices given by name).
+std::map<std::string, long> Constants(const std::vector<const SourceFile*>& files) {
+  std::map<std::string, long> out;
+  for (const SourceFile* f : files) {
+    const auto& t = f->lex.tokens;
+    for (size_t i = 0; i + 3 < t.size(); ++i) {
+      if (t[i].kind == TokenKind::kIdentifier && t[i + 1].Is("=") && t[i + 2].kind == TokenKind::kNumber &&
+          (t[i + 3].Is(";") || t[i + 3].Is(",") || t[i + 3].Is("}"))) {
+        out[std::string(t[i].text)] = std::strtol(std::string(t[i + 2].text).c_str(), nullptr, 0);
+      }
+    }
+  }
+  return out;
+}
+
+class BindingChecker {
+ public:
+  explicit BindingChecker(LintContext& ctx) : ctx_(ctx) {
+    for (const SourceFile* f : ctx.files) {
+      std::string_view rel = f->rel;
+      std::string_view name = rel.substr(rel.rfind('/') == std::string_view::npos ? 0 : rel.rfind('/') + 1);
+      if (StartsWith(rel, "op_host/")) host_.push_back(f);
+      if (StartsWith(rel, "pybind/") || rel.find("/pybind/") != std::string_view::npos) pybind_.push_back(f);
+      if (StartsWith(name, "aclnn_") && !StartsWith(rel, "op_kernel/")) aclnn_.push_back(f);
+    }
+  }
+
+  void Run() {
+    def_ = ParseOpDef(host_);
+    if (def_.outputs.empty()) {
+      if (!host_.empty()) {
+        ctx_.Report(host_[0], 1, 1, "binding-opdef-last",
+                    "no this->Output(\"...\") found in op_host/; cannot check where profiling_data sits");
+      }
+      return;
+    }
+    const Param& last = def_.outputs.back();
+    if (def_.profiling < 0) {
+      ctx_.Report(last.file, last.line, last.column, "binding-opdef-last",
+                  fmt::format("the OpDef has no profiling output; add this->Output(\"profiling_data\")"
+                              ".ParamType(REQUIRED).DataType({{ge::DT_INT64}}) after \"{}\"",
+                              last.name));
+      return;
+    }
+    const Param& prof = def_.outputs[static_cast<size_t>(def_.profiling)];
+    CheckInfer();
+    if (static_cast<size_t>(def_.profiling) + 1 != def_.outputs.size()) {
+      ctx_.Report(prof.file, prof.line, prof.column, "binding-opdef-last",
+                  fmt::format("\"{}\" is output {} of {}; the profiling output must be the last (after \"{}\")",
+                              prof.name, def_.profiling + 1, def_.outputs.size(), last.name));
+      return;  // every other list is compared against the OpDef order: fix this first
+    }
+    CheckKernel();
+    CheckPybind();
+    CheckAclnn();
+  }
+
+ private:
+  // Index argument of a call like GetOutputShape(1) / GetOutputShape(kProfilingIndex).
+  long IndexValue(const std::vector<Token>& t, std::pair<size_t, size_t> r, const std::map<std::string, long>& k) {
+    if (r.second != r.first + 1) return -1;
+    const Token& x = t[r.first];
+    if (x.kind == TokenKind::kNumber) return std::strtol(std::string(x.text).c_str(), nullptr, 0);
+    auto it = k.find(std::string(x.text));
+    return it == k.end() ? -1 : it->second;
+  }
+
+  std::vector<std::pair<size_t, size_t>> Args(const std::vector<Token>& t, size_t open) {
+    size_t close = MatchingClose(t, open);
+    std::vector<std::pair<size_t, size_t>> args;
+    if (close >= t.size()) return args;
+    int depth = 0;
+    size_t start = open + 1;
+    for (size_t i = open + 1; i < close; ++i) {
+      if (t[i].Is("(") || t[i].Is("[") || t[i].Is("{")) ++depth;
+      if (t[i].Is(")") || t[i].Is("]") || t[i].Is("}")) --depth;
+      if (t[i].Is("<") && i > open + 1 && t[i - 1].kind == TokenKind::kIdentifier) {
+        size_t tc = MatchingClose(t, i);
+        if (tc < close) i = tc;
+        continue;
+      }
+      if (depth == 0 && t[i].Is(",")) {
+        args.emplace_back(start, i);
+        start = i + 1;
+      }
+    }
+    if (close > open + 1) args.emplace_back(start, close);
+    return args;
+  }
+
+  void CheckInfer() {
+    auto constants = Constants(host_);
+    long want = def_.profiling;
+    bool shape = false, dtype = false, any_infer = false;
+    // Where to report: the InferShape / InferDataType definitions, preferring an *infer* file.
+    struct Where {
+      const SourceFile* file = nullptr;
+      int line = 1, column = 1;
+    } shape_fn, dtype_fn;
+    auto note = [](Where& w, const SourceFile* f, const Token& tok) {
+      bool better = w.file == nullptr || (w.file != f && f->rel.find("infer") != std::string::npos &&
+                                          w.file->rel.find("infer") == std::string::npos);
+      if (better) w = {f, tok.line, tok.column};
+    };
+    for (const SourceFile* f : host_) {
+      const auto& t = f->lex.tokens;
+      for (size_t i = 0; i + 1 < t.size(); ++i) {
+        if (!t[i].active || !t[i + 1].Is("(")) continue;
+        bool get_shape = t[i].Is("GetOutputShape");
+        bool set_dtype = t[i].Is("SetOutputDataType");
+        bool defines = i > 0 && t[i - 1].kind == TokenKind::kIdentifier && !t[i - 1].Is("return");
+        if (defines && t[i].text.find("InferShape") != std::string_view::npos) note(shape_fn, f, t[i]);
+        if (defines && t[i].text.find("InferDataType") != std::string_view::npos) note(dtype_fn, f, t[i]);
+        if (!get_shape && !set_dtype) continue;
+        any_infer = true;
+        auto args = Args(t, i + 1);
+        if (args.empty()) continue;
+        if (IndexValue(t, args[0], constants) != want) continue;
+        (get_shape ? shape : dtype) = true;
+      }
+    }
+    if (shape && dtype) return;
+    const Param& prof = def_.outputs[static_cast<size_t>(def_.profiling)];
+    std::string missing = !shape && !dtype ? "shape and dtype" : !shape ? "shape" : "dtype";
+    Where w = !shape ? shape_fn : dtype_fn;
+    if (w.file == nullptr) w = {prof.file, prof.line, prof.column};
+    ctx_.Report(w.file, w.line, w.column, "binding-infer",
+                fmt::format("{} the {} of output {} (\"{}\"); set GetOutputShape({}) and SetOutputDataType({}, "
+                            "ge::DT_INT64) unconditionally",
+                            any_infer ? "the infer functions never set" : "no infer function sets", missing,
+                            def_.profiling, prof.name, def_.profiling, def_.profiling));
+  }
+
+  // GM_ADDR parameters that name OpDef outputs, in order: {output index, token}.
+  std::vector<std::pair<int, const Token*>> OutputParams(const SourceFile* f, const Block& fn) {
+    std::vector<std::pair<int, const Token*>> out;
+    const auto& t = f->lex.tokens;
+    for (size_t i = fn.head_begin; i < fn.head_end; ++i) {
+      if (t[i].kind != TokenKind::kIdentifier || !(i + 1 == fn.head_end || t[i + 1].Is(","))) continue;
+      std::string n = Normalize(t[i].text);
+      for (size_t k = 0; k < def_.outputs.size(); ++k)
+        if (Normalize(def_.outputs[k].name) == n) out.push_back({static_cast<int>(k), &t[i]});
+    }
+    return out;
+  }
+
+  // Outputs must appear in OpDef order with profiling last among them.
+  void CheckOrder(const SourceFile* f, const Block& fn, const char* rule, const char* what, bool need_profiling) {
+    auto params = OutputParams(f, fn);
+    bool has_profiling = std::any_of(params.begin(), params.end(), [&](auto& p) { return p.first == def_.profiling; });
+    if (need_profiling && !has_profiling) {
+      ctx_.Report(f, fn.line, fn.column, rule,
+                  fmt::format("{} {}() has no GM_ADDR parameter for \"{}\"; add it after the main outputs", what,
+                              fn.name, def_.outputs[static_cast<size_t>(def_.profiling)].name));
+      return;
+    }
+    for (size_t k = 1; k < params.size(); ++k) {
+      bool after_profiling = params[k - 1].first == def_.profiling;
+      if (params[k].first > params[k - 1].first && !after_profiling) continue;
+      const Token* at = params[k].second;
+      ctx_.Report(f, at->line, at->column, rule,
+                  fmt::format("{} {}() lists \"{}\" after \"{}\"; the OpDef order is {} with profiling last", what,
+                              fn.name, at->text, params[k - 1].second->text, OutputList()));
+      return;
+    }
+  }
+
+  std::string OutputList() const {
+    std::string s;
+    for (const Param& p : def_.outputs) s += (s.empty() ? "" : ", ") + p.name;
+    return s;
+  }
+
+  void CheckKernel() {
+    for (const SourceFile* f : ctx_.files) {
+      if (!StartsWith(f->rel, "op_kernel/")) continue;
+      const CodeStructure& cs = ctx_.Structure(f);
+      for (const Block& b : cs.blocks) {
+        if (b.kind != BlockKind::kFunction) continue;
+        bool global = false;
+        for (size_t i = b.head_begin; i > 0 && i + 12 > b.head_begin; --i) {
+          const Token& x = f->lex.tokens[i - 1];
+          if (x.Is(";") || x.Is("}")) break;
+          if (x.Is("__global__")) global = true;
+        }
+        if (global) CheckOrder(f, b, "binding-kernel-order", "kernel", true);
+        if (b.name == "Init") CheckOrder(f, b, "binding-init-order", "class", false);
+      }
+    }
+  }
+
+  void CheckPybind() {
+    size_t n_out = def_.outputs.size();
+    size_t expected_args = def_.inputs.size() + def_.attrs + n_out;
+    for (const SourceFile* f : pybind_) {
+      const auto& t = f->lex.tokens;
+      const CodeStructure& cs = ctx_.Structure(f);
+      for (size_t i = 0; i + 1 < t.size(); ++i) {
+        if (!t[i].active || t[i].in_directive || !t[i + 1].Is("(")) continue;
+        if (!StartsWith(t[i].text, "EXEC_NPU_CMD")) continue;
+        auto args = Args(t, i + 1);
+        if (args.size() < 2) continue;
+        std::vector<std::pair<size_t, size_t>> data(args.begin() + 1, args.end());
+        int prof_pos = -1;
+        for (size_t a = 0; a < data.size(); ++a)
+          if (IsProfilingName(JoinTokens(t, data[a].first, data[a].second))) prof_pos = static_cast<int>(a);
+        // Outputs are the last n_out arguments when the count matches the OpDef.
+        if (data.size() == expected_args) {
+          for (size_t k = 0; k < n_out; ++k) {
+            auto r = data[data.size() - n_out + k];
+            if (def_.outputs[k].required && IsNullArg(t, r)) {
+              ctx_.Report(f, t[r.first].line, t[r.first].column, "binding-required-null",
+                          fmt::format("REQUIRED output \"{}\" is given {}; pass a real tensor (or declare it "
+                                      "OPTIONAL in the OpDef)",
+                                      def_.outputs[k].name, JoinTokens(t, r.first, r.second)));
+            }
+          }
+        }
+        if (prof_pos < 0) {
+          bool nulled = data.size() == expected_args && IsNullArg(t, data.back());
+          if (!nulled) {
+            ctx_.Report(f, t[i].line, t[i].column, "binding-pybind",
+                        fmt::format("{} does not pass the profiling tensor; pass it as the last output", t[i].text));
+          }
+        } else if (static_cast<size_t>(prof_pos) + 1 != data.size()) {
+          auto r = data[static_cast<size_t>(prof_pos)];
+          ctx_.Report(f, t[r.first].line, t[r.first].column, "binding-pybind",
+                      fmt::format("the profiling tensor is argument {} of {} passed to {}; it must be the last "
+                                  "(after the main outputs)",
+                                  prof_pos + 1, data.size(), t[i].text));
+        }
+        CheckReturn(f, cs, i);
+      }
+    }
+  }
+
+  // The function around EXEC_NPU_CMD returns the profiling tensor last.
+  void CheckReturn(const SourceFile* f, const CodeStructure& cs, size_t call) {
+    const auto& t = f->lex.tokens;
+    int fn = cs.EnclosingFunction(call);
+    if (fn < 0) return;
+    const Block& b = cs.blocks[static_cast<size_t>(fn)];
+    for (size_t i = call; i < b.close; ++i) {
+      if (!t[i].Is("return") || cs.EnclosingFunction(i) != fn) continue;
+      size_t end = i + 1;
+      while (end < b.close && !t[end].Is(";")) ++end;
+      // Last top-level element of make_tuple(...) / {...} / a single value.
+      size_t open = i + 1;
+      while (open < end && !t[open].Is("(") && !t[open].Is("{")) ++open;
+      std::string last = JoinTokens(t, i + 1, end);
+      if (open < end) {
+        auto args = Args(t, open);
+        if (!args.empty()) last = JoinTokens(t, args.back().first, args.back().second);
+      }
+      if (!IsProfilingName(last)) {
+        ctx_.Report(f, t[i].line, t[i].column, "binding-pybind",
+                    fmt::format("returns \"{}\" last; return the profiling tensor as the last element so callers "
+                                "can unpack `*outs, profiling = op(...)`",
+                                last));
+      }
+      return;
+    }
+  }
+
+  void CheckAclnn() {
+    for (const SourceFile* f : aclnn_) {
+      const auto& t = f->lex.tokens;
+      for (size_t i = 0; i + 1 < t.size(); ++i) {
+        if (!t[i].active || t[i].kind != TokenKind::kIdentifier || !t[i + 1].Is("(")) continue;
+        std::string_view name = t[i].text;
+        if (!StartsWith(name, "aclnn") || name.find("GetWorkspaceSize") == std::string_view::npos) continue;
+        auto args = Args(t, i + 1);
+        bool declaration = i > 0 && ((t[i - 1].kind == TokenKind::kIdentifier && !t[i - 1].Is("return")) || t[i - 1].Is("*"));
+        // Position of the profiling argument vs the last aclTensor* / tensor argument.
+        int prof = -1, last_tensor = -1;
+        for (size_t a = 0; a < args.size(); ++a) {
+          std::string text = JoinTokens(t, args[a].first, args[a].second);
+          if (IsProfilingName(text)) prof = static_cast<int>(a);
+          bool workspace = text.find("workspaceSize") != std::string::npos || text.find("executor") != std::string::npos;
+          if (!workspace && (!declaration || text.find("aclTensor") != std::string::npos)) last_tensor = static_cast<int>(a);
+        }
+        if (prof < 0 && !declaration && def_.outputs[static_cast<size_t>(def_.profiling)].required) {
+          auto null_arg = std::find_if(args.begin(), args.end(), [&](auto r) { return IsNullArg(t, r); });
+          if (null_arg != args.end()) {
+            ctx_.Report(f, t[null_arg->first].line, t[null_arg->first].column, "binding-required-null",
+                        fmt::format("{} is given {} where the REQUIRED profiling output belongs; pass the tensor", name,
+                                    JoinTokens(t, null_arg->first, null_arg->second)));
+            continue;
+          }
+        }
+        if (prof < 0) {
+          if (declaration || NameIsInner(name)) {
+            ctx_.Report(f, t[i].line, t[i].column, "binding-aclnn",
+                        fmt::format("{} has no profiling argument; add it after the main outputs", name));
+          }
+          continue;
+        }
+        if (prof != last_tensor) {
+          auto r = args[static_cast<size_t>(prof)];
+          ctx_.Report(f, t[r.first].line, t[r.first].column, "binding-aclnn",
+                      fmt::format("the profiling argument of {} is not the last tensor (before workspaceSize and "
+                                  "executor)",
+                                  name));
+        }
+      }
+    }
+  }
+
+  static bool NameIsInner(std::string_view name) { return StartsWith(name, "aclnnInner"); }
+
+  LintContext& ctx_;
+  std::vector<const SourceFile*> host_, pybind_, aclnn_;
+  OpDef def_;
+};
+
+}  // namespace
+
+void CheckBinding(LintContext& ctx) { BindingChecker(ctx).Run(); }
+
+}  // namespace optrace::source

@@ -234,7 +234,12 @@ class IndexScope {
         if (t[k].Is(name)) return true;
       for (size_t k = b.open + 1; k < use; ++k) {
         if (!t[k].active || !t[k].Is(name) || !LooksLikeDeclaration(t, k)) continue;
-        if (cs.Within(use_block, cs.InnermostBlock(k))) return true;
+        int scope = cs.InnermostBlock(k);
+        for (size_t h = 0; h < cs.blocks.size(); ++h) {  // declared in a for/if head: scoped to that block
+          const Block& hb = cs.blocks[h];
+          if (hb.kind == BlockKind::kControl && k >= hb.head_begin && k < hb.head_end) scope = static_cast<int>(h);
+        }
+        if (cs.Within(use_block, scope)) return true;
       }
       fn = b.parent < 0 ? -1 : cs.EnclosingFunction(cs.blocks[static_cast<size_t>(b.parent)].open);
     }

@@ -219,17 +219,24 @@ class CoreAnalysis {
 };
 
 // The function that makes a file a phase implementation, or -1.
+// The function that makes a file a phase implementation, or -1: a core-typed operator() first,
+// then a Process* function, then any operator() or large function in a sub-directory header.
 int PhaseFunction(const SourceFile* f, const CodeStructure& cs, bool in_subdirectory) {
+  int best = -1, best_rank = 0;
   for (size_t b = 0; b < cs.blocks.size(); ++b) {
     const Block& blk = cs.blocks[b];
     if (blk.kind != BlockKind::kFunction) continue;
-    bool typed_operator = blk.name == "operator()" && CoreOfText(blk.template_args) != kNone;
-    bool process = blk.name.rfind("Process", 0) == 0;
     int body_lines = blk.close < f->lex.tokens.size() ? f->lex.tokens[blk.close].line - blk.line : 0;
-    bool big_in_subdir = in_subdirectory && (blk.name == "operator()" || body_lines >= 15);
-    if (typed_operator || process || big_in_subdir) return static_cast<int>(b);
+    int rank = blk.name == "operator()" && CoreOfText(blk.template_args) != kNone ? 3
+               : blk.name.rfind("Process", 0) == 0                                 ? 2
+               : in_subdirectory && (blk.name == "operator()" || body_lines >= 15) ? 1
+                                                                                    : 0;
+    if (rank > best_rank) {
+      best = static_cast<int>(b);
+      best_rank = rank;
+    }
   }
-  return -1;
+  return best;
 }
 
 }  // namespace

@@ -106,11 +106,14 @@ class PairingChecker {
         }
       } else if (tok.Is("return")) {
         in_return = true;
-        for (Open& o : stack) {
+        std::string open_labels;
+        for (const Open& o : stack) {
           if (o.reported) continue;
+          open_labels += fmt::format("{}\"{}\" (B at line {})", open_labels.empty() ? "" : ", ", o.label, o.line);
+        }
+        if (!open_labels.empty()) {
           ctx_.Report(f_, tok.line, tok.column, "early-return",
-                      fmt::format("return leaves \"{}\" (B at line {}) open; emit its E before returning", o.label,
-                                  o.line));
+                      fmt::format("return leaves {} open; emit the E marks before returning", open_labels));
         }
         for (Open& o : stack) o.reported = true;
       } else if ((tok.Is("break") || tok.Is("continue")) && IsBranchBlock(cs_.InnermostBlock(i))) {
@@ -173,13 +176,33 @@ class PairingChecker {
     }
     size_t index = static_cast<size_t>(stack.rend() - match) - 1;
     if (index + 1 != stack.size()) {
-      ctx_.Report(f_, s.line, s.column, "pairing",
-                  fmt::format("\"{}\" E closes while \"{}\" (B at line {}) is still open; close inner ranges first",
-                              s.label, stack.back().label, stack.back().line));
-      for (size_t k = index + 1; k < stack.size(); ++k) stack[k].reported = true;
+      // Inner ranges still open: never closed at all (a missing E), or closed later (crossed).
+      bool crossed = false;
+      for (size_t k = index + 1; k < stack.size(); ++k) {
+        if (stack[k].reported) continue;
+        if (HasLaterEnd(stack[k].label, s.token)) {
+          crossed = true;
+        } else {
+          ctx_.Report(f_, stack[k].line, stack[k].column, "pairing",
+                      fmt::format("\"{}\" B is never closed by an E (\"{}\" closes around it at line {})",
+                                  stack[k].label, s.label, s.line));
+        }
+        stack[k].reported = true;
+      }
+      if (crossed) {
+        ctx_.Report(f_, s.line, s.column, "pairing",
+                    fmt::format("\"{}\" E closes while \"{}\" (B at line {}) is still open; close inner ranges first",
+                                s.label, stack.back().label, stack.back().line));
+      }
     }
     if (!frames.empty() && index < frames.back().snapshot.size()) frames.back().outer_closes.push_back({&s, stack[index]});
     stack.resize(index);
+  }
+
+  bool HasLaterEnd(const std::string& label, size_t after) const {
+    for (const auto& [token, site] : site_at_)
+      if (token > after && site->event_type == 'E' && site->label == label) return true;
+    return false;
   }
 
   void CloseBlock(const Frame& frame, std::vector<Open>& stack, bool ends_in_return, size_t close_token) {

@@ -38,6 +38,7 @@ struct LaunchOptions {
   int ranks = 1;
   uint32_t block_dim = 1;         // AI cores (AIC count); AIV count is 2 * block_dim
   double timeout_seconds = 20.0;  // a wait (SyncAll, CrossCoreWaitFlag) longer than this fails
+  double deadline_seconds = 60.0; // a core still polling GM after this long is stopped, and fails
 };
 
 struct RankResult {

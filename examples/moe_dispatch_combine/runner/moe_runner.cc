@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "kernel_operator.h"
+#include "op_kernel/moe_dispatch_combine_base.h"
 #include "op_kernel/moe_dispatch_combine_tiling.h"
 #include "optrace_emu/runtime.h"
 
@@ -15,7 +15,7 @@ namespace optrace::examples {
 namespace {
 
 constexpr uint32_t kHidden = 16;
-constexpr uint32_t kSlotWords = 2048;  // PROF_SIZE_PER_CORE of op_kernel/moe_dispatch_combine_base.h
+constexpr uint32_t kSlotWords = PROF_SIZE_PER_CORE;  // as the kernel was built
 constexpr float kDequantScale = 0.125f;
 
 // Deterministic inputs: a small linear congruential generator per rank.

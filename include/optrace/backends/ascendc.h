@@ -22,6 +22,14 @@
 #include "kernel_operator.h"
 #include "optrace/config.h"
 
+// Entry points live in an inline namespace named for the backend and the enabled state, so
+// translation units built for different backends (the emulator's AscendC kernels and host
+// code) or with profiling on and off can be linked into one program without ODR clashes.
+#if ENABLE_MOE_PROFILING
+#define OPTRACE_ABI ascendc_on
+#else
+#define OPTRACE_ABI ascendc_off
+#endif
 #define OPTRACE_FN __aicore__ inline
 #include "optrace/writer.h"
 
@@ -29,12 +37,23 @@ namespace optrace {
 namespace backend {
 
 // The running core's working slot (its stack buffer), per core like the seed's g_moeProfilePtr.
+// Mixed kernels compile their cube and vector halves separately and link them into one binary,
+// so each half gets its own variable (as AscendC does for g_cubeTPipePtr / g_vecTPipePtr).
+#if defined(__DAV_C220_CUBE__) || defined(SPLIT_CORE_CUBE)
+__BLOCK_LOCAL__ __inline__ int64_t* g_ascendc_slot_cube;
+__aicore__ inline int64_t*& AscendCSlotPointer() { return g_ascendc_slot_cube; }
+#elif defined(__DAV_C220_VEC__) || defined(SPLIT_CORE_VEC)
+__BLOCK_LOCAL__ __inline__ int64_t* g_ascendc_slot_vec;
+__aicore__ inline int64_t*& AscendCSlotPointer() { return g_ascendc_slot_vec; }
+#else
 __BLOCK_LOCAL__ __inline__ int64_t* g_ascendc_slot;
+__aicore__ inline int64_t*& AscendCSlotPointer() { return g_ascendc_slot; }
+#endif
 
 struct AscendCCore {
   static constexpr uint64_t kClockHz = 50000000ull;  // GetSystemCycle(): 50 MHz system counter
   __aicore__ static inline uint64_t Now() { return static_cast<uint64_t>(AscendC::GetSystemCycle()); }
-  __aicore__ static inline int64_t* Slot() { return g_ascendc_slot; }
+  __aicore__ static inline int64_t* Slot() { return AscendCSlotPointer(); }
   __aicore__ static inline void Barrier() { AscendC::PipeBarrier<PIPE_ALL>(); }
 };
 
@@ -60,8 +79,10 @@ __aicore__ inline uint64_t AscendCSlotIndex() {
 
 }  // namespace backend
 
+inline namespace OPTRACE_ABI {
+
 // Seed 000's SetMoeProfilePtr: points this core's records at `buffer`.
-__aicore__ inline void SetMoeProfilePtr(int64_t* buffer) { backend::g_ascendc_slot = buffer; }
+__aicore__ inline void SetMoeProfilePtr(int64_t* buffer) { backend::AscendCSlotPointer() = buffer; }
 
 // Kernel entry: `buffer` is this core's PROF_SIZE_PER_CORE-word stack buffer.
 __aicore__ inline void KernelBegin(int64_t* buffer) {
@@ -75,7 +96,7 @@ __aicore__ inline void KernelBegin(int64_t* buffer) {
 // Kernel exit: copies the used words of this core's buffer to its slot of `profiling` (GM)
 // and cleans the data cache so the host sees them.
 __aicore__ inline void KernelEnd(GM_ADDR profiling) {
-  int64_t* local = backend::g_ascendc_slot;
+  int64_t* local = backend::AscendCSlotPointer();
   if (!kProfilingEnabled || local == nullptr) {
     return;
   }
@@ -92,6 +113,7 @@ __aicore__ inline void KernelEnd(GM_ADDR profiling) {
   SetMoeProfilePtr(nullptr);
 }
 
+}  // namespace OPTRACE_ABI
 }  // namespace optrace
 
 #if ENABLE_MOE_PROFILING

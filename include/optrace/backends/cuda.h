@@ -14,6 +14,14 @@
 
 #include "optrace/config.h"
 
+// Entry points live in an inline namespace named for the backend and the enabled state, so
+// translation units built for different backends (the emulator's AscendC kernels and host
+// code) or with profiling on and off can be linked into one program without ODR clashes.
+#if ENABLE_MOE_PROFILING
+#define OPTRACE_ABI cuda_on
+#else
+#define OPTRACE_ABI cuda_off
+#endif
 #define OPTRACE_FN __device__ __forceinline__
 #include "optrace/writer.h"
 
@@ -45,6 +53,8 @@ using Active = CudaBlock;
 
 }  // namespace backend
 
+inline namespace OPTRACE_ABI {
+
 // Kernel entry: the block's first thread writes the header of slot (linear block index).
 __device__ __forceinline__ void KernelBegin(int64_t* profiling) {
   if (kProfilingEnabled && backend::CudaIsLeader()) {
@@ -65,6 +75,7 @@ __device__ __forceinline__ void KernelEnd(int64_t* profiling) {
   }
 }
 
+}  // namespace OPTRACE_ABI
 }  // namespace optrace
 
 #if ENABLE_MOE_PROFILING

@@ -15,6 +15,14 @@
 
 #include "optrace/config.h"
 
+// Entry points live in an inline namespace named for the backend and the enabled state, so
+// translation units built for different backends (the emulator's AscendC kernels and host
+// code) or with profiling on and off can be linked into one program without ODR clashes.
+#if ENABLE_MOE_PROFILING
+#define OPTRACE_ABI host_on
+#else
+#define OPTRACE_ABI host_off
+#endif
 #define OPTRACE_FN inline
 #include "optrace/writer.h"
 
@@ -38,6 +46,8 @@ struct Host {
 using Active = Host;
 
 }  // namespace backend
+
+inline namespace OPTRACE_ABI {
 
 // Binds the calling thread to slot `thread_index` of `profiling` (an array of
 // PROF_SIZE_PER_CORE-word slots, one per thread) and writes the slot header.
@@ -63,6 +73,7 @@ class ScopedThreadTrace {
   ScopedThreadTrace& operator=(const ScopedThreadTrace&) = delete;
 };
 
+}  // namespace OPTRACE_ABI
 }  // namespace optrace
 
 #if ENABLE_MOE_PROFILING

@@ -1,0 +1,134 @@
+// Block decomposition and shape-signature classes.
+#include "analyze/classify.h"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <unordered_map>
+
+namespace optrace::analyze {
+namespace {
+
+bool IsComm(OpType t) { return t == OpType::kCommunication || t == OpType::kMixCommAiv; }
+
+void Fnv(uint64_t& h, std::string_view s) {
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  h ^= 0xff;  // separator
+  h *= 1099511628211ull;
+}
+
+// Groups members by signature into classes with ids "<prefix>1..", in member order.
+template <typename GetSig>
+std::vector<ShapeClass> MakeClasses(size_t n, char prefix, GetSig get_sig, std::vector<std::string>& ids) {
+  std::vector<ShapeClass> classes;
+  std::unordered_map<std::string, size_t> by_sig;
+  ids.assign(n, "");
+  for (size_t i = 0; i < n; ++i) {
+    std::string sig = get_sig(i);
+    bool has = !sig.empty();
+    if (!has) sig = fmt::format("noshape:{}", i);
+    auto [it, fresh] = by_sig.try_emplace(sig, classes.size());
+    if (fresh) {
+      ShapeClass c;
+      c.id = fmt::format("{}{}", prefix, classes.size() + 1);
+      c.signature = sig;
+      c.has_shapes = has;
+      classes.push_back(c);
+    }
+    classes[it->second].members.push_back(static_cast<uint32_t>(i));
+    ids[i] = classes[it->second].id;
+  }
+  return classes;
+}
+
+}  // namespace
+
+std::string ShapeSignature(const AnalysisResult& res, const RankTable& t, EventRange r) {
+  uint64_t h = 1469598103934665603ull;
+  for (uint32_t i = r.first; i < r.last; ++i) {
+    const Event& e = t.events[i];
+    Fnv(h, res.Str(e.name));
+    if (IsComm(e.op_type)) continue;
+    if (e.input_shapes == 0) return "";
+    Fnv(h, res.Str(e.input_shapes));
+  }
+  return fmt::format("{:016x}:{}", h, r.size());
+}
+
+void ClassifyAll(AnalysisResult& res, const Rules& rules) {
+  res.blocks.clear();
+  std::unordered_map<uint64_t, int> kind_cache;  // (op type, name) -> block kind or -1
+  auto kind_of = [&](const Event& e) -> int {
+    uint64_t key = (uint64_t(e.op_type) << 32) | e.name;
+    auto it = kind_cache.find(key);
+    if (it != kind_cache.end()) return it->second;
+    auto k = rules.EventBlockKind(e.op_type, res.Str(e.name), res.Str(e.type));
+    int v = k ? static_cast<int>(*k) : -1;
+    kind_cache.emplace(key, v);
+    return v;
+  };
+  auto rest_kind = [&](const RankTable& t, EventRange r) {
+    bool moe = false, ffn = false, aicpu = false, all_comm = !r.empty();
+    for (uint32_t i = r.first; i < r.last; ++i) {
+      int k = kind_of(t.events[i]);
+      moe |= k == int(BlockKind::kMoe);
+      ffn |= k == int(BlockKind::kFfn);
+      aicpu |= k == int(BlockKind::kAicpu);
+      all_comm &= k == int(BlockKind::kCommunication);
+    }
+    if (moe) return BlockKind::kMoe;
+    if (ffn) return BlockKind::kFfn;
+    if (all_comm) return BlockKind::kCommunication;
+    if (aicpu) return BlockKind::kAicpu;
+    return BlockKind::kOther;
+  };
+  auto add_block = [&](uint32_t layer_index, BlockKind kind, EventRange r, const RankTable& t) {
+    Block b;
+    b.rank = t.rank;
+    b.layer = layer_index;
+    b.kind = kind;
+    b.events = r;
+    b.start_ns = t.events[r.first].start_ns;
+    b.end_ns = b.start_ns;
+    for (uint32_t i = r.first; i < r.last; ++i) b.end_ns = std::max(b.end_ns, t.events[i].end_ns());
+    res.layers[layer_index].blocks.push_back(static_cast<uint32_t>(res.blocks.size()));
+    res.blocks.push_back(b);
+  };
+  for (uint32_t li = 0; li < res.layers.size(); ++li) {
+    Layer& layer = res.layers[li];
+    layer.blocks.clear();
+    const RankTable& t = *res.FindRank(layer.rank);
+    int64_t last_attention = -1;
+    for (uint32_t i = layer.events.first; i < layer.events.last; ++i)
+      if (kind_of(t.events[i]) == int(BlockKind::kAttention)) last_attention = i;
+    if (last_attention < 0) {
+      layer.companion_layer = true;
+      add_block(li, rest_kind(t, layer.events), layer.events, t);
+      continue;
+    }
+    EventRange att{layer.events.first, static_cast<uint32_t>(last_attention + 1)};
+    add_block(li, BlockKind::kAttention, att, t);
+    EventRange rest{att.last, layer.events.last};
+    if (!rest.empty()) add_block(li, rest_kind(t, rest), rest, t);
+  }
+
+  std::vector<std::string> ids;
+  res.step_classes = MakeClasses(res.steps.size(), 'S', [&](size_t i) {
+    return ShapeSignature(res, *res.FindRank(res.steps[i].rank), res.steps[i].events);
+  }, ids);
+  for (size_t i = 0; i < res.steps.size(); ++i) res.steps[i].step_class = ids[i];
+  res.layer_classes = MakeClasses(res.layers.size(), 'L', [&](size_t i) {
+    return ShapeSignature(res, *res.FindRank(res.layers[i].rank), res.layers[i].events);
+  }, ids);
+  for (size_t i = 0; i < res.layers.size(); ++i) res.layers[i].layer_class = ids[i];
+  res.block_classes = MakeClasses(res.blocks.size(), 'B', [&](size_t i) {
+    std::string s = ShapeSignature(res, *res.FindRank(res.blocks[i].rank), res.blocks[i].events);
+    return s.empty() ? s : std::string(BlockKindName(res.blocks[i].kind)) + ":" + s;
+  }, ids);
+  for (size_t i = 0; i < res.blocks.size(); ++i) res.blocks[i].block_class = ids[i];
+}
+
+}  // namespace optrace::analyze

@@ -1,0 +1,150 @@
+// Cross-rank alignment, skew and slow-rank voting.
+#include "analyze/cross_rank.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <numeric>
+
+namespace optrace::analyze {
+namespace {
+
+double SkewOf(const std::vector<RankValue>& v, int* min_rank = nullptr, int* max_rank = nullptr) {
+  if (v.size() < 2) return 0;
+  auto [mn, mx] = std::minmax_element(v.begin(), v.end(),
+                                      [](const RankValue& a, const RankValue& b) { return a.value < b.value; });
+  double mean = 0;
+  for (const RankValue& x : v) mean += x.value;
+  mean /= v.size();
+  if (min_rank) *min_rank = mn->rank;
+  if (max_rank) *max_rank = mx->rank;
+  return mean > 0 ? (mx->value - mn->value) / mean : 0;
+}
+
+}  // namespace
+
+OutlierTest TestLowOutlier(std::vector<double> x, const Rules& rules) {
+  OutlierTest r;
+  size_t n = x.size();
+  std::sort(x.begin(), x.end());
+  if (n < 2) {
+    r.test = "none";
+    return r;
+  }
+  double mean = std::accumulate(x.begin(), x.end(), 0.0) / n;
+  if (n == 2) {
+    r.test = "two_rank_skew";
+    r.statistic = mean > 0 ? (x[1] - x[0]) / mean : 0;
+    r.critical = rules.thresholds.slow_rank_two_rank_skew;
+    r.low_outlier = r.statistic > r.critical;
+    return r;
+  }
+  if (n <= 100 && rules.dixon_q95.count(static_cast<int>(n))) {
+    r.test = "dixon_q";
+    double range = x[n - 1] - x[0];
+    r.statistic = range > 0 ? (x[1] - x[0]) / range : 0;
+    r.critical = rules.dixon_q95.at(static_cast<int>(n));
+    r.low_outlier = range > 0 && r.statistic > r.critical;
+    return r;
+  }
+  r.test = "three_sigma";
+  double var = 0;
+  for (double v : x) var += (v - mean) * (v - mean);
+  double sd = std::sqrt(var / n);
+  r.statistic = sd > 0 ? (mean - x[0]) / sd : 0;
+  r.critical = rules.thresholds.three_sigma_k;
+  r.low_outlier = sd > 0 && r.statistic > r.critical;
+  return r;
+}
+
+void CrossRankAnalyze(AnalysisResult& res, const Rules& rules) {
+  CrossRank& C = res.cross_rank;
+  C = CrossRank();
+  for (const RankTable& t : res.ranks)
+    if (!t.events.empty()) C.ranks.push_back(t.rank);
+  bool ordinal = std::any_of(res.steps.begin(), res.steps.end(),
+                             [](const Step& s) { return s.step_source == "whole_capture"; });
+  C.alignment_method = C.ranks.size() < 2 ? "single_rank" : ordinal ? "step_ordinal" : "step_id";
+
+  // Steps.
+  std::map<int64_t, std::vector<const Step*>> by_step;
+  std::map<int, int> ordinal_of;
+  for (const Step& s : res.steps) {
+    int64_t key = ordinal ? ordinal_of[s.rank]++ : s.step_id;
+    by_step[key].push_back(&s);
+  }
+  std::map<int, double> compute_total;
+  for (auto& [key, steps] : by_step) {
+    AlignedStep a;
+    a.step_id = key;
+    for (const Step* s : steps) {
+      a.wall_ms.push_back({s->rank, double(s->anatomy.wall_ns) / 1e6});
+      a.compute_ms.push_back({s->rank, double(s->compute_ns) / 1e6});
+      if (steps.size() == C.ranks.size()) compute_total[s->rank] += double(s->compute_ns) / 1e6;
+    }
+    a.wall_skew_ratio = SkewOf(a.wall_ms, &a.fastest_rank, &a.slowest_rank);
+    a.compute_skew_ratio = SkewOf(a.compute_ms);
+    C.max_step_skew_ratio = std::max(C.max_step_skew_ratio, a.wall_skew_ratio);
+    C.steps.push_back(a);
+  }
+  std::vector<RankValue> totals;
+  for (auto& [r, v] : compute_total) totals.push_back({r, v});
+  C.compute_imbalance_ratio = SkewOf(totals);
+
+  // Collectives.
+  struct Key {
+    int64_t step;
+    uint32_t name;
+    int occ;
+    bool operator<(const Key& o) const { return std::tie(step, name, occ) < std::tie(o.step, o.name, o.occ); }
+  };
+  std::map<Key, AlignedCollective> coll;
+  std::map<uint64_t, std::string> kind_cache;
+  ordinal_of.clear();
+  for (const Step& s : res.steps) {
+    int64_t key = ordinal ? ordinal_of[s.rank]++ : s.step_id;
+    const RankTable& t = *res.FindRank(s.rank);
+    std::map<uint32_t, int> occ;
+    for (uint32_t i = s.events.first; i < s.events.last; ++i) {
+      const Event& e = t.events[i];
+      if (e.op_type != OpType::kCommunication) continue;
+      uint64_t ck = (uint64_t(e.type) << 32) | e.name;
+      auto it = kind_cache.find(ck);
+      if (it == kind_cache.end()) it = kind_cache.emplace(ck, rules.HcclKind(res.Str(e.type), res.Str(e.name))).first;
+      if (it->second == "send_recv") continue;
+      Key k{key, e.name, occ[e.name]++};
+      AlignedCollective& c = coll[k];
+      c.step_id = key;
+      c.name = e.name;
+      c.occurrence = k.occ;
+      c.kind = it->second;
+      c.dur_us.push_back({t.rank, double(e.dur_ns) / 1000.0});
+      c.events.push_back({t.rank, i});
+    }
+  }
+  std::map<int, int> votes;
+  for (auto& [k, c] : coll) {
+    if (c.dur_us.size() < 2) continue;
+    c.skew_ratio = SkewOf(c.dur_us, &c.shortest_rank, nullptr);
+    C.max_collective_skew_ratio = std::max(C.max_collective_skew_ratio, c.skew_ratio);
+    std::vector<double> v;
+    for (const RankValue& x : c.dur_us) v.push_back(x.value);
+    OutlierTest t = TestLowOutlier(v, rules);
+    c.test = t.test;
+    c.statistic = t.statistic;
+    c.critical = t.critical;
+    ++C.tested_collectives;
+    if (t.low_outlier && c.skew_ratio >= rules.thresholds.rank_skew_ratio) {
+      c.outlier_rank = c.shortest_rank;
+      ++votes[c.shortest_rank];
+    }
+    C.collectives.push_back(c);
+  }
+  for (auto& [r, n] : votes)
+    C.votes.push_back({r, n, C.tested_collectives ? double(n) / C.tested_collectives : 0});
+  std::sort(C.votes.begin(), C.votes.end(), [](const SlowRankVote& a, const SlowRankVote& b) {
+    return a.votes != b.votes ? a.votes > b.votes : a.rank < b.rank;
+  });
+}
+
+}  // namespace optrace::analyze

@@ -1,0 +1,344 @@
+// Findings and their evidence.
+#include "analyze/diagnose.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+namespace optrace::analyze {
+namespace {
+
+double Ms(int64_t ns) { return double(ns) / 1e6; }
+
+class Builder {
+ public:
+  Builder(AnalysisResult& res, const Rules& rules) : res_(res), rules_(rules) {}
+
+  // Evidence for an event range of a rank: file + row range (per file) and the time window.
+  Evidence RangeEvidence(int rank, EventRange r, int64_t step_id, std::string note) const {
+    const RankTable& t = *res_.FindRank(rank);
+    Evidence ev;
+    ev.rank = rank;
+    ev.step_id = step_id;
+    ev.note = std::move(note);
+    if (r.empty()) return ev;
+    uint32_t lo = UINT32_MAX, hi = 0;
+    int64_t ws = INT64_MAX, we = INT64_MIN;
+    uint16_t file = t.events[r.first].file;
+    for (uint32_t i = r.first; i < r.last; ++i) {
+      const Event& e = t.events[i];
+      ws = std::min(ws, e.start_ns);
+      we = std::max(we, e.end_ns());
+      if (e.file != file) continue;
+      lo = std::min(lo, e.row);
+      hi = std::max(hi, e.row);
+    }
+    ev.file = t.files[file].path;
+    if (!t.files[file].table.empty()) ev.file += "#" + t.files[file].table;
+    ev.row_first = lo;
+    ev.row_last = hi;
+    ev.window_start_ns = t.AbsNs(ws);
+    ev.window_end_ns = t.AbsNs(we);
+    return ev;
+  }
+  Evidence WindowEvidence(int rank, int64_t step_id, int64_t rel_start, int64_t rel_end, std::string note) const {
+    const RankTable& t = *res_.FindRank(rank);
+    Evidence ev;
+    ev.rank = rank;
+    ev.step_id = step_id;
+    ev.window_start_ns = t.AbsNs(rel_start);
+    ev.window_end_ns = t.AbsNs(rel_end);
+    ev.note = std::move(note);
+    return ev;
+  }
+  void Add(Finding f) {
+    if (f.evidence.size() > size_t(rules_.thresholds.max_evidence_items))
+      f.evidence.resize(rules_.thresholds.max_evidence_items);
+    out_.push_back(std::move(f));
+  }
+  std::vector<Finding>& out() { return out_; }
+
+ private:
+  AnalysisResult& res_;
+  const Rules& rules_;
+  std::vector<Finding> out_;
+};
+
+void SlowRank(AnalysisResult& res, const Rules& rules, Builder& b) {
+  const CrossRank& C = res.cross_rank;
+  const Thresholds& th = rules.thresholds;
+  if (C.votes.empty()) return;
+  const SlowRankVote& top = C.votes.front();
+  if (top.votes < th.slow_rank_min_votes || top.vote_share < th.slow_rank_min_vote_share) return;
+  Finding f;
+  f.severity = Severity::kHigh;
+  f.type = "slow_rank";
+  f.rank = top.rank;
+  double wait_sum = 0;
+  int n = 0;
+  for (const AlignedCollective& c : C.collectives) {
+    if (c.outlier_rank != top.rank) continue;
+    std::vector<double> v;
+    double mine = 0;
+    for (const RankValue& x : c.dur_us) {
+      v.push_back(x.value);
+      if (x.rank == top.rank) mine = x.value;
+    }
+    std::sort(v.begin(), v.end());
+    wait_sum += v[v.size() / 2] - mine;
+    ++n;
+    for (const auto& w : c.events)
+      if (w.rank == top.rank)
+        f.evidence.push_back(b.RangeEvidence(w.rank, {w.event, w.event + 1}, c.step_id,
+                                             fmt::format("{} #{} ({}): rank {} {:.1f} us, median {:.1f} us ({})",
+                                                         res.Str(c.name), c.occurrence, c.kind, top.rank, mine,
+                                                         v[v.size() / 2], c.test)));
+  }
+  double late_us = n ? wait_sum / n : 0;
+  f.summary = fmt::format(
+      "Rank {} arrived last at {} of {} matched collectives ({:.0f}%): its collectives are on average {:.1f} us "
+      "shorter than the median because the other ranks wait for it.",
+      top.rank, top.votes, C.tested_collectives, 100 * top.vote_share, late_us);
+  f.numbers = {{"votes", double(top.votes)},
+               {"tested_collectives", double(C.tested_collectives)},
+               {"vote_share", top.vote_share},
+               {"mean_lateness_us", late_us}};
+  b.Add(std::move(f));
+}
+
+void PerRankStepFindings(AnalysisResult& res, const Rules& rules, Builder& b) {
+  const Thresholds& th = rules.thresholds;
+  for (const RankSummary& rs : res.summaries.ranks) {
+    std::vector<const Step*> steps;
+    for (const Step& s : res.steps)
+      if (s.rank == rs.rank) steps.push_back(&s);
+    // Communication-dominated steps.
+    Finding comm;
+    double worst = 0;
+    int64_t worst_step = -1;
+    for (const Step* s : steps) {
+      double share = s->anatomy.wall_ns ? double(s->comm_ns) / s->anatomy.wall_ns : 0;
+      if (share < th.comm_dominated_share) continue;
+      if (share > worst) {
+        worst = share;
+        worst_step = s->step_id;
+      }
+      comm.evidence.push_back(b.RangeEvidence(s->rank, s->events, s->step_id,
+                                              fmt::format("step {}: communication {:.2f} of {:.2f} ms wall ({:.0f}%)",
+                                                          s->step_id, Ms(s->comm_ns), Ms(s->anatomy.wall_ns), 100 * share)));
+    }
+    if (!comm.evidence.empty()) {
+      int count = static_cast<int>(comm.evidence.size());
+      comm.severity = Severity::kMedium;
+      comm.type = "communication_dominated_step";
+      comm.rank = rs.rank;
+      comm.step_id = worst_step;
+      comm.summary = fmt::format(
+          "On rank {}, communication covers at least {:.0f}% of the step wall in {} of {} steps (worst {:.0f}% in step "
+          "{}).",
+          rs.rank, 100 * th.comm_dominated_share, count, steps.size(), 100 * worst, worst_step);
+      comm.numbers = {{"steps", double(count)}, {"max_comm_share", worst}};
+      b.Add(std::move(comm));
+    }
+    // Recurring bubbles.
+    if (rs.complete_step_count >= th.recurring_bubble_min_complete_steps &&
+        rs.bubble_recurrence_ratio >= th.recurring_bubble_min_ratio) {
+      Finding f;
+      f.severity = Severity::kMedium;
+      f.type = "recurring_bubble_pattern";
+      f.rank = rs.rank;
+      double gap_sum = 0;
+      for (const Step* s : steps) {
+        if (!s->complete || !s->anatomy.has_bubble) continue;
+        gap_sum += Ms(s->anatomy.bubble_gap_ns);
+        // The rows around the gap, and the gap itself as the time window.
+        uint32_t next = s->anatomy.max_gap_next_event;
+        Evidence ev = b.RangeEvidence(s->rank, {next > s->events.first ? next - 1 : next, next + 1}, s->step_id,
+                                      fmt::format("step {}: idle gap of {:.3f} ms inside the step", s->step_id,
+                                                  Ms(s->anatomy.max_gap_ns)));
+        const RankTable& t = *res.FindRank(s->rank);
+        ev.window_start_ns = t.AbsNs(s->anatomy.max_gap_start_ns);
+        ev.window_end_ns = t.AbsNs(s->anatomy.max_gap_start_ns + s->anatomy.max_gap_ns);
+        f.evidence.push_back(ev);
+      }
+      f.summary = fmt::format(
+          "Rank {} has device bubbles in {} of {} complete steps ({:.0f}%), {:.3f} ms of idle gaps per bubbling step.",
+          rs.rank, rs.bubbling_step_count, rs.complete_step_count, 100 * rs.bubble_recurrence_ratio,
+          rs.bubbling_step_count ? gap_sum / rs.bubbling_step_count : 0);
+      f.numbers = {{"bubbling_steps", double(rs.bubbling_step_count)},
+                   {"complete_steps", double(rs.complete_step_count)},
+                   {"bubble_recurrence_ratio", rs.bubble_recurrence_ratio},
+                   {"mean_bubble_ms", rs.bubbling_step_count ? gap_sum / rs.bubbling_step_count : 0}};
+      b.Add(std::move(f));
+    }
+    // Heavy pre-launch / tail gaps.
+    for (bool pre : {true, false}) {
+      Finding f;
+      double worst_ms = 0;
+      for (const Step* s : steps) {
+        const char* tag = pre ? "PRELAUNCH_GAP_HEAVY" : "TAIL_GAP_HEAVY";
+        if (std::find(s->anomaly_tags.begin(), s->anomaly_tags.end(), tag) == s->anomaly_tags.end()) continue;
+        int64_t gap = pre ? s->prelaunch_gap_ns : s->tail_gap_ns;
+        worst_ms = std::max(worst_ms, Ms(gap));
+        int64_t ws = pre ? s->start_ns - gap : s->end_ns;
+        f.evidence.push_back(b.WindowEvidence(s->rank, s->step_id, ws, ws + gap,
+                                              fmt::format("step {}: {:.3f} ms device idle {} the step (wall {:.3f} ms)",
+                                                          s->step_id, Ms(gap), pre ? "before" : "after",
+                                                          Ms(s->anatomy.wall_ns))));
+      }
+      if (f.evidence.empty()) continue;
+      int count = static_cast<int>(f.evidence.size());
+      f.severity = Severity::kLow;
+      f.type = pre ? "prelaunch_gap_heavy" : "tail_gap_heavy";
+      f.rank = rs.rank;
+      f.summary = fmt::format("Rank {} idles {} {} steps for at least max(1 ms, 10% of the step wall) (worst {:.3f} ms).",
+                              rs.rank, pre ? "before" : "after", count, worst_ms);
+      f.numbers = {{"steps", double(count)}, {"max_gap_ms", worst_ms}};
+      b.Add(std::move(f));
+    }
+  }
+}
+
+void Aicpu(AnalysisResult& res, const Rules& rules, Builder& b) {
+  const Thresholds& th = rules.thresholds;
+  for (const RankTable& t : res.ranks) {
+    // Union of non-AICPU work, to find AICPU time nothing else overlaps.
+    std::vector<std::pair<int64_t, int64_t>> busy;
+    for (const Event& e : t.events) {
+      if (e.op_type == OpType::kAicpu) continue;
+      if (!busy.empty() && e.start_ns <= busy.back().second) busy.back().second = std::max(busy.back().second, e.end_ns());
+      else busy.push_back({e.start_ns, e.end_ns()});
+    }
+    double exposed_us = 0, wall_us = 0;
+    for (const Step& s : res.steps)
+      if (s.rank == t.rank) wall_us += double(s.anatomy.wall_ns) / 1000.0;
+    std::vector<std::pair<double, uint32_t>> worst;
+    for (uint32_t i = 0; i < t.events.size(); ++i) {
+      const Event& e = t.events[i];
+      if (e.op_type != OpType::kAicpu) continue;
+      int64_t covered = 0;
+      auto it = std::upper_bound(busy.begin(), busy.end(), std::make_pair(e.start_ns, INT64_MAX));
+      if (it != busy.begin()) --it;
+      for (; it != busy.end() && it->first < e.end_ns(); ++it)
+        covered += std::max<int64_t>(0, std::min(it->second, e.end_ns()) - std::max(it->first, e.start_ns));
+      double ex = double(e.dur_ns - covered) / 1000.0;
+      exposed_us += ex;
+      worst.push_back({ex, i});
+    }
+    if (worst.empty() || exposed_us < std::max(th.aicpu_min_exposed_us, th.aicpu_min_wall_share * wall_us)) continue;
+    std::sort(worst.begin(), worst.end(), [](auto& a, auto& c) { return a.first > c.first; });
+    Finding f;
+    f.severity = Severity::kMedium;
+    f.type = "aicpu_on_critical_path";
+    f.rank = t.rank;
+    for (auto& [ex, i] : worst)
+      f.evidence.push_back(b.RangeEvidence(t.rank, {i, i + 1}, t.events[i].step_id,
+                                           fmt::format("{}: {:.1f} us not overlapped", res.Str(t.events[i].name), ex)));
+    f.summary = fmt::format(
+        "Rank {} spends {:.1f} us ({:.1f}% of step wall) in {} AI CPU operators with no other device work running.",
+        t.rank, exposed_us, wall_us > 0 ? 100 * exposed_us / wall_us : 0, worst.size());
+    f.numbers = {{"exposed_us", exposed_us}, {"aicpu_ops", double(worst.size())},
+                 {"wall_share", wall_us > 0 ? exposed_us / wall_us : 0}};
+    b.Add(std::move(f));
+  }
+}
+
+void CrossRankFindings(AnalysisResult& res, const Rules& rules, Builder& b) {
+  const Thresholds& th = rules.thresholds;
+  const CrossRank& C = res.cross_rank;
+  const AlignedStep* worst = nullptr;
+  int over = 0;
+  for (const AlignedStep& a : C.steps) {
+    if (a.wall_ms.size() < 2 || a.wall_skew_ratio <= th.rank_skew_ratio) continue;
+    ++over;
+    if (!worst || a.wall_skew_ratio > worst->wall_skew_ratio) worst = &a;
+  }
+  if (worst) {
+    Finding f;
+    f.severity = Severity::kMedium;
+    f.type = "rank_step_skew";
+    f.step_id = worst->step_id;
+    f.rank = worst->slowest_rank;
+    for (const Step& s : res.steps)
+      if ((C.alignment_method != "step_ordinal") && s.step_id == worst->step_id)
+        f.evidence.push_back(b.RangeEvidence(s.rank, s.events, s.step_id,
+                                             fmt::format("rank {} step {} wall {:.3f} ms", s.rank, s.step_id,
+                                                         Ms(s.anatomy.wall_ns))));
+    f.summary = fmt::format(
+        "Step wall differs across ranks by more than {:.0f}% in {} of {} aligned steps (worst step {}: {:.1f}%, rank {} "
+        "longest, rank {} shortest).",
+        100 * th.rank_skew_ratio, over, C.steps.size(), worst->step_id, 100 * worst->wall_skew_ratio,
+        worst->slowest_rank, worst->fastest_rank);
+    f.numbers = {{"steps_over", double(over)}, {"max_skew_ratio", worst->wall_skew_ratio}};
+    b.Add(std::move(f));
+  }
+  if (C.ranks.size() >= 2 && C.compute_imbalance_ratio > th.compute_imbalance_ratio) {
+    Finding f;
+    f.severity = Severity::kMedium;
+    f.type = "compute_imbalance";
+    std::vector<std::pair<double, int>> per;
+    for (const RankSummary& r : res.summaries.ranks) per.push_back({r.compute_ms_sum, r.rank});
+    std::sort(per.begin(), per.end());
+    f.rank = per.back().second;
+    for (const Step& s : res.steps)
+      if (s.rank == per.back().second || s.rank == per.front().second)
+        f.evidence.push_back(b.RangeEvidence(s.rank, s.events, s.step_id,
+                                             fmt::format("rank {} step {} compute {:.3f} ms", s.rank, s.step_id,
+                                                         Ms(s.compute_ns))));
+    f.summary = fmt::format(
+        "Compute time differs across ranks by {:.1f}% (rank {} {:.3f} ms vs rank {} {:.3f} ms): expert / data "
+        "imbalance makes the others wait.",
+        100 * C.compute_imbalance_ratio, per.back().second, per.back().first, per.front().second, per.front().first);
+    f.numbers = {{"imbalance_ratio", C.compute_imbalance_ratio}};
+    b.Add(std::move(f));
+  }
+}
+
+void TopOperators(AnalysisResult& res, const Rules& rules, Builder& b) {
+  double total = 0;
+  for (const OperatorClassSummary& c : res.summaries.operator_classes) total += c.duration_sum_us;
+  int n = 0;
+  for (const OperatorClassSummary& c : res.summaries.operator_classes) {
+    if (n++ >= rules.thresholds.top_operators) break;
+    Finding f;
+    f.severity = Severity::kInfo;
+    f.type = "top_operator";
+    double share = total > 0 ? c.duration_sum_us / total : 0;
+    f.summary = fmt::format("{} ({}) takes {:.1f} us over {} calls on {} rank(s), {:.1f}% of device time; bound: {}{}.",
+                            res.Str(c.name), OpTypeName(c.op_type), c.duration_sum_us, c.call_count, c.rank_count,
+                            100 * share, c.bound.bound_family,
+                            c.bound.bound_stage.empty() ? "" : " (" + c.bound.bound_stage + ")");
+    f.numbers = {{"total_us", c.duration_sum_us}, {"calls", double(c.call_count)}, {"share", share},
+                 {"rank_skew_ratio", c.rank_duration_skew_ratio}};
+    for (const OperatorSummary& o : res.summaries.operators) {
+      if (o.name != c.name || o.type != c.type || o.op_type != c.op_type) continue;
+      const RankTable& t = *res.FindRank(o.rank);
+      Evidence ev;
+      ev.rank = o.rank;
+      ev.file = t.files[o.file].path + (t.files[o.file].table.empty() ? "" : "#" + t.files[o.file].table);
+      ev.row_first = o.first_row;
+      ev.row_last = o.last_row;
+      ev.note = fmt::format("rank {}: {} calls, {:.1f} us", o.rank, o.stats.count, o.stats.total_us);
+      f.evidence.push_back(ev);
+    }
+    b.Add(std::move(f));
+  }
+}
+
+}  // namespace
+
+void Diagnose(AnalysisResult& res, const Rules& rules) {
+  Builder b(res, rules);
+  SlowRank(res, rules, b);
+  CrossRankFindings(res, rules, b);
+  PerRankStepFindings(res, rules, b);
+  Aicpu(res, rules, b);
+  TopOperators(res, rules, b);
+  std::vector<Finding>& f = b.out();
+  std::stable_sort(f.begin(), f.end(), [](const Finding& a, const Finding& c) { return a.severity > c.severity; });
+  for (size_t i = 0; i < f.size(); ++i) f[i].id = fmt::format("F{:03d}", i + 1);
+  res.findings = std::move(f);
+}
+
+}  // namespace optrace::analyze

@@ -1,0 +1,27 @@
+// diagnose: findings with evidence, from the summaries and cross-rank results.
+//
+//   Diagnose(result, rules);   // fills result.findings (ids F001.., by severity) and limitations
+//
+// Finding types and triggers (thresholds: diagnosis_rules.json):
+//   slow_rank                     high    top slow-rank votes >= slow_rank_min_votes and
+//                                         vote share >= slow_rank_min_vote_share
+//   communication_dominated_step  medium  per rank: steps whose comm union >= comm_dominated_share of wall
+//   recurring_bubble_pattern      medium  per rank: bubbling complete steps / complete steps >=
+//                                         recurring_bubble_min_ratio with >= recurring_bubble_min_complete_steps
+//   prelaunch_gap_heavy / tail_gap_heavy  low  per rank: steps with a gap >= max(heavy_gap_min_us, 10% wall)
+//   aicpu_on_critical_path        medium  per rank: AI CPU time not overlapped by other device work
+//                                         >= max(aicpu_min_exposed_us, aicpu_min_wall_share * wall)
+//   rank_step_skew                medium  aligned steps with wall skew > rank_skew_ratio
+//   compute_imbalance             medium  per-rank compute over aligned steps, skew > compute_imbalance_ratio
+//   top_operator                  info    the top_operators operators (rank-merged) by total time
+// Evidence: file + row range of the events, or rank + absolute time window (Unix ns).
+#pragma once
+
+#include "analyze/model.h"
+#include "analyze/rules.h"
+
+namespace optrace::analyze {
+
+void Diagnose(AnalysisResult& result, const Rules& rules);
+
+}  // namespace optrace::analyze

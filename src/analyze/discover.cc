@@ -1,0 +1,223 @@
+// Discovery of rank directories and their files.
+#include "analyze/discover.h"
+
+#include <algorithm>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
+
+#include "core/file_io.h"
+
+namespace optrace::analyze {
+namespace fs = std::filesystem;
+namespace {
+
+bool EndsWith(const std::string& s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+bool StartsWith(const std::string& s, std::string_view prefix) { return s.rfind(prefix, 0) == 0; }
+
+// The integer in "<prefix><N><suffix>", or -1.
+int NumberBetween(const std::string& name, std::string_view prefix, std::string_view suffix) {
+  if (!StartsWith(name, prefix) || !EndsWith(name, suffix)) return -1;
+  std::string mid = name.substr(prefix.size(), name.size() - prefix.size() - suffix.size());
+  if (mid.empty() || mid.size() > 9 || !std::all_of(mid.begin(), mid.end(), ::isdigit)) return -1;
+  return std::stoi(mid);
+}
+
+// A torch_npu rank directory: has ASCEND_PROFILER_OUTPUT/ or profiler_info*.json.
+bool IsTorchRankDir(const fs::path& dir) {
+  std::error_code ec;
+  if (fs::is_directory(dir / "ASCEND_PROFILER_OUTPUT", ec)) return true;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    std::string n = e.path().filename().string();
+    if (StartsWith(n, "profiler_info") && EndsWith(n, ".json")) return true;
+  }
+  return false;
+}
+
+void FillTorchRank(const fs::path& dir, RankInput& in) {
+  in.dir = dir;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    std::string n = e.path().filename().string();
+    if (StartsWith(n, "profiler_info") && EndsWith(n, ".json")) {
+      in.profiler_info = e.path();
+      int r = NumberBetween(n, "profiler_info_", ".json");
+      if (r >= 0) {
+        in.rank = r;
+        in.rank_source = n;
+      }
+    } else if (n == "profiler_metadata.json") {
+      in.profiler_metadata = e.path();
+    }
+  }
+  fs::path out = dir / "ASCEND_PROFILER_OUTPUT";
+  for (const auto& e : fs::directory_iterator(out, ec)) {
+    std::string n = e.path().filename().string();
+    const fs::path& p = e.path();
+    if (n == "kernel_details.csv") in.kernel_details = p;
+    else if (n == "trace_view.json") in.trace_view = p;
+    else if (n == "communication.json") in.communication = p;
+    else if (n == "communication_matrix.json") in.communication_matrix = p;
+    else if (n == "step_trace_time.csv") in.step_trace_time = p;
+    else if (n == "op_statistic.csv") in.op_statistic = p;
+    else if (StartsWith(n, "ascend_pytorch_profiler") && EndsWith(n, ".db")) {
+      in.db = p;
+      int r = NumberBetween(n, "ascend_pytorch_profiler_", ".db");
+      if (in.rank < 0 && r >= 0) {
+        in.rank = r;
+        in.rank_source = n;
+      }
+    }
+  }
+  if (!in.kernel_details.empty()) {
+    in.kind = InputKind::kTorchText;
+  } else if (!in.db.empty()) {
+    in.kind = InputKind::kTorchDb;
+  }
+  // profiler_info without a number in its name (not distributed): its rank_id key.
+  if (in.rank < 0 && !in.profiler_info.empty()) {
+    auto text = ReadFileToString(in.profiler_info);
+    if (text.ok()) {
+      auto j = nlohmann::json::parse(*text, nullptr, false);
+      if (j.is_object() && j.contains("rank_id")) {
+        const auto& v = j["rank_id"];
+        if (v.is_number_integer()) in.rank = v.get<int>();
+        else if (v.is_string()) {
+          try {
+            in.rank = std::stoi(v.get<std::string>());
+          } catch (...) {
+          }
+        }
+        if (in.rank >= 0) in.rank_source = "rank_id";
+      }
+    }
+  }
+}
+
+// PROF_* with mindstudio_profiler_output/op_summary_*.csv.
+bool FillMsprof(const fs::path& dir, RankInput& in) {
+  fs::path out = dir / "mindstudio_profiler_output";
+  std::error_code ec;
+  std::vector<fs::path> found;
+  for (const auto& e : fs::directory_iterator(out, ec)) {
+    std::string n = e.path().filename().string();
+    if (StartsWith(n, "op_summary") && EndsWith(n, ".csv")) found.push_back(e.path());
+  }
+  if (found.empty()) return false;
+  std::sort(found.begin(), found.end());
+  in.dir = dir;
+  in.kind = InputKind::kMsprof;
+  in.kernel_details = found.front();  // sliced outputs: the first slice (an issue notes the others)
+  return true;
+}
+
+std::string Relative(const fs::path& p, const fs::path& root) {
+  std::error_code ec;
+  fs::path r = fs::relative(p, root, ec);
+  return ec || r.empty() ? p.string() : r.string();
+}
+
+}  // namespace
+
+Result<Discovery> Discover(const std::vector<fs::path>& roots_in, std::vector<DataIssue>& issues) {
+  Discovery d;
+  if (roots_in.empty()) return UsageError("no profiling root given; pass one or more directories");
+  std::vector<RankInput> found;
+  std::vector<std::string> other_files;  // what was seen instead of kernel data
+  for (const fs::path& root_in : roots_in) {
+    fs::path root = ResolveAgainstCwd(root_in);
+    std::error_code ec;
+    if (!fs::exists(root, ec)) return NotFoundError("{}: profiling root not found; check the path", root_in.string());
+    if (!fs::is_directory(root, ec))
+      return BadInputError("{}: not a directory; pass the directory that holds the *_ascend_pt or PROF_* folders",
+                           root_in.string());
+    d.roots.push_back(root);
+    if (fs::is_empty(root, ec))
+      return BadInputError("{}: empty directory; no profiler output to analyze", root_in.string());
+    std::vector<fs::path> candidates;
+    bool root_is_rank = IsTorchRankDir(root) || fs::is_directory(root / "mindstudio_profiler_output", ec);
+    if (root_is_rank) candidates.push_back(root);
+    // A rank directory's own PROF_* raw data belongs to it: do not search inside.
+    for (auto it = root_is_rank ? fs::recursive_directory_iterator()
+                                : fs::recursive_directory_iterator(root, fs::directory_options::skip_permission_denied, ec);
+         it != fs::recursive_directory_iterator(); it.increment(ec)) {
+      if (ec) break;
+      const fs::path& p = it->path();
+      if (it->is_directory(ec)) {
+        if (IsTorchRankDir(p) || fs::is_directory(p / "mindstudio_profiler_output", ec)) {
+          candidates.push_back(p);
+          it.disable_recursion_pending();
+        }
+      } else if (other_files.size() < 12) {
+        other_files.push_back(Relative(p, root));
+      }
+    }
+    std::sort(candidates.begin(), candidates.end());
+    for (const fs::path& c : candidates) {
+      RankInput in;
+      if (IsTorchRankDir(c)) {
+        FillTorchRank(c, in);
+      } else if (!FillMsprof(c, in)) {
+        continue;
+      }
+      found.push_back(std::move(in));
+    }
+  }
+  // Rank ids: keep explicit ones, number the rest after them in path order.
+  int next = 0;
+  for (const RankInput& in : found) next = std::max(next, in.rank + 1);
+  std::map<int, size_t> by_rank;
+  for (RankInput& in : found) {
+    if (!in.has_kernel_data()) {
+      d.ranks_without_kernels.push_back(in);
+      continue;
+    }
+    if (in.rank < 0) {
+      in.rank = next++;
+      in.rank_source = "order";
+    }
+    auto it = by_rank.find(in.rank);
+    if (it != by_rank.end()) {
+      issues.push_back({"duplicate_rank", "data_loss",
+                        fmt::format("rank {} appears in more than one directory; kept the last by path", in.rank), 1,
+                        d.ranks[it->second].dir.string()});
+      d.ranks[it->second] = in;
+    } else {
+      by_rank[in.rank] = d.ranks.size();
+      d.ranks.push_back(in);
+    }
+  }
+  std::sort(d.ranks.begin(), d.ranks.end(), [](const RankInput& a, const RankInput& b) { return a.rank < b.rank; });
+  for (const RankInput& in : d.ranks_without_kernels) {
+    issues.push_back({"rank_without_kernel_data", "data_loss",
+                      fmt::format("{} has no kernel_details.csv, ascend_pytorch_profiler_*.db or op_summary_*.csv; "
+                                  "this rank is left out of the analysis",
+                                  in.dir.string()),
+                      1, in.dir.string()});
+  }
+  if (d.ranks.empty()) {
+    std::string what;
+    for (const RankInput& in : d.ranks_without_kernels) {
+      what += fmt::format("\n  {} (rank dir without kernel data:", in.dir.string());
+      for (const fs::path* p : {&in.step_trace_time, &in.communication, &in.communication_matrix, &in.trace_view,
+                                &in.op_statistic, &in.profiler_info})
+        if (!p->empty()) what += " " + p->filename().string();
+      what += ")";
+    }
+    for (const std::string& f : other_files) what += "\n  " + f;
+    if (what.empty()) what = "\n  (no files)";
+    std::string roots;
+    for (const fs::path& r : roots_in) roots += (roots.empty() ? "" : ", ") + r.string();
+    return BadInputError(
+        "{}: no kernel data found (expected *_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv, "
+        "ascend_pytorch_profiler_<rank>.db or PROF_*/mindstudio_profiler_output/op_summary_*.csv); "
+        "found instead:{}",
+        roots, what);
+  }
+  return d;
+}
+
+}  // namespace optrace::analyze

@@ -1,0 +1,111 @@
+// Small helpers of the analysis model: interning and enum names.
+#include "analyze/model.h"
+
+#include <algorithm>
+
+namespace optrace::analyze {
+
+uint32_t StringTable::Intern(std::string_view s) {
+  auto it = index_.find(s);
+  if (it != index_.end()) return it->second;
+  uint32_t id = static_cast<uint32_t>(strings_.size());
+  strings_.emplace_back(s);
+  index_.emplace(strings_.back(), id);
+  return id;
+}
+
+void StringTable::Assign(std::vector<std::string> strings) {
+  strings_ = std::move(strings);
+  index_.clear();
+  for (uint32_t i = 0; i < strings_.size(); ++i) index_.emplace(strings_[i], i);
+  if (strings_.empty()) Intern("");
+}
+
+std::string_view InputKindName(InputKind k) {
+  switch (k) {
+    case InputKind::kTorchText: return "torch_npu_text";
+    case InputKind::kTorchDb: return "torch_npu_db";
+    case InputKind::kMsprof: return "msprof";
+  }
+  return "unknown";
+}
+
+namespace {
+constexpr std::string_view kOpTypeNames[kOpTypeCount] = {"aic",           "aiv",    "mix_cv", "mix_comm_aiv",
+                                                         "communication", "aicpu", "dsa",    "unknown"};
+}  // namespace
+
+std::string_view OpTypeName(OpType t) { return kOpTypeNames[static_cast<int>(t)]; }
+
+std::optional<OpType> ParseOpType(std::string_view name) {
+  for (int i = 0; i < kOpTypeCount; ++i)
+    if (kOpTypeNames[i] == name) return static_cast<OpType>(i);
+  return std::nullopt;
+}
+
+namespace {
+struct PipeNames {
+  std::string_view column, db, short_name;
+};
+constexpr PipeNames kPipeNames[kPipeCount] = {
+    {"aicore_time(us)", "aic_total_time", "aicore_time"},
+    {"aic_total_cycles", "aic_total_cycles", "aic_total_cycles"},
+    {"aic_mac_time(us)", "aic_mac_time", "aic_mac_time"},
+    {"aic_mac_ratio", "aic_mac_ratio", "aic_mac_ratio"},
+    {"aic_scalar_time(us)", "aic_scalar_time", "aic_scalar_time"},
+    {"aic_scalar_ratio", "aic_scalar_ratio", "aic_scalar_ratio"},
+    {"aic_mte1_time(us)", "aic_mte1_time", "aic_mte1_time"},
+    {"aic_mte1_ratio", "aic_mte1_ratio", "aic_mte1_ratio"},
+    {"aic_mte2_time(us)", "aic_mte2_time", "aic_mte2_time"},
+    {"aic_mte2_ratio", "aic_mte2_ratio", "aic_mte2_ratio"},
+    {"aic_fixpipe_time(us)", "aic_fixpipe_time", "aic_fixpipe_time"},
+    {"aic_fixpipe_ratio", "aic_fixpipe_ratio", "aic_fixpipe_ratio"},
+    {"aic_icache_miss_rate", "aic_icache_miss_rate", "aic_icache_miss_rate"},
+    {"aiv_time(us)", "aiv_total_time", "aiv_time"},
+    {"aiv_total_cycles", "aiv_total_cycles", "aiv_total_cycles"},
+    {"aiv_vec_time(us)", "aiv_vec_time", "aiv_vec_time"},
+    {"aiv_vec_ratio", "aiv_vec_ratio", "aiv_vec_ratio"},
+    {"aiv_scalar_time(us)", "aiv_scalar_time", "aiv_scalar_time"},
+    {"aiv_scalar_ratio", "aiv_scalar_ratio", "aiv_scalar_ratio"},
+    {"aiv_mte2_time(us)", "aiv_mte2_time", "aiv_mte2_time"},
+    {"aiv_mte2_ratio", "aiv_mte2_ratio", "aiv_mte2_ratio"},
+    {"aiv_mte3_time(us)", "aiv_mte3_time", "aiv_mte3_time"},
+    {"aiv_mte3_ratio", "aiv_mte3_ratio", "aiv_mte3_ratio"},
+    {"aiv_icache_miss_rate", "aiv_icache_miss_rate", "aiv_icache_miss_rate"},
+    {"cube_utilization(%)", "", "cube_utilization"},
+};
+}  // namespace
+
+std::string_view PipeColumnName(Pipe p) { return kPipeNames[static_cast<int>(p)].column; }
+std::string_view PipeDbName(Pipe p) { return kPipeNames[static_cast<int>(p)].db; }
+std::string_view PipeShortName(Pipe p) { return kPipeNames[static_cast<int>(p)].short_name; }
+
+std::string_view BlockKindName(BlockKind k) {
+  switch (k) {
+    case BlockKind::kAttention: return "attention";
+    case BlockKind::kFfn: return "ffn";
+    case BlockKind::kMoe: return "moe";
+    case BlockKind::kCommunication: return "communication";
+    case BlockKind::kAicpu: return "aicpu";
+    case BlockKind::kOther: return "other";
+  }
+  return "other";
+}
+
+std::string_view SeverityName(Severity s) {
+  switch (s) {
+    case Severity::kInfo: return "info";
+    case Severity::kLow: return "low";
+    case Severity::kMedium: return "medium";
+    case Severity::kHigh: return "high";
+  }
+  return "info";
+}
+
+const RankTable* AnalysisResult::FindRank(int rank) const {
+  for (const RankTable& r : ranks)
+    if (r.rank == rank) return &r;
+  return nullptr;
+}
+
+}  // namespace optrace::analyze

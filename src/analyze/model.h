@@ -1,0 +1,549 @@
+// The analysis model: what every stage of `optrace analyze` produces and every writer consumes.
+//
+//   AnalyzeOptions opt;
+//   opt.roots = {"prof_root"};
+//   opt.out_dir = "out";                    // stages/ is written under it when persist_stages
+//   OPTRACE_ASSIGN_OR_RETURN(AnalysisResult r, RunAnalysis(opt));
+//   for (const Finding& f : r.findings) ...  // id, severity, type, summary, numbers, evidence
+//
+// Stages, in order: discover, normalize, segment, classify, summarize, cross_rank, diagnose
+// (report is the writers' business). Each stage fills its part of AnalysisResult; each can be
+// persisted to OUT/stages/<stage>.bin and reloaded (from/to/only in AnalyzeOptions).
+//
+// Times: int64 nanoseconds relative to the rank's base (RankTable::base_ns is the absolute
+// Unix-epoch ns of time 0), so that events of one rank compare exactly. Cross-rank comparisons
+// add the base back (AbsNs). Missing numbers are NaN (pipeline fields) or -1 (ids, gaps), never 0.
+// Strings (operator names, types, shapes) are interned once for the whole analysis: an id
+// compares equal across ranks.
+//
+// This header holds data only; the stages live in discover.h, normalize.h, segment.h,
+// classify.h, summarize.h, cross_rank.h, diagnose.h and pipeline.h.
+#pragma once
+
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <limits>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace optrace::analyze {
+
+inline constexpr int kModelSchemaVersion = 1;
+inline constexpr double kMissing = std::numeric_limits<double>::quiet_NaN();
+inline bool IsMissing(double v) { return std::isnan(v); }
+
+// ---------------------------------------------------------------------------------------------
+// Interned strings shared by all ranks.
+class StringTable {
+ public:
+  StringTable() { Intern(""); }  // id 0 is the empty string ("missing")
+  uint32_t Intern(std::string_view s);
+  const std::string& Get(uint32_t id) const { return strings_[id]; }
+  size_t size() const { return strings_.size(); }
+  const std::vector<std::string>& strings() const { return strings_; }
+  void Assign(std::vector<std::string> strings);  // used when reloading a stage file
+
+ private:
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::vector<std::string> strings_;
+  std::unordered_map<std::string, uint32_t, Hash, std::equal_to<>> index_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Inputs (discover).
+
+enum class InputKind : uint8_t {
+  kTorchText,  // *_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv (+ trace_view.json, ...)
+  kTorchDb,    // ascend_pytorch_profiler_<rank>.db
+  kMsprof,     // PROF_*/mindstudio_profiler_output/op_summary_*.csv
+};
+std::string_view InputKindName(InputKind k);
+
+// One rank's input files as found on disk. Paths are absolute.
+struct RankInput {
+  int rank = -1;
+  std::string rank_source;  // how the rank id was decided: "profiler_info_3.json", "rank_id", "RANK_DEVICE_MAP", "order"
+  InputKind kind = InputKind::kTorchText;
+  std::filesystem::path dir;  // the *_ascend_pt or PROF_* directory
+  std::filesystem::path kernel_details;  // kernel_details.csv or op_summary_*.csv (empty for db)
+  std::filesystem::path db;              // ascend_pytorch_profiler_<rank>.db
+  std::filesystem::path trace_view;
+  std::filesystem::path communication;
+  std::filesystem::path communication_matrix;
+  std::filesystem::path step_trace_time;
+  std::filesystem::path op_statistic;
+  std::filesystem::path profiler_info;
+  std::filesystem::path profiler_metadata;
+  bool has_kernel_data() const { return !kernel_details.empty() || !db.empty(); }
+};
+
+struct Discovery {
+  std::vector<std::filesystem::path> roots;
+  std::vector<RankInput> ranks;             // with kernel data, sorted by rank
+  std::vector<RankInput> ranks_without_kernels;  // seen (profiler_info, step_trace...) but no kernel rows
+};
+
+// ---------------------------------------------------------------------------------------------
+// normalize: one event table per rank.
+
+enum class OpType : uint8_t { kAic, kAiv, kMixCv, kMixCommAiv, kCommunication, kAicpu, kDsa, kUnknown };
+inline constexpr int kOpTypeCount = 8;
+std::string_view OpTypeName(OpType t);
+std::optional<OpType> ParseOpType(std::string_view name);
+
+// Pipeline (PMU PipeUtilization) fields of kernel_details / op_summary / TASK_PMU_INFO. Times in
+// microseconds as the CSV writes them; ratios 0..1. Missing = NaN.
+enum class Pipe : uint8_t {
+  kAicoreTime, kAicTotalCycles, kAicMacTime, kAicMacRatio, kAicScalarTime, kAicScalarRatio,
+  kAicMte1Time, kAicMte1Ratio, kAicMte2Time, kAicMte2Ratio, kAicFixpipeTime, kAicFixpipeRatio,
+  kAicIcacheMissRate,
+  kAivTime, kAivTotalCycles, kAivVecTime, kAivVecRatio, kAivScalarTime, kAivScalarRatio,
+  kAivMte2Time, kAivMte2Ratio, kAivMte3Time, kAivMte3Ratio, kAivIcacheMissRate,
+  kCubeUtilization,
+  kCount
+};
+inline constexpr int kPipeCount = static_cast<int>(Pipe::kCount);
+// The kernel_details column name of a field ("aic_mac_time(us)"), and the db TASK_PMU_INFO name.
+std::string_view PipeColumnName(Pipe p);
+std::string_view PipeDbName(Pipe p);   // "aic_mac_time" ("" when the db has no such metric)
+std::string_view PipeShortName(Pipe p);  // "aic_mac_time" — the CSV column name in our outputs
+
+struct PipelineFields {
+  std::array<float, kPipeCount> v;
+  PipelineFields() { v.fill(std::numeric_limits<float>::quiet_NaN()); }
+  double Get(Pipe p) const { return v[static_cast<int>(p)]; }  // NaN when missing
+  void Set(Pipe p, double x) { v[static_cast<int>(p)] = static_cast<float>(x); }
+  bool Has(Pipe p) const { return !std::isnan(v[static_cast<int>(p)]); }
+};
+
+inline constexpr uint32_t kNone32 = 0xffffffffu;
+
+// One device task (kernel, communication big op, AI CPU op, DSA op).
+struct Event {
+  int64_t start_ns = 0;  // relative to RankTable::base_ns
+  int64_t dur_ns = 0;
+  int64_t wait_ns = -1;  // "Wait Time(us)", -1 when missing
+  uint32_t name = 0;     // interned "Name"
+  uint32_t type = 0;     // interned "Type" (op type string, "MatMulV2"; "" when N/A)
+  uint32_t core = 0;     // interned "Accelerator Core" value ("AI_CORE", "HCCL", "" when N/A)
+  uint32_t input_shapes = 0;   // interned, outer quotes removed; 0 when missing
+  uint32_t output_shapes = 0;
+  uint32_t input_dtypes = 0;
+  int64_t step_id = -1;  // "Step Id" (or db STEP_TIME id), -1 when none
+  int32_t stream_id = -1;
+  int32_t task_id = -1;
+  int32_t block_dim = -1;
+  int32_t mix_block_dim = -1;
+  OpType op_type = OpType::kUnknown;
+  uint16_t file = 0;          // index into RankTable::files
+  uint32_t row = 0;           // provenance: 1-based line in the CSV, or rowid in the db table
+  uint32_t pipe = kNone32;    // index into RankTable::pipes, kNone32 when no pipeline data
+  int64_t end_ns() const { return start_ns + dur_ns; }
+};
+
+// A file an event came from (provenance).
+struct SourceFile {
+  std::string path;   // absolute path
+  std::string table;  // db table ("TASK", "COMMUNICATION_OP") or "" for CSV
+};
+
+// A step window from ProfilerStep markers (trace_view), db STEP_TIME, or step_trace_time.csv.
+struct StepMarker {
+  int64_t step_id = -1;
+  int64_t start_ns = 0;  // rank-relative
+  int64_t end_ns = 0;
+  std::string source;    // "trace_view.json", "STEP_TIME", ...
+};
+
+// A row of step_trace_time.csv (all microseconds; NaN when absent).
+struct StepTraceRow {
+  int64_t step_id = -1;
+  double computing_us = kMissing, comm_not_overlapped_us = kMissing, overlapped_us = kMissing,
+         communication_us = kMissing, free_us = kMissing, stage_us = kMissing, bubble_us = kMissing,
+         preparing_us = kMissing;
+};
+
+// A collective/p2p op from communication.json (or analysis.db CommAnalyzerTime).
+struct CommOp {
+  std::string name;    // "hcom_allReduce__586_0_1"
+  std::string group;   // "17522688603477080586"
+  std::string step;    // "step50"
+  bool p2p = false;
+  int64_t start_ns = -1;  // rank-relative; -1 when absent
+  double elapse_ms = kMissing, transit_ms = kMissing, wait_ms = kMissing, sync_ms = kMissing,
+         idle_ms = kMissing;
+};
+
+struct RankIdentity {
+  std::string profiler_level;   // "Level0".."Level2"
+  std::string aic_metrics;
+  std::string torch_npu_version;
+  std::string cann_version;
+  std::string device_name;      // NPU_INFO name where known
+  std::vector<std::string> csv_columns;  // header of kernel_details / op_summary
+};
+
+struct RankTable {
+  int rank = -1;
+  InputKind kind = InputKind::kTorchText;
+  std::string dir;
+  int64_t base_ns = 0;                 // absolute Unix ns of relative time 0 (first event start)
+  std::vector<Event> events;           // sorted by (start_ns, row)
+  std::vector<PipelineFields> pipes;
+  std::vector<SourceFile> files;
+  std::vector<StepMarker> step_markers;
+  std::vector<StepTraceRow> step_trace;
+  std::vector<CommOp> comm_ops;
+  RankIdentity identity;
+  int64_t AbsNs(int64_t rel) const { return base_ns + rel; }
+  const PipelineFields* PipeOf(const Event& e) const { return e.pipe == kNone32 ? nullptr : &pipes[e.pipe]; }
+};
+
+// ---------------------------------------------------------------------------------------------
+// segment + classify.
+
+enum class BlockKind : uint8_t { kAttention, kFfn, kMoe, kCommunication, kAicpu, kOther };
+std::string_view BlockKindName(BlockKind k);
+
+// Half-open event index range [first, last) into RankTable::events.
+struct EventRange {
+  uint32_t first = 0, last = 0;
+  uint32_t size() const { return last - first; }
+  bool empty() const { return first >= last; }
+};
+
+struct StepAnatomy {
+  int64_t wall_ns = 0;    // first event start to last event end
+  int64_t busy_ns = 0;    // union of event intervals
+  int64_t bubble_ns = 0;  // wall - busy
+  int64_t head_ns = 0;    // step start to first layer start (0 without layers)
+  int64_t main_ns = 0;    // first layer start to last layer end (wall without layers)
+  int64_t tail_ns = 0;    // last layer end to step end
+  int64_t max_gap_ns = 0;         // largest internal idle gap
+  int64_t max_gap_start_ns = -1;  // where it starts (rank-relative)
+  uint32_t max_gap_next_event = kNone32;  // index of the event that ends the largest gap
+  int bubble_gap_count = 0;       // internal gaps at/above the bubble threshold
+  int64_t bubble_gap_ns = 0;      // their total
+  bool has_bubble = false;        // bubble_gap_count > 0
+};
+
+struct Step {
+  int rank = -1;
+  int64_t step_id = -1;  // profiler step number; ordinal when the source had none
+  std::string step_source;  // "Step Id", "STEP_TIME", "trace_view.json", "step_trace_time.csv", "whole_capture"
+  EventRange events;
+  int64_t start_ns = 0, end_ns = 0;  // rank-relative, from its events
+  bool complete = true;              // false for a capture-edge fragment
+  bool partial_capture_boundary = false;
+  StepAnatomy anatomy;
+  int64_t prelaunch_gap_ns = -1;  // idle before it since the previous step on the rank; -1 unknown
+  int64_t tail_gap_ns = -1;       // idle after it until the next step; -1 unknown
+  int64_t comm_ns = 0;            // union of communication (and mix_comm_aiv) event time
+  int64_t compute_ns = 0;         // union of the other events
+  std::vector<uint32_t> layers;   // indexes into AnalysisResult::layers
+  std::string layer_anchor;       // the anchor rule that cut this step ("" when none matched)
+  std::string step_class;         // "S1", ...
+  std::vector<std::string> anomaly_tags;  // PRELAUNCH_GAP_HEAVY, TAIL_GAP_HEAVY, PARTIAL_CAPTURE_BOUNDARY, BUBBLE
+};
+
+struct Block {
+  int rank = -1;
+  uint32_t layer = 0;  // index into AnalysisResult::layers
+  BlockKind kind = BlockKind::kOther;
+  EventRange events;
+  int64_t start_ns = 0, end_ns = 0;
+  std::string block_class;  // "B1", ...
+};
+
+struct Layer {
+  int rank = -1;
+  uint32_t step = 0;  // index into AnalysisResult::steps
+  int index_in_step = 0;
+  EventRange events;
+  int64_t start_ns = 0, end_ns = 0;
+  uint32_t anchor_name = 0;  // interned name of the anchor operator
+  bool companion_layer = false;  // no attention block
+  std::vector<uint32_t> blocks;  // indexes into AnalysisResult::blocks
+  std::string layer_class;       // "L1", ...
+};
+
+// A class of steps / layers / blocks with exactly the same (name, shape) sequence.
+struct ShapeClass {
+  std::string id;         // "S1", "L3", "B2"
+  std::string signature;  // hex digest of the sequence, or "noshape:<member>" when shapes are missing
+  bool has_shapes = true;
+  std::vector<uint32_t> members;  // indexes into steps / layers / blocks
+};
+
+// ---------------------------------------------------------------------------------------------
+// summarize.
+
+struct DurationStats {
+  uint64_t count = 0;
+  double total_us = 0, mean_us = 0, p50_us = 0, p90_us = 0, max_us = 0, min_us = 0;
+};
+
+// The 11 pipeline stage-time fields summed (us); NaN when no event of the group had the field.
+inline constexpr std::array<Pipe, 11> kPipeSumFields = {
+    Pipe::kAicoreTime, Pipe::kAivTime, Pipe::kAicMacTime, Pipe::kAicFixpipeTime, Pipe::kAicMte1Time,
+    Pipe::kAicMte2Time, Pipe::kAicScalarTime, Pipe::kAivVecTime, Pipe::kAivMte2Time, Pipe::kAivMte3Time,
+    Pipe::kAivScalarTime};
+using PipeSums = std::array<double, kPipeSumFields.size()>;
+
+struct BoundInfo {
+  std::string bound_stage;   // "aic_mac_time", ... or "" when unknown
+  std::string bound_family;  // cube, vector, aic_mte, aiv_mte, scalar, mixed, aicpu, communication, comm_aiv_mix, dsa, unknown
+  std::string dominant_core; // aic, aiv, mix, none
+};
+
+struct OperatorSummary {
+  int rank = -1;
+  uint32_t name = 0, type = 0;
+  OpType op_type = OpType::kUnknown;
+  DurationStats stats;
+  PipeSums pipe_sums{};
+  uint64_t pipe_event_count = 0;  // events that carried pipeline data
+  BoundInfo bound;
+  uint32_t first_row = 0, last_row = 0;  // provenance: first and last source row of the group
+  uint16_t file = 0;
+};
+
+// Rank-merged operator summary (operator_class_summary.csv).
+struct OperatorClassSummary {
+  uint32_t name = 0, type = 0;
+  OpType op_type = OpType::kUnknown;
+  int rank_count = 0;
+  uint64_t call_count = 0;
+  double duration_sum_us = 0;
+  PipeSums pipe_sums{};
+  BoundInfo bound;
+  double rank_duration_min_us = 0, rank_duration_max_us = 0, rank_duration_p50_us = 0;
+  double rank_duration_skew_ratio = 0;  // (max - min) / mean over ranks
+};
+
+// HCCL kinds: allreduce, allgather, reducescatter, alltoallv, broadcast, send_recv, barrier, other.
+struct HcclSummary {
+  std::string kind;
+  bool comm_aiv_fused = false;  // op_type mix_comm_aiv
+  int rank = -1;
+  DurationStats stats;
+};
+
+struct HcclClassSummary {
+  std::string kind;
+  bool comm_aiv_fused = false;
+  int rank_count = 0;
+  uint64_t count = 0;
+  double total_us = 0;
+  double rank_avg_min_us = 0, rank_avg_max_us = 0, rank_avg_mean_us = 0;
+  double rank_skew_ratio = 0;  // (max_rank_avg - min_rank_avg) / mean_rank_avg
+  int min_rank = -1, max_rank = -1;
+};
+
+struct StepClassSummary {
+  std::string id;
+  int members = 0;
+  double wall_ms_sum = 0, wall_ms_mean = 0, wall_ms_p50 = 0, wall_ms_p90 = 0;
+  double head_ratio_mean = 0, main_ratio_mean = 0, tail_ratio_mean = 0, bubble_ratio_mean = 0;
+  std::vector<std::pair<std::string, double>> top_layer_classes;  // (class, wall ms)
+  std::vector<std::pair<uint32_t, double>> top_ops;                // (name, total us)
+};
+
+struct LayerClassSummary {
+  std::string id;
+  int members = 0;
+  bool companion_layer = false;
+  std::vector<BlockKind> block_kinds;
+  std::vector<double> block_kind_wall_share_mean;  // parallel to block_kinds
+  double wall_ms_sum = 0, wall_ms_mean = 0, wall_ms_p50 = 0, wall_ms_p90 = 0;
+  std::vector<std::pair<uint32_t, double>> top_ops;
+};
+
+struct BlockSummary {
+  uint32_t block = 0;  // index into AnalysisResult::blocks
+  double wall_ms = 0;
+  double comm_share = 0;  // HCCL + mix_comm_aiv time / wall
+  PipeSums pipe_sums{};
+  BoundInfo bound;
+  std::vector<std::pair<uint32_t, double>> top_ops;  // top-5 (name, total us)
+};
+
+struct BlockClassSummary {
+  std::string id;
+  BlockKind kind = BlockKind::kOther;
+  int members = 0;
+  double wall_ms_sum = 0, wall_ms_mean = 0, wall_ms_p50 = 0, wall_ms_p90 = 0;
+  double comm_share_mean = 0;
+  PipeSums pipe_sums{};
+  BoundInfo bound;
+  std::map<std::string, int> bound_family_member_histogram;
+  std::vector<std::pair<uint32_t, double>> top_ops;  // top-10
+};
+
+struct RankSummary {
+  int rank = -1;
+  uint64_t event_count = 0;
+  int step_count = 0, complete_step_count = 0;
+  double wall_ms_sum = 0, busy_ms_sum = 0, bubble_ms_sum = 0, comm_ms_sum = 0, compute_ms_sum = 0;
+  double step_wall_ms_p50 = 0, step_wall_ms_p90 = 0;
+  int bubbling_step_count = 0;
+  double bubble_recurrence_ratio = 0;  // bubbling complete steps / complete steps
+  std::string dominant_idle_pattern;   // prelaunch, tail, internal_bubble, none
+  bool recurring_bubble_pattern = false;
+  std::array<double, kOpTypeCount> op_type_ms{};  // total event time per op type
+};
+
+struct Summaries {
+  std::vector<OperatorSummary> operators;        // sorted by rank, then total desc
+  std::vector<OperatorClassSummary> operator_classes;  // sorted by duration_sum desc
+  std::vector<HcclSummary> hccl;
+  std::vector<HcclClassSummary> hccl_classes;
+  std::vector<StepClassSummary> step_classes;
+  std::vector<LayerClassSummary> layer_classes;
+  std::vector<BlockSummary> blocks;
+  std::vector<BlockClassSummary> block_classes;
+  std::vector<RankSummary> ranks;
+  // Pipeline coverage: events / operators with any pipeline data.
+  uint64_t events_with_pipeline = 0, events_total = 0;
+  uint64_t operators_with_pipeline = 0, operators_total = 0;
+};
+
+// ---------------------------------------------------------------------------------------------
+// cross_rank.
+
+struct RankValue {
+  int rank = -1;
+  double value = 0;
+};
+
+struct AlignedStep {
+  int64_t step_id = -1;
+  std::vector<RankValue> wall_ms;      // per rank
+  std::vector<RankValue> compute_ms;   // per rank
+  double wall_skew_ratio = 0;          // (max - min) / mean
+  double compute_skew_ratio = 0;
+  int slowest_rank = -1, fastest_rank = -1;
+};
+
+// One collective matched across ranks: same step, same name, same occurrence index.
+struct AlignedCollective {
+  int64_t step_id = -1;
+  uint32_t name = 0;
+  int occurrence = 0;
+  std::string kind;
+  std::vector<RankValue> dur_us;
+  double skew_ratio = 0;
+  int shortest_rank = -1;  // arrived last (the others waited for it)
+  int outlier_rank = -1;   // shortest_rank when the outlier test flagged it, else -1
+  std::string test;        // "dixon_q", "three_sigma", "two_rank_skew", "none"
+  double statistic = 0, critical = 0;
+  struct Where { int rank; uint32_t event; };  // event index on each rank (evidence)
+  std::vector<Where> events;
+};
+
+struct SlowRankVote {
+  int rank = -1;
+  int votes = 0;
+  double vote_share = 0;  // votes / tested collectives
+};
+
+struct CrossRank {
+  std::vector<int> ranks;
+  std::string alignment_method;  // "step_id", "step_ordinal", "single_rank"
+  std::vector<AlignedStep> steps;
+  std::vector<AlignedCollective> collectives;
+  int tested_collectives = 0;
+  std::vector<SlowRankVote> votes;  // sorted by votes desc
+  double max_step_skew_ratio = 0;
+  double max_collective_skew_ratio = 0;
+  double compute_imbalance_ratio = 0;  // (max - min) / mean of per-rank compute over all aligned steps
+};
+
+// ---------------------------------------------------------------------------------------------
+// diagnose.
+
+enum class Severity : uint8_t { kInfo, kLow, kMedium, kHigh };
+std::string_view SeverityName(Severity s);
+
+struct Evidence {
+  std::string file;         // source file ("" for a rank/time-window evidence)
+  uint32_t row_first = 0;   // row range in that file (inclusive), 0 when not applicable
+  uint32_t row_last = 0;
+  int rank = -1;
+  int64_t step_id = -1;
+  int64_t window_start_ns = -1;  // absolute Unix ns; -1 when not applicable
+  int64_t window_end_ns = -1;
+  std::string note;         // "collective hcom_allReduce__586_0_1 #0 on rank 5"
+};
+
+struct Finding {
+  std::string id;      // "F001"
+  Severity severity = Severity::kInfo;
+  std::string type;    // slow_rank, communication_dominated_step, recurring_bubble_pattern, prelaunch_gap_heavy,
+                       // tail_gap_heavy, aicpu_on_critical_path, top_operator, rank_step_skew, compute_imbalance
+  std::string summary; // one sentence
+  int rank = -1;       // the rank it is about (-1 for all)
+  int64_t step_id = -1;
+  std::vector<std::pair<std::string, double>> numbers;  // named values ("votes", 7)
+  std::vector<Evidence> evidence;
+};
+
+// A data problem: counted, not fatal (the stats table of STYLE.md).
+struct DataIssue {
+  std::string name;         // "csv_row_unparsable", "rank_without_kernel_data", ...
+  std::string severity;     // info, data_loss, error
+  std::string description;
+  uint64_t count = 0;
+  std::string example;      // "file:line" of the first occurrence
+};
+
+// ---------------------------------------------------------------------------------------------
+// Whole result.
+
+struct StageTiming {
+  std::string stage;
+  std::string status;  // ran, loaded, skipped
+  double seconds = 0;
+};
+
+struct Identity {
+  std::vector<std::string> roots;
+  std::vector<int> ranks;
+  std::vector<std::string> input_kinds;  // per rank, same order as ranks
+  std::string profiler_level, torch_npu_version, cann_version, device_name;
+  uint64_t event_count = 0;
+  int step_count = 0, layer_count = 0;
+};
+
+struct AnalysisResult {
+  int schema_version = kModelSchemaVersion;
+  Discovery discovery;
+  StringTable strings;
+  std::vector<RankTable> ranks;   // sorted by rank id
+  std::vector<Step> steps;        // sorted by (rank, start)
+  std::vector<Layer> layers;
+  std::vector<Block> blocks;
+  std::vector<ShapeClass> step_classes, layer_classes, block_classes;
+  Summaries summaries;
+  CrossRank cross_rank;
+  std::vector<Finding> findings;  // sorted by severity desc, then id
+  std::vector<DataIssue> issues;
+  std::vector<std::string> limitations;  // sentences for the report
+  std::vector<StageTiming> timings;
+  Identity identity;
+
+  const RankTable* FindRank(int rank) const;
+  const std::string& Str(uint32_t id) const { return strings.Get(id); }
+};
+
+}  // namespace optrace::analyze

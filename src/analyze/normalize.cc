@@ -1,0 +1,213 @@
+// NormalizeRank and the side files: communication.json, step_trace_time.csv, trace_view.json
+// step markers, profiler_info_<rank>.json.
+#include "analyze/normalize.h"
+
+#include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <simdjson.h>
+
+#include "core/csv_reader.h"
+#include "core/file_io.h"
+
+namespace optrace::analyze {
+namespace {
+
+using nlohmann::json;
+
+Result<json> ParseJsonFile(const std::filesystem::path& path) {
+  OPTRACE_ASSIGN_OR_RETURN(std::string text, ReadFileToString(path));
+  try {
+    return json::parse(text);
+  } catch (const json::parse_error& e) {
+    return BadInputError("{}: malformed JSON at byte {}: {}; re-export the profiler output", path.string(), e.byte,
+                         e.what());
+  }
+}
+
+double Num(const json& o, const char* key) {
+  if (!o.is_object() || !o.contains(key)) return kMissing;
+  const json& v = o[key];
+  if (v.is_number()) return v.get<double>();
+  if (v.is_string()) {
+    auto d = ParseCsvNumber(v.get<std::string>());
+    return d ? *d : kMissing;
+  }
+  return kMissing;
+}
+
+void AssignStepsFromMarkers(RankTable& t) {
+  if (t.step_markers.empty()) return;
+  std::vector<StepMarker> m = t.step_markers;
+  std::sort(m.begin(), m.end(), [](const StepMarker& a, const StepMarker& b) { return a.start_ns < b.start_ns; });
+  for (Event& e : t.events) {
+    // The first marker (by start) whose [start, end] holds the event start.
+    auto it = std::upper_bound(m.begin(), m.end(), e.start_ns,
+                               [](int64_t s, const StepMarker& x) { return s < x.start_ns; });
+    for (auto j = m.begin(); j != it; ++j)
+      if (e.start_ns <= j->end_ns) {
+        e.step_id = j->step_id;
+        break;
+      }
+  }
+}
+
+}  // namespace
+
+Status ReadCommunicationJson(const std::filesystem::path& path, RankTable& table) {
+  OPTRACE_ASSIGN_OR_RETURN(json j, ParseJsonFile(path));
+  if (!j.is_object()) return BadInputError("{}: expected an object keyed by step (\"step50\": ...)", path.string());
+  for (auto& [step, groups] : j.items()) {
+    if (!groups.is_object()) continue;
+    for (const char* kind : {"collective", "p2p"}) {
+      if (!groups.contains(kind) || !groups[kind].is_object()) continue;
+      for (auto& [key, info] : groups[kind].items()) {
+        if (key == "Total Op Info" || !info.is_object()) continue;
+        CommOp op;
+        size_t at = key.find('@');
+        op.name = key.substr(0, at);
+        op.group = at == std::string::npos ? "" : key.substr(at + 1);
+        op.step = step;
+        op.p2p = std::string_view(kind) == "p2p";
+        const json& ti = info.contains("Communication Time Info") ? info["Communication Time Info"] : json();
+        double start_us = Num(ti, "Start Timestamp(us)");
+        op.start_ns = IsMissing(start_us) ? -1 : static_cast<int64_t>(std::llround(start_us * 1000.0));
+        op.elapse_ms = Num(ti, "Elapse Time(ms)");
+        op.transit_ms = Num(ti, "Transit Time(ms)");
+        op.wait_ms = Num(ti, "Wait Time(ms)");
+        op.sync_ms = Num(ti, "Synchronization Time(ms)");
+        op.idle_ms = Num(ti, "Idle Time(ms)");
+        table.comm_ops.push_back(std::move(op));
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+Status ReadStepTraceCsv(const std::filesystem::path& path, RankTable& table) {
+  OPTRACE_ASSIGN_OR_RETURN(CsvReader reader, CsvReader::Open(path));
+  CsvRecord rec;
+  OPTRACE_ASSIGN_OR_RETURN(bool have_header, reader.Next(rec));
+  if (!have_header) return Status::Ok();
+  CsvHeader h(rec);
+  auto step = h.Find("Step");
+  if (!step) return BadInputError("{}:1: missing column 'Step'; expected a step_trace_time.csv", path.string());
+  auto comp = h.Find("Computing"), cno = h.Find("Communication(Not Overlapped)"), ov = h.Find("Overlapped"),
+       comm = h.Find("Communication"), fr = h.Find("Free"), stage = h.Find("Stage"), bub = h.Find("Bubble"),
+       prep = h.Find("Preparing");
+  auto get = [&](const std::optional<size_t>& c) {
+    if (!c) return kMissing;
+    auto v = ParseCsvNumber(rec.Field(*c));
+    return v ? *v : kMissing;
+  };
+  while (true) {
+    OPTRACE_ASSIGN_OR_RETURN(bool more, reader.Next(rec));
+    if (!more) break;
+    StepTraceRow r;
+    auto s = ParseCsvInt(rec.Field(*step));
+    r.step_id = s ? *s : -1;
+    r.computing_us = get(comp);
+    r.comm_not_overlapped_us = get(cno);
+    r.overlapped_us = get(ov);
+    r.communication_us = get(comm);
+    r.free_us = get(fr);
+    r.stage_us = get(stage);
+    r.bubble_us = get(bub);
+    r.preparing_us = get(prep);
+    table.step_trace.push_back(r);
+  }
+  return Status::Ok();
+}
+
+Status ReadTraceViewSteps(const std::filesystem::path& path, RankTable& table) {
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  auto err = parser.load(path.string()).get(doc);
+  if (err)
+    return BadInputError("{}: malformed JSON: {}; re-export the profiler output", path.string(),
+                         simdjson::error_message(err));
+  simdjson::dom::array events;
+  if (doc.is_array()) {
+    events = doc.get_array().value_unsafe();
+  } else if (doc["traceEvents"].get(events)) {
+    return BadInputError("{}: expected a JSON array of trace events or an object with traceEvents", path.string());
+  }
+  for (simdjson::dom::element ev : events) {
+    std::string_view name;
+    if (ev["name"].get(name) || name.rfind("ProfilerStep#", 0) != 0) continue;
+    std::string_view ph;
+    if (!ev["ph"].get(ph) && ph != "X") continue;
+    auto id = ParseCsvInt(name.substr(13));
+    if (!id) continue;
+    std::optional<int64_t> ts;
+    simdjson::dom::element tse;
+    if (!ev["ts"].get(tse)) {
+      if (tse.is_string()) ts = ParseUsToNs(std::string_view(tse.get_string().value_unsafe()));
+      else if (tse.is_number()) ts = static_cast<int64_t>(std::llround(double(tse.get_double().value_unsafe()) * 1000.0));
+    }
+    double dur = 0;
+    simdjson::dom::element de;
+    if (!ev["dur"].get(de) && de.is_number()) dur = double(de.get_double().value_unsafe());
+    if (!ts) continue;
+    table.step_markers.push_back({*id, *ts, *ts + static_cast<int64_t>(std::llround(dur * 1000.0)), "trace_view.json"});
+  }
+  return Status::Ok();
+}
+
+Status ReadProfilerInfo(const std::filesystem::path& path, RankTable& table) {
+  OPTRACE_ASSIGN_OR_RETURN(json j, ParseJsonFile(path));
+  if (!j.is_object()) return Status::Ok();
+  auto str = [](const json& o, const char* k) -> std::string {
+    return o.is_object() && o.contains(k) && o[k].is_string() ? o[k].get<std::string>() : "";
+  };
+  if (j.contains("config") && j["config"].is_object() && j["config"].contains("experimental_config")) {
+    const json& x = j["config"]["experimental_config"];
+    table.identity.profiler_level = str(x, "_profiler_level");
+    table.identity.aic_metrics = str(x, "_aic_metrics");
+  }
+  table.identity.torch_npu_version = str(j, "torch_npu_version");
+  table.identity.cann_version = str(j, "cann_version");
+  return Status::Ok();
+}
+
+Result<RankTable> NormalizeRank(const RankInput& in, const Rules& rules, StringTable& strings,
+                                std::vector<DataIssue>& issues) {
+  RankTable t;
+  t.rank = in.rank;
+  t.kind = in.kind;
+  t.dir = in.dir.string();
+  if (in.kind == InputKind::kTorchDb) {
+    OPTRACE_RETURN_IF_ERROR(ReadTorchDb(in.db, rules, strings, t, issues));
+    AssignStepsFromMarkers(t);  // STEP_TIME ranges, torch_npu's rule
+  } else {
+    OPTRACE_RETURN_IF_ERROR(ReadKernelCsv(in.kernel_details, rules, strings, t, issues));
+  }
+  if (!in.profiler_info.empty()) OPTRACE_RETURN_IF_ERROR(ReadProfilerInfo(in.profiler_info, t));
+  if (!in.communication.empty()) OPTRACE_RETURN_IF_ERROR(ReadCommunicationJson(in.communication, t));
+  if (!in.step_trace_time.empty()) OPTRACE_RETURN_IF_ERROR(ReadStepTraceCsv(in.step_trace_time, t));
+  bool have_steps = std::any_of(t.events.begin(), t.events.end(), [](const Event& e) { return e.step_id >= 0; });
+  if (!have_steps && t.step_markers.empty() && !in.trace_view.empty()) {
+    OPTRACE_RETURN_IF_ERROR(ReadTraceViewSteps(in.trace_view, t));
+    AssignStepsFromMarkers(t);
+  }
+  if (t.events.empty()) {
+    AddIssue(issues, "rank_without_events", "data_loss", "a rank's kernel export holds no rows", t.dir);
+    return t;
+  }
+  int64_t base = INT64_MAX;
+  for (const Event& e : t.events) base = std::min(base, e.start_ns);
+  t.base_ns = base;
+  for (Event& e : t.events) e.start_ns -= base;
+  for (StepMarker& m : t.step_markers) {
+    m.start_ns -= base;
+    m.end_ns -= base;
+  }
+  for (CommOp& c : t.comm_ops)
+    if (c.start_ns >= 0) c.start_ns -= base;
+  std::stable_sort(t.events.begin(), t.events.end(), [](const Event& a, const Event& b) {
+    return a.start_ns != b.start_ns ? a.start_ns < b.start_ns : (a.file != b.file ? a.file < b.file : a.row < b.row);
+  });
+  return t;
+}
+
+}  // namespace optrace::analyze

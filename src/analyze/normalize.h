@@ -1,0 +1,42 @@
+// normalize: one event table per rank from whatever export the rank has.
+//
+//   OPTRACE_ASSIGN_OR_RETURN(RankTable t, NormalizeRank(discovery.ranks[0], rules, strings, issues));
+//
+// kernel_details.csv / op_summary_*.csv are streamed (columns by name, FORMATS.md section 2
+// quirks); the db export is joined TASK x COMPUTE_TASK_INFO (+ TASK_PMU_INFO) plus
+// COMMUNICATION_OP. Side files (communication.json, step_trace_time.csv, trace_view.json step
+// markers, profiler_info) fill the rest of the RankTable. Errors name the file and what is wrong:
+// a missing required column, malformed JSON (with byte offset), an unreadable db.
+#pragma once
+
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "analyze/model.h"
+#include "analyze/rules.h"
+#include "core/status.h"
+
+namespace optrace::analyze {
+
+Result<RankTable> NormalizeRank(const RankInput& input, const Rules& rules, StringTable& strings,
+                                std::vector<DataIssue>& issues);
+
+// Per-file readers (exposed for tests and the benchmark). They append to `table`, times absolute.
+Status ReadKernelCsv(const std::filesystem::path& path, const Rules& rules, StringTable& strings, RankTable& table,
+                     std::vector<DataIssue>& issues);
+Status ReadTorchDb(const std::filesystem::path& path, const Rules& rules, StringTable& strings, RankTable& table,
+                   std::vector<DataIssue>& issues);
+Status ReadCommunicationJson(const std::filesystem::path& path, RankTable& table);
+Status ReadStepTraceCsv(const std::filesystem::path& path, RankTable& table);
+Status ReadTraceViewSteps(const std::filesystem::path& path, RankTable& table);
+Status ReadProfilerInfo(const std::filesystem::path& path, RankTable& table);
+
+// "1736405443881410.320\t" (microseconds) -> 1736405443881410320 ns; nullopt when missing.
+std::optional<int64_t> ParseUsToNs(std::string_view text);
+
+// Adds a data issue or bumps the count of an existing one with the same name.
+void AddIssue(std::vector<DataIssue>& issues, std::string_view name, std::string_view severity,
+              std::string_view description, std::string_view example);
+
+}  // namespace optrace::analyze

@@ -1,0 +1,198 @@
+// Reader of the torch_npu db export (ascend_pytorch_profiler_<rank>.db): the same events as
+// kernel_details.csv, rebuilt from TASK x COMPUTE_TASK_INFO (+ TASK_PMU_INFO) and COMMUNICATION_OP.
+#include <sqlite3.h>
+
+#include <set>
+#include <unordered_map>
+
+#include "analyze/normalize.h"
+
+namespace optrace::analyze {
+namespace {
+
+class Db {
+ public:
+  ~Db() {
+    if (db_) sqlite3_close(db_);
+  }
+  Status Open(const std::filesystem::path& path) {
+    path_ = path.string();
+    if (sqlite3_open_v2(path_.c_str(), &db_, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK)
+      return BadInputError("{}: cannot open as SQLite: {}", path_, db_ ? sqlite3_errmsg(db_) : "out of memory");
+    // Probe: a non-database file fails here, not at open.
+    sqlite3_stmt* st = nullptr;
+    if (sqlite3_prepare_v2(db_, "SELECT name FROM sqlite_master WHERE type='table'", -1, &st, nullptr) != SQLITE_OK)
+      return BadInputError("{}: not a readable SQLite database ({})", path_, sqlite3_errmsg(db_));
+    while (sqlite3_step(st) == SQLITE_ROW) tables_.insert(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)));
+    int rc = sqlite3_finalize(st);
+    if (rc != SQLITE_OK) return BadInputError("{}: not a readable SQLite database ({})", path_, sqlite3_errmsg(db_));
+    return Status::Ok();
+  }
+  bool HasTable(const std::string& t) const { return tables_.count(t) > 0; }
+  std::set<std::string> Columns(const std::string& table) {
+    std::set<std::string> out;
+    sqlite3_stmt* st = nullptr;
+    std::string q = "PRAGMA table_info(" + table + ")";
+    if (sqlite3_prepare_v2(db_, q.c_str(), -1, &st, nullptr) != SQLITE_OK) return out;
+    while (sqlite3_step(st) == SQLITE_ROW) out.insert(reinterpret_cast<const char*>(sqlite3_column_text(st, 1)));
+    sqlite3_finalize(st);
+    return out;
+  }
+  // Runs `sql`, calling fn(stmt) per row.
+  template <typename Fn>
+  Status Query(const std::string& sql, Fn fn) {
+    sqlite3_stmt* st = nullptr;
+    if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &st, nullptr) != SQLITE_OK)
+      return BadInputError("{}: query failed ({}): {}", path_, sqlite3_errmsg(db_), sql);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) fn(st);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) return BadInputError("{}: reading failed: {}", path_, sqlite3_errmsg(db_));
+    return Status::Ok();
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  sqlite3* db_ = nullptr;
+  std::string path_;
+  std::set<std::string> tables_;
+};
+
+int64_t Int(sqlite3_stmt* st, int col, int64_t missing = -1) {
+  return sqlite3_column_type(st, col) == SQLITE_NULL ? missing : sqlite3_column_int64(st, col);
+}
+
+}  // namespace
+
+Status ReadTorchDb(const std::filesystem::path& path, const Rules& rules, StringTable& strings, RankTable& table,
+                   std::vector<DataIssue>& issues) {
+  Db db;
+  OPTRACE_RETURN_IF_ERROR(db.Open(path));
+  for (const char* t : {"TASK", "STRING_IDS", "COMPUTE_TASK_INFO"})
+    if (!db.HasTable(t))
+      return BadInputError("{}: missing table {}; expected a torch_npu db export (ascend_pytorch_profiler_<rank>.db)",
+                           path.string(), t);
+  // STRING_IDS -> interned ids ("N/A" and "" are missing).
+  std::unordered_map<int64_t, uint32_t> sid;
+  OPTRACE_RETURN_IF_ERROR(db.Query("SELECT id, value FROM STRING_IDS", [&](sqlite3_stmt* st) {
+    const unsigned char* v = sqlite3_column_text(st, 1);
+    std::string_view s = v ? reinterpret_cast<const char*>(v) : "";
+    sid[sqlite3_column_int64(st, 0)] = (s == "N/A" || s == "NA") ? 0 : strings.Intern(s);
+  }));
+  auto str = [&](sqlite3_stmt* st, int col) -> uint32_t {
+    if (sqlite3_column_type(st, col) == SQLITE_NULL) return 0;
+    auto it = sid.find(sqlite3_column_int64(st, col));
+    return it == sid.end() ? 0 : it->second;
+  };
+  // Shapes carry literal quotes as in the CSV ("\"32,3\""): the same unquoted text as the text export.
+  std::unordered_map<uint32_t, uint32_t> shape_of;
+  auto shape = [&](sqlite3_stmt* st, int col) -> uint32_t {
+    uint32_t id = str(st, col);
+    auto it = shape_of.find(id);
+    if (it != shape_of.end()) return it->second;
+    std::string_view v = strings.Get(id);
+    if (v.size() >= 2 && v.front() == '"' && v.back() == '"') v = v.substr(1, v.size() - 2);
+    uint32_t out = (v == "N/A" || v == "NA") ? 0 : strings.Intern(std::string(v));
+    shape_of.emplace(id, out);
+    return out;
+  };
+
+  // PMU metrics per task.
+  std::unordered_map<int64_t, PipelineFields> pmu;
+  if (db.HasTable("TASK_PMU_INFO")) {
+    std::unordered_map<uint32_t, int> pipe_of;  // interned metric name -> Pipe index
+    for (int i = 0; i < kPipeCount; ++i) {
+      std::string_view n = PipeDbName(static_cast<Pipe>(i));
+      if (!n.empty()) pipe_of[strings.Intern(n)] = i;
+    }
+    OPTRACE_RETURN_IF_ERROR(db.Query("SELECT globalTaskId, name, value FROM TASK_PMU_INFO", [&](sqlite3_stmt* st) {
+      auto it = pipe_of.find(str(st, 1));
+      if (it == pipe_of.end() || sqlite3_column_type(st, 2) == SQLITE_NULL) return;
+      double v = sqlite3_column_double(st, 2);
+      std::string_view n = PipeDbName(static_cast<Pipe>(it->second));
+      if (n.size() > 5 && n.substr(n.size() - 5) == "_time") v /= 1000.0;  // ns -> us
+      pmu[sqlite3_column_int64(st, 0)].v[it->second] = static_cast<float>(v);
+    }));
+  }
+
+  uint16_t task_file = static_cast<uint16_t>(table.files.size());
+  table.files.push_back({path.string(), "TASK"});
+  std::set<std::string> cols = db.Columns("COMPUTE_TASK_INFO");
+  std::string block = cols.count("blockNum") ? "c.blockNum" : cols.count("blockDim") ? "c.blockDim" : "NULL";
+  std::string mix = cols.count("mixBlockNum") ? "c.mixBlockNum" : cols.count("mixBlockDim") ? "c.mixBlockDim" : "NULL";
+  std::string sql =
+      "SELECT t.rowid, t.startNs, t.endNs, t.streamId, t.taskId, c.name, c.opType, c.taskType, " + block + ", " +
+      mix + ", c.inputShapes, c.outputShapes, c.inputDataTypes, t.globalTaskId "
+      "FROM COMPUTE_TASK_INFO c JOIN TASK t ON t.globalTaskId = c.globalTaskId";
+  std::unordered_map<uint64_t, OpType> op_cache;
+  auto classify = [&](uint32_t core, uint32_t name) {
+    uint64_t key = (uint64_t(core) << 32) | name;
+    auto it = op_cache.find(key);
+    if (it == op_cache.end()) it = op_cache.emplace(key, rules.ClassifyCore(strings.Get(core), strings.Get(name))).first;
+    return it->second;
+  };
+  OPTRACE_RETURN_IF_ERROR(db.Query(sql, [&](sqlite3_stmt* st) {
+    Event e;
+    e.row = static_cast<uint32_t>(sqlite3_column_int64(st, 0));
+    e.file = task_file;
+    e.start_ns = sqlite3_column_int64(st, 1);
+    e.dur_ns = std::max<int64_t>(0, sqlite3_column_int64(st, 2) - e.start_ns);
+    int64_t stream = Int(st, 3), task = Int(st, 4);
+    e.stream_id = stream >= 0 && stream <= INT32_MAX ? static_cast<int32_t>(stream) : -1;
+    e.task_id = task >= 0 && task <= INT32_MAX ? static_cast<int32_t>(task) : -1;
+    e.name = str(st, 5);
+    e.type = str(st, 6);
+    e.core = str(st, 7);
+    int64_t b = Int(st, 8), m = Int(st, 9);
+    e.block_dim = b >= 0 && b <= INT32_MAX ? static_cast<int32_t>(b) : -1;
+    e.mix_block_dim = m >= 0 && m <= INT32_MAX ? static_cast<int32_t>(m) : -1;
+    e.input_shapes = shape(st, 10);
+    e.output_shapes = shape(st, 11);
+    e.input_dtypes = str(st, 12);
+    e.op_type = classify(e.core, e.name);
+    auto it = pmu.find(sqlite3_column_int64(st, 13));
+    if (it != pmu.end()) {
+      e.pipe = static_cast<uint32_t>(table.pipes.size());
+      table.pipes.push_back(it->second);
+    }
+    table.events.push_back(e);
+  }));
+
+  if (db.HasTable("COMMUNICATION_OP")) {
+    uint16_t comm_file = static_cast<uint16_t>(table.files.size());
+    table.files.push_back({path.string(), "COMMUNICATION_OP"});
+    uint32_t hccl = strings.Intern("HCCL");
+    OPTRACE_RETURN_IF_ERROR(
+        db.Query("SELECT rowid, opName, startNs, endNs, opType FROM COMMUNICATION_OP", [&](sqlite3_stmt* st) {
+          Event e;
+          e.row = static_cast<uint32_t>(sqlite3_column_int64(st, 0));
+          e.file = comm_file;
+          e.name = str(st, 1);
+          e.start_ns = sqlite3_column_int64(st, 2);
+          e.dur_ns = std::max<int64_t>(0, sqlite3_column_int64(st, 3) - e.start_ns);
+          e.type = str(st, 4);
+          e.core = hccl;
+          e.block_dim = 0;
+          e.op_type = classify(e.core, e.name);
+          table.events.push_back(e);
+        }));
+  }
+
+  if (db.HasTable("STEP_TIME")) {
+    OPTRACE_RETURN_IF_ERROR(db.Query("SELECT id, startNs, endNs FROM STEP_TIME ORDER BY startNs", [&](sqlite3_stmt* st) {
+      table.step_markers.push_back({Int(st, 0), sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2), "STEP_TIME"});
+    }));
+  }
+  if (db.HasTable("NPU_INFO")) {
+    OPTRACE_RETURN_IF_ERROR(db.Query("SELECT name FROM NPU_INFO LIMIT 1", [&](sqlite3_stmt* st) {
+      const unsigned char* v = sqlite3_column_text(st, 0);
+      if (v) table.identity.device_name = reinterpret_cast<const char*>(v);
+    }));
+  }
+  if (table.events.empty())
+    AddIssue(issues, "db_without_tasks", "data_loss", "a db export holds no compute or communication tasks",
+             path.string());
+  return Status::Ok();
+}
+
+}  // namespace optrace::analyze

@@ -1,0 +1,205 @@
+// RunAnalysis: stage sequencing, stage files, progress events, identity and limitations.
+#include "analyze/pipeline.h"
+
+#include <chrono>
+#include <set>
+
+#include "analyze/classify.h"
+#include "analyze/cross_rank.h"
+#include "analyze/diagnose.h"
+#include "analyze/discover.h"
+#include "analyze/normalize.h"
+#include "analyze/rules.h"
+#include "analyze/segment.h"
+#include "analyze/stage_io.h"
+#include "analyze/summarize.h"
+#include "core/file_io.h"
+
+namespace optrace::analyze {
+namespace {
+
+constexpr std::string_view kStageNames[kStageCount] = {"discover",  "normalize",  "segment",  "classify",
+                                                       "summarize", "cross_rank", "diagnose", "report"};
+
+void FillIdentity(AnalysisResult& r) {
+  Identity& id = r.identity;
+  id.roots.clear();
+  for (const auto& p : r.discovery.roots) id.roots.push_back(p.string());
+  id.ranks.clear();
+  id.input_kinds.clear();
+  id.event_count = 0;
+  for (const RankTable& t : r.ranks) {
+    id.ranks.push_back(t.rank);
+    id.input_kinds.emplace_back(InputKindName(t.kind));
+    id.event_count += t.events.size();
+    auto pick = [](std::string& dst, const std::string& v) {
+      if (dst.empty()) dst = v;
+    };
+    pick(id.profiler_level, t.identity.profiler_level);
+    pick(id.torch_npu_version, t.identity.torch_npu_version);
+    pick(id.cann_version, t.identity.cann_version);
+    pick(id.device_name, t.identity.device_name);
+  }
+  id.step_count = static_cast<int>(r.steps.size());
+  id.layer_count = static_cast<int>(r.layers.size());
+}
+
+void AddLimitations(AnalysisResult& r) {
+  std::vector<std::string>& L = r.limitations;
+  L.clear();
+  for (const RankInput& in : r.discovery.ranks_without_kernels)
+    L.push_back(fmt::format("{} has no kernel data; that rank is missing from every table and from the cross-rank "
+                            "comparison.",
+                            in.dir.string()));
+  if (r.ranks.size() < 2) L.push_back("Single rank: no cross-rank alignment, skew or slow-rank detection.");
+  if (r.summaries.events_total && r.summaries.events_with_pipeline == 0)
+    L.push_back("No pipeline (PMU) data (Level0 or no aic_metrics): bound_stage / bound_family are unknown.");
+  bool no_steps = std::any_of(r.steps.begin(), r.steps.end(), [](const Step& s) { return s.step_source == "whole_capture"; });
+  if (no_steps)
+    L.push_back("No step information (no Step Id, STEP_TIME or ProfilerStep markers): the capture is treated as one "
+                "incomplete step; bubble recurrence needs complete steps.");
+  if (r.layers.empty())
+    L.push_back("No layer anchor from segmentation_rules.json matched: steps are not cut into layers and blocks.");
+  bool noshape = std::any_of(r.step_classes.begin(), r.step_classes.end(), [](const ShapeClass& c) { return !c.has_shapes; });
+  if (noshape) L.push_back("Operators without input shapes: their steps / layers / blocks are classes of their own.");
+  bool no_trace = std::all_of(r.discovery.ranks.begin(), r.discovery.ranks.end(),
+                              [](const RankInput& in) { return in.trace_view.empty(); });
+  if (no_trace) L.push_back("No trace_view.json: bubbles carry no host-side attribution.");
+  for (const DataIssue& i : r.issues)
+    if (i.severity != "info")
+      L.push_back(fmt::format("{} ({}x): {} (first: {})", i.name, i.count, i.description, i.example));
+}
+
+Status RunStage(Stage s, AnalysisResult& r, const AnalyzeOptions& opt, const Rules& rules) {
+  switch (s) {
+    case Stage::kDiscover: {
+      OPTRACE_ASSIGN_OR_RETURN(r.discovery, Discover(opt.roots, r.issues));
+      break;
+    }
+    case Stage::kNormalize: {
+      r.ranks.clear();
+      for (const RankInput& in : r.discovery.ranks) {
+        OPTRACE_ASSIGN_OR_RETURN(RankTable t, NormalizeRank(in, rules, r.strings, r.issues));
+        r.ranks.push_back(std::move(t));
+      }
+      break;
+    }
+    case Stage::kSegment: SegmentRanks(r, rules); break;
+    case Stage::kClassify: ClassifyAll(r, rules); break;
+    case Stage::kSummarize: Summarize(r, rules); break;
+    case Stage::kCrossRank: CrossRankAnalyze(r, rules); break;
+    case Stage::kDiagnose:
+      Diagnose(r, rules);
+      AddLimitations(r);
+      break;
+    case Stage::kReport: break;
+  }
+  FillIdentity(r);
+  return Status::Ok();
+}
+
+}  // namespace
+
+std::string_view StageName(Stage s) { return kStageNames[static_cast<int>(s)]; }
+
+std::optional<Stage> ParseStage(std::string_view name) {
+  if (name == "cross-rank") return Stage::kCrossRank;
+  if (name == "diagnostics") return Stage::kDiagnose;
+  for (int i = 0; i < kStageCount; ++i)
+    if (kStageNames[i] == name) return static_cast<Stage>(i);
+  return std::nullopt;
+}
+
+std::map<std::string, double> StageCounts(Stage stage, const AnalysisResult& r) {
+  std::map<std::string, double> c;
+  switch (stage) {
+    case Stage::kDiscover:
+      c["ranks"] = r.discovery.ranks.size();
+      c["ranks_without_kernels"] = r.discovery.ranks_without_kernels.size();
+      break;
+    case Stage::kNormalize:
+      c["ranks"] = r.ranks.size();
+      c["events"] = r.identity.event_count;
+      c["strings"] = r.strings.size();
+      break;
+    case Stage::kSegment:
+      c["steps"] = r.steps.size();
+      c["layers"] = r.layers.size();
+      break;
+    case Stage::kClassify:
+      c["blocks"] = r.blocks.size();
+      c["step_classes"] = r.step_classes.size();
+      c["layer_classes"] = r.layer_classes.size();
+      c["block_classes"] = r.block_classes.size();
+      break;
+    case Stage::kSummarize:
+      c["operators"] = r.summaries.operators.size();
+      c["hccl_rows"] = r.summaries.hccl.size();
+      break;
+    case Stage::kCrossRank:
+      c["aligned_steps"] = r.cross_rank.steps.size();
+      c["collectives"] = r.cross_rank.collectives.size();
+      break;
+    case Stage::kDiagnose:
+      c["findings"] = r.findings.size();
+      break;
+    case Stage::kReport: break;
+  }
+  return c;
+}
+
+Result<AnalysisResult> RunAnalysis(const AnalyzeOptions& opt) {
+  Stage to = opt.to == Stage::kReport ? Stage::kDiagnose : opt.to;
+  Stage from = opt.from == Stage::kReport ? Stage::kDiagnose : opt.from;
+  if (from > to)
+    return UsageError("--from-stage {} comes after --to-stage {}; stages run in the order discover, normalize, segment, "
+                      "classify, summarize, cross_rank, diagnose, report",
+                      StageName(opt.from), StageName(opt.to));
+  OPTRACE_ASSIGN_OR_RETURN(Rules rules, LoadRules(opt.rules_dir));
+  std::filesystem::path stages_dir;
+  if (!opt.out_dir.empty()) stages_dir = ResolveAgainstCwd(opt.out_dir) / "stages";
+  if (from > Stage::kDiscover && stages_dir.empty())
+    return UsageError("--from-stage {} needs the output directory of an earlier run (-o OUT)", StageName(from));
+  AnalysisResult r;
+  auto emit = [&](const StageEvent& e) {
+    if (opt.progress) opt.progress->OnStage(e);
+  };
+  using Clock = std::chrono::steady_clock;
+  for (int i = 0; i < static_cast<int>(from); ++i) {
+    Stage s = static_cast<Stage>(i);
+    auto t0 = Clock::now();
+    Status st = LoadStage(stages_dir, s, r);
+    if (!st.ok()) {
+      emit({s, "failed", 0, {}, st.message()});
+      return st;
+    }
+    double secs = std::chrono::duration<double>(Clock::now() - t0).count();
+    emit({s, "loaded", secs, StageCounts(s, r), ""});
+  }
+  // Timings of this run replace the loaded ones for the stages it runs.
+  for (int i = static_cast<int>(from); i <= static_cast<int>(to); ++i) {
+    Stage s = static_cast<Stage>(i);
+    emit({s, "started", 0, {}, ""});
+    auto t0 = Clock::now();
+    Status st = RunStage(s, r, opt, rules);
+    double secs = std::chrono::duration<double>(Clock::now() - t0).count();
+    if (!st.ok()) {
+      emit({s, "failed", secs, {}, st.message()});
+      return st;
+    }
+    std::erase_if(r.timings, [&](const StageTiming& t) { return t.stage == StageName(s); });
+    r.timings.push_back({std::string(StageName(s)), "ran", secs});
+    if (opt.persist_stages && !stages_dir.empty()) {
+      Status ss = SaveStage(stages_dir, s, r);
+      if (!ss.ok()) {
+        emit({s, "failed", secs, {}, ss.message()});
+        return ss;
+      }
+    }
+    emit({s, "done", secs, StageCounts(s, r), ""});
+  }
+  for (int i = static_cast<int>(to) + 1; i < kStageCount - 1; ++i) emit({static_cast<Stage>(i), "skipped", 0, {}, ""});
+  return r;
+}
+
+}  // namespace optrace::analyze

@@ -1,0 +1,43 @@
+// One `optrace analyze` run as a library call: the pipeline (RunAnalysis) and, when the stage
+// range reaches `report`, the report set (WriteReport); plus the one JSON object the command
+// prints on stdout. `optrace analyze` and `optrace sweep` both use it.
+//
+//   AnalyzeRunOptions opt;
+//   opt.analyze.roots = {"prof"};  opt.analyze.out_dir = "out";  opt.analyze.to = Stage::kReport;
+//   OPTRACE_ASSIGN_OR_RETURN(AnalyzeRun run, RunAnalyzeAndReport(opt));
+//   std::cout << AnalyzeRunJson(run, opt).dump() << "\n";
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "analyze/pipeline.h"
+#include "analyze/report/report_writer.h"
+
+namespace optrace::analyze::report {
+
+inline constexpr int kAnalyzeResultSchemaVersion = 1;
+
+struct AnalyzeRunOptions {
+  AnalyzeOptions analyze;  // analyze.to == Stage::kReport writes the report set into analyze.out_dir
+  std::string generator = "optrace";
+};
+
+struct AnalyzeRun {
+  AnalysisResult result;
+  std::optional<ReportResult> report;  // set when the report stage ran
+};
+
+// Runs the stages; reports the report stage to analyze.progress like the others.
+Result<AnalyzeRun> RunAnalyzeAndReport(const AnalyzeRunOptions& options);
+
+// The stdout object of a successful run: status, out_dir, mode, stage_timings, counts,
+// diagnosis_counts, findings (id/severity/type/summary), artifacts (absolute paths),
+// report_md/report_html/report_xlsx, analysis_summary (when the report was written).
+nlohmann::ordered_json AnalyzeRunJson(const AnalyzeRun& run, const AnalyzeRunOptions& options);
+
+// The stdout object of a failed run: status "failed", the error and its exit-code class.
+nlohmann::ordered_json AnalyzeFailureJson(const Status& status, const AnalyzeRunOptions& options);
+
+}  // namespace optrace::analyze::report

@@ -1,0 +1,28 @@
+// report.html: one self-contained page (inline CSS and JS, no network) that renders the
+// report view data embedded in it: summary KPIs, findings, a zoomable per-rank step timeline
+// and sortable summary tables. The page source is report_template.html, compiled in.
+//
+//   nlohmann::json view = BuildReportView(result, tables, options);   // report_view.h
+//   RenderHtml(view, out_stream);
+//
+// The view's shape is documented in docs/analyze.md ("report.html data"); the page's script
+// marks what it drew (data-finding-id, rect.step, data-rendered="ok") so a headless browser
+// test can check it.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <string>
+#include <string_view>
+
+namespace optrace::analyze::report {
+
+// The page template; "__OPTRACE_REPORT_DATA__" marks where the JSON goes.
+std::string_view ReportTemplateHtml();
+
+// JSON text safe inside a <script> element: '<', '>' and '&' become \u escapes.
+std::string JsonForScript(const nlohmann::json& view);
+
+void RenderHtml(const nlohmann::json& view, std::ostream& out);
+
+}  // namespace optrace::analyze::report

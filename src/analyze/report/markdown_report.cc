@@ -1,0 +1,423 @@
+#include "analyze/report/markdown_report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+#include "analyze/report/table.h"
+
+namespace optrace::analyze::report {
+namespace {
+
+using Row = std::vector<std::string>;
+
+std::string Cellify(std::string s) {
+  // A Markdown table cell: no pipes or newlines inside.
+  for (char& c : s)
+    if (c == '\n' || c == '\r') c = ' ';
+  std::string out;
+  for (char c : s) {
+    if (c == '|') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+void MdTable(std::ostream& out, const Row& header, const std::vector<Row>& rows) {
+  out << "|";
+  for (const auto& h : header) out << " " << Cellify(h) << " |";
+  out << "\n|";
+  for (size_t i = 0; i < header.size(); ++i) out << "---|";
+  out << "\n";
+  for (const Row& r : rows) {
+    out << "|";
+    for (const auto& c : r) out << " " << Cellify(c) << " |";
+    out << "\n";
+  }
+  out << "\n";
+}
+
+std::string Ms(double ms) { return fmt::format("{:.3f}", ms); }
+std::string Pct(double ratio) { return fmt::format("{:.1f}%", ratio * 100.0); }
+std::string Num(double v) { return FormatNumber(v); }
+std::string NsMs(int64_t ns) { return ns < 0 ? "-" : Ms(static_cast<double>(ns) / 1e6); }
+
+template <typename T, typename Key>
+std::vector<const T*> TopBy(const std::vector<T>& items, size_t n, Key key) {
+  std::vector<const T*> v;
+  for (const T& t : items) v.push_back(&t);
+  std::stable_sort(v.begin(), v.end(), [&](const T* a, const T* b) { return key(*a) > key(*b); });
+  if (v.size() > n) v.resize(n);
+  return v;
+}
+
+std::string TopOps(const AnalysisResult& r, const std::vector<std::pair<uint32_t, double>>& ops, size_t n) {
+  std::string s;
+  for (size_t i = 0; i < ops.size() && i < n; ++i) {
+    if (i) s += ", ";
+    s += fmt::format("{} ({} ms)", r.Str(ops[i].first), Ms(ops[i].second / 1e3));
+  }
+  return s.empty() ? "-" : s;
+}
+
+void ExecutiveSummary(const AnalysisResult& r, const Kpis& k, std::ostream& out) {
+  out << "## 1. Executive Summary\n\n";
+  out << fmt::format(
+      "{} rank(s), {} device events, {} steps ({} complete), {} layers. Step wall (complete steps): p50 {} ms, "
+      "p90 {} ms, max {} ms. Communication covers {} of step wall (HCCL total {} ms, top kind {}); idle bubbles "
+      "{} of step wall.\n\n",
+      k.rank_count, k.event_count, k.step_count, k.complete_step_count, k.layer_count, Ms(k.step_wall_ms.p50),
+      Ms(k.step_wall_ms.p90), Ms(k.step_wall_ms.max), Pct(k.comm_share), Ms(k.hccl_total_ms),
+      k.hccl_top_kind.empty() ? "-" : k.hccl_top_kind, Pct(k.bubble_ratio));
+  out << fmt::format("Findings: {} high, {} medium, {} low, {} info.\n\n", k.finding_counts.at("high"),
+                     k.finding_counts.at("medium"), k.finding_counts.at("low"), k.finding_counts.at("info"));
+  size_t shown = 0;
+  for (const Finding& f : r.findings) {
+    if (shown++ == 8) break;
+    out << fmt::format("- **{}** `{}` {}: {}\n", SeverityName(f.severity), f.id, f.type, f.summary);
+  }
+  if (r.findings.empty()) out << "- No finding crossed a rule threshold.\n";
+  out << "\n";
+}
+
+void CaptureAndSegmentation(const AnalysisResult& r, std::ostream& out) {
+  out << "## 2. Capture And Segmentation\n\n";
+  const Identity& id = r.identity;
+  out << (id.roots.empty() ? "Roots: -\n" : "Roots:\n");
+  for (const auto& root : id.roots) out << "- `" << root << "`\n";
+  out << "\n";
+  out << fmt::format("Profiler level: {}; torch_npu: {}; CANN: {}; device: {}.\n\n",
+                     id.profiler_level.empty() ? "unknown" : id.profiler_level,
+                     id.torch_npu_version.empty() ? "unknown" : id.torch_npu_version,
+                     id.cann_version.empty() ? "unknown" : id.cann_version,
+                     id.device_name.empty() ? "unknown" : id.device_name);
+  std::vector<Row> rows;
+  for (const RankTable& rank : r.ranks) {
+    int steps = 0, complete = 0;
+    size_t layers = 0;
+    std::map<std::string, int> sources, anchors;
+    for (const Step& s : r.steps) {
+      if (s.rank != rank.rank) continue;
+      ++steps;
+      complete += s.complete ? 1 : 0;
+      layers += s.layers.size();
+      ++sources[s.step_source];
+      if (!s.layer_anchor.empty()) ++anchors[s.layer_anchor];
+    }
+    std::string src, anc;
+    for (const auto& [name, n] : sources) src += (src.empty() ? "" : ", ") + name;
+    for (const auto& [name, n] : anchors) anc += (anc.empty() ? "" : ", ") + name;
+    rows.push_back({std::to_string(rank.rank), std::string(InputKindName(rank.kind)), rank.dir,
+                    std::to_string(rank.events.size()), std::to_string(steps), std::to_string(complete),
+                    src.empty() ? "-" : src, std::to_string(layers), anc.empty() ? "-" : anc});
+  }
+  MdTable(out, {"rank", "input", "directory", "events", "steps", "complete", "step source", "layers", "layer anchor"},
+          rows);
+  if (!r.discovery.ranks_without_kernels.empty()) {
+    out << "Ranks found without kernel data (not analyzed):\n";
+    for (const RankInput& in : r.discovery.ranks_without_kernels)
+      out << fmt::format("- rank {} in `{}`\n", in.rank, in.dir.string());
+    out << "\n";
+  }
+}
+
+void MacroStepTimeline(const AnalysisResult& r, std::ostream& out) {
+  out << "## 3. Macro Step Timeline\n\n";
+  std::vector<Row> rows;
+  for (const RankSummary& s : r.summaries.ranks) {
+    double head = 0, main = 0, tail = 0, bubble = 0;
+    int n = 0;
+    for (const Step& st : r.steps) {
+      if (st.rank != s.rank || !st.complete || st.anatomy.wall_ns <= 0) continue;
+      double w = static_cast<double>(st.anatomy.wall_ns);
+      head += st.anatomy.head_ns / w;
+      main += st.anatomy.main_ns / w;
+      tail += st.anatomy.tail_ns / w;
+      bubble += st.anatomy.bubble_ns / w;
+      ++n;
+    }
+    double d = n ? n : 1;
+    rows.push_back({std::to_string(s.rank), std::to_string(s.step_count), std::to_string(s.complete_step_count),
+                    Ms(s.step_wall_ms_p50), Ms(s.step_wall_ms_p90), Pct(head / d), Pct(main / d), Pct(tail / d),
+                    Pct(bubble / d), fmt::format("{}/{}", s.bubbling_step_count, s.complete_step_count),
+                    s.dominant_idle_pattern.empty() ? "-" : s.dominant_idle_pattern});
+  }
+  MdTable(out,
+          {"rank", "steps", "complete", "wall p50 ms", "wall p90 ms", "head", "main", "tail", "bubble",
+           "bubbling steps", "dominant idle"},
+          rows);
+  out << "Heaviest steps (top 8 by wall):\n\n";
+  rows.clear();
+  for (const Step* s : TopBy(r.steps, 8, [](const Step& s) { return s.anatomy.wall_ns; })) {
+    std::string tags;
+    for (const auto& t : s->anomaly_tags) tags += (tags.empty() ? "" : ", ") + t;
+    rows.push_back({std::to_string(s->rank), std::to_string(s->step_id), s->step_class.empty() ? "-" : s->step_class,
+                    NsMs(s->anatomy.wall_ns), NsMs(s->anatomy.busy_ns), NsMs(s->anatomy.bubble_ns),
+                    NsMs(s->prelaunch_gap_ns), NsMs(s->tail_gap_ns), s->complete ? "yes" : "no",
+                    tags.empty() ? "-" : tags});
+  }
+  MdTable(out,
+          {"rank", "step", "class", "wall ms", "busy ms", "bubble ms", "pre-launch gap ms", "tail gap ms", "complete",
+           "tags"},
+          rows);
+}
+
+void PipelineCoverage(const Kpis& k, std::ostream& out) {
+  out << "## 4. Pipeline Coverage And Bound Families\n\n";
+  out << fmt::format("Pipeline (PMU) data: {} of events, {} of operators.\n\n", Pct(k.pipeline_event_coverage),
+                     Pct(k.pipeline_operator_coverage));
+  double op_total = 0, bound_total = 0;
+  for (const auto& [t, ms] : k.op_type_ms) op_total += ms;
+  for (const auto& [t, ms] : k.bound_family_ms) bound_total += ms;
+  std::vector<Row> rows;
+  for (const auto& [t, ms] : k.op_type_ms)
+    if (ms > 0) rows.push_back({t, Ms(ms), Pct(op_total > 0 ? ms / op_total : 0)});
+  MdTable(out, {"op type", "total ms", "share"}, rows);
+  rows.clear();
+  for (const auto& [t, ms] : k.bound_family_ms)
+    if (ms > 0) rows.push_back({t, Ms(ms), Pct(bound_total > 0 ? ms / bound_total : 0)});
+  MdTable(out, {"bound family", "total ms", "share"}, rows);
+}
+
+void StepClassView(const AnalysisResult& r, std::ostream& out) {
+  out << "## 5. Step Class View\n\n";
+  auto top = TopBy(r.summaries.step_classes, 8, [](const StepClassSummary& c) { return c.wall_ms_sum; });
+  if (top.empty()) {
+    out << "No step classes.\n\n";
+    return;
+  }
+  std::vector<Row> rows;
+  for (const StepClassSummary* c : top) {
+    rows.push_back({c->id, std::to_string(c->members), Ms(c->wall_ms_sum), Ms(c->wall_ms_mean), Ms(c->wall_ms_p90),
+                    Pct(c->bubble_ratio_mean), TopOps(r, c->top_ops, 3)});
+  }
+  MdTable(out, {"class", "members", "wall ms sum", "wall ms mean", "wall ms p90", "bubble mean", "top ops"}, rows);
+  const StepClassSummary* heavy = top.front();
+  out << fmt::format("Heaviest class {}: top layer classes ", heavy->id);
+  std::string layers;
+  for (const auto& [id, ms] : heavy->top_layer_classes) layers += (layers.empty() ? "" : ", ") + fmt::format("{} ({} ms)", id, Ms(ms));
+  out << (layers.empty() ? "-" : layers) << "; top operators " << TopOps(r, heavy->top_ops, 10) << ".\n\n";
+}
+
+void LayerAndBlockView(const AnalysisResult& r, std::ostream& out) {
+  out << "## 6. Layer And Block View\n\n";
+  std::vector<Row> rows;
+  for (const LayerClassSummary* c :
+       TopBy(r.summaries.layer_classes, 10, [](const LayerClassSummary& c) { return c.wall_ms_sum; })) {
+    std::string kinds;
+    for (size_t i = 0; i < c->block_kinds.size(); ++i) {
+      kinds += (i ? ", " : "") + std::string(BlockKindName(c->block_kinds[i]));
+      if (i < c->block_kind_wall_share_mean.size()) kinds += " " + Pct(c->block_kind_wall_share_mean[i]);
+    }
+    rows.push_back({c->id, std::to_string(c->members), c->companion_layer ? "yes" : "no", kinds.empty() ? "-" : kinds,
+                    Ms(c->wall_ms_sum), Ms(c->wall_ms_mean), TopOps(r, c->top_ops, 3)});
+  }
+  if (rows.empty()) {
+    out << "No layers were segmented (no layer anchor operator matched; see Limitations).\n\n";
+  } else {
+    MdTable(out, {"layer class", "members", "companion", "blocks (wall share)", "wall ms sum", "wall ms mean", "top ops"},
+            rows);
+  }
+  rows.clear();
+  for (const BlockClassSummary* c :
+       TopBy(r.summaries.block_classes, 10, [](const BlockClassSummary& c) { return c.wall_ms_sum; })) {
+    rows.push_back({c->id, std::string(BlockKindName(c->kind)), std::to_string(c->members), Ms(c->wall_ms_sum),
+                    c->bound.bound_family.empty() ? "-" : c->bound.bound_family,
+                    c->bound.dominant_core.empty() ? "-" : c->bound.dominant_core, Pct(c->comm_share_mean)});
+  }
+  if (!rows.empty())
+    MdTable(out, {"block class", "kind", "members", "wall ms sum", "bound family", "dominant core", "comm share"}, rows);
+}
+
+void OperatorView(const AnalysisResult& r, std::ostream& out) {
+  out << "## 7. Operator View\n\n";
+  std::vector<Row> rows;
+  auto is_comm = [](OpType t) { return t == OpType::kCommunication; };
+  size_t n = 0;
+  for (const OperatorClassSummary& o : r.summaries.operator_classes) {
+    if (is_comm(o.op_type)) continue;
+    if (n++ == 15) break;
+    rows.push_back({r.Str(o.name), std::string(OpTypeName(o.op_type)), std::to_string(o.rank_count),
+                    std::to_string(o.call_count), Ms(o.duration_sum_us / 1e3),
+                    o.bound.bound_family.empty() ? "-" : o.bound.bound_family,
+                    o.bound.dominant_core.empty() ? "-" : o.bound.dominant_core, o.bound.bound_stage.empty() ? "-" : o.bound.bound_stage,
+                    Pct(o.rank_duration_skew_ratio)});
+  }
+  out << "Top compute operators (rank-merged, by total time):\n\n";
+  MdTable(out, {"name", "op type", "ranks", "calls", "total ms", "bound family", "dominant core", "bound stage", "rank skew"},
+          rows);
+  rows.clear();
+  for (const HcclClassSummary& h : r.summaries.hccl_classes) {
+    rows.push_back({h.kind, h.comm_aiv_fused ? "yes" : "no", std::to_string(h.rank_count), std::to_string(h.count),
+                    Ms(h.total_us / 1e3), Num(h.rank_avg_mean_us), Pct(h.rank_skew_ratio),
+                    h.min_rank < 0 ? "-" : std::to_string(h.min_rank), h.max_rank < 0 ? "-" : std::to_string(h.max_rank)});
+  }
+  out << "HCCL collectives:\n\n";
+  if (rows.empty()) {
+    out << "No communication operators.\n\n";
+    return;
+  }
+  MdTable(out, {"kind", "comm+AIV fused", "ranks", "count", "total ms", "rank avg us", "rank skew", "fastest rank", "slowest rank"},
+          rows);
+  const HcclClassSummary* heavy = *TopBy(r.summaries.hccl_classes, 1, [](const HcclClassSummary& h) { return h.total_us; }).begin();
+  rows.clear();
+  for (const HcclSummary& h : r.summaries.hccl) {
+    if (h.kind != heavy->kind || h.comm_aiv_fused != heavy->comm_aiv_fused) continue;
+    rows.push_back({std::to_string(h.rank), std::to_string(h.stats.count), Ms(h.stats.total_us / 1e3), Num(h.stats.mean_us),
+                    Num(h.stats.p50_us), Num(h.stats.p90_us), Num(h.stats.max_us)});
+  }
+  out << fmt::format("Per-rank distribution of the heaviest kind ({}):\n\n", heavy->kind);
+  MdTable(out, {"rank", "count", "total ms", "mean us", "p50 us", "p90 us", "max us"}, rows);
+}
+
+void StepInventory(const AnalysisResult& r, std::ostream& out) {
+  out << "## 8. Step Inventory\n\n";
+  struct Group {
+    int count = 0;
+    double wall_ms = 0;
+  };
+  std::map<std::pair<std::string, size_t>, Group> groups;
+  for (const Step& s : r.steps) {
+    Group& g = groups[{s.step_class.empty() ? "-" : s.step_class, s.layers.size()}];
+    ++g.count;
+    g.wall_ms += static_cast<double>(s.anatomy.wall_ns) / 1e6;
+  }
+  std::vector<Row> rows;
+  for (const auto& [key, g] : groups)
+    rows.push_back({key.first, std::to_string(key.second), std::to_string(g.count), Ms(g.wall_ms / g.count)});
+  MdTable(out, {"step class", "layers", "steps", "wall ms mean"}, rows);
+}
+
+void CrossRankView(const AnalysisResult& r, std::ostream& out) {
+  out << "## 9. Cross-Rank And Anomaly Findings\n\n";
+  const CrossRank& c = r.cross_rank;
+  out << fmt::format(
+      "Alignment: {} ({} aligned steps, {} collectives tested). Max step wall skew {}; max collective skew {}; "
+      "compute imbalance {}.\n\n",
+      c.alignment_method.empty() ? "none" : c.alignment_method, c.steps.size(), c.tested_collectives,
+      Pct(c.max_step_skew_ratio), Pct(c.max_collective_skew_ratio), Pct(c.compute_imbalance_ratio));
+  if (!c.votes.empty()) {
+    std::vector<Row> rows;
+    for (const SlowRankVote& v : c.votes)
+      rows.push_back({std::to_string(v.rank), std::to_string(v.votes), Pct(v.vote_share)});
+    out << "Slow-rank votes (a rank gets a vote when its matching collective is the shortest outlier: it arrived last):\n\n";
+    MdTable(out, {"rank", "votes", "share of tested collectives"}, rows);
+  }
+  std::vector<Row> rows;
+  for (const Finding& f : r.findings) {
+    if (f.rank < 0 && f.step_id < 0) continue;
+    rows.push_back({f.id, std::string(SeverityName(f.severity)), f.type, f.rank < 0 ? "-" : std::to_string(f.rank),
+                    f.step_id < 0 ? "-" : std::to_string(f.step_id), f.summary});
+  }
+  if (rows.empty()) {
+    out << "No rank- or step-specific findings.\n\n";
+  } else {
+    MdTable(out, {"id", "severity", "type", "rank", "step", "summary"}, rows);
+  }
+}
+
+void FindingInventory(const AnalysisResult& r, std::ostream& out) {
+  out << "## 10. Finding Inventory\n\n";
+  std::vector<Row> rows;
+  for (const Finding& f : r.findings) {
+    std::string nums;
+    for (const auto& [name, v] : f.numbers) nums += (nums.empty() ? "" : ", ") + name + "=" + Num(v);
+    rows.push_back({f.id, std::string(SeverityName(f.severity)), f.type, f.summary, nums.empty() ? "-" : nums});
+  }
+  if (rows.empty()) {
+    out << "No findings.\n\n";
+    return;
+  }
+  MdTable(out, {"id", "severity", "type", "summary", "numbers"}, rows);
+}
+
+void EvidenceChain(const AnalysisResult& r, std::ostream& out) {
+  out << "## 11. Evidence Chain\n\n";
+  if (r.findings.empty()) {
+    out << "No findings, so no evidence to list.\n\n";
+    return;
+  }
+  for (const Finding& f : r.findings) {
+    out << fmt::format("- `{}` {}:\n", f.id, f.type);
+    if (f.evidence.empty()) out << "  - (no evidence recorded: treat as low confidence)\n";
+    for (const Evidence& e : f.evidence) out << "  - " << EvidenceText(r, e) << "\n";
+  }
+  out << "\n";
+}
+
+void DataIssues(const AnalysisResult& r, std::ostream& out) {
+  out << "## 12. Data Issues\n\n";
+  std::vector<Row> rows;
+  for (const DataIssue& d : r.issues)
+    rows.push_back({d.name, d.severity, std::to_string(d.count), d.description, d.example.empty() ? "-" : d.example});
+  if (rows.empty()) {
+    out << "None: every input row was used.\n\n";
+    return;
+  }
+  MdTable(out, {"issue", "severity", "count", "description", "first seen"}, rows);
+}
+
+}  // namespace
+
+std::string EvidenceText(const AnalysisResult& r, const Evidence& e) {
+  std::vector<std::string> parts;
+  if (!e.file.empty()) {
+    std::string s = "`" + e.file + "`";
+    if (e.row_first || e.row_last)
+      s += e.row_first == e.row_last ? fmt::format(" row {}", e.row_first) : fmt::format(" rows {}-{}", e.row_first, e.row_last);
+    parts.push_back(s);
+  }
+  if (e.rank >= 0) parts.push_back(fmt::format("rank {}", e.rank));
+  if (e.step_id >= 0) parts.push_back(fmt::format("step {}", e.step_id));
+  if (e.window_start_ns >= 0) {
+    const RankTable* rank = e.rank >= 0 ? r.FindRank(e.rank) : nullptr;
+    if (rank) {
+      parts.push_back(fmt::format("window {}-{} ms after the rank's first event (Unix ns {}-{})",
+                                  Ms((e.window_start_ns - rank->base_ns) / 1e6), Ms((e.window_end_ns - rank->base_ns) / 1e6),
+                                  e.window_start_ns, e.window_end_ns));
+    } else {
+      parts.push_back(fmt::format("window Unix ns {}-{}", e.window_start_ns, e.window_end_ns));
+    }
+  }
+  if (!e.note.empty()) parts.push_back(e.note);
+  std::string s;
+  for (const auto& p : parts) s += (s.empty() ? "" : "; ") + p;
+  return s.empty() ? "(empty evidence)" : s;
+}
+
+std::vector<std::string> ReportLimitations() {
+  return {
+      "Model fingerprint, hardware peak / MFU and shape-derived roofline sections of the seed report are not "
+      "computed by this version.",
+      "No model config is read, so expected_layers is unknown: layer validation compares the detected layers of "
+      "steps and ranks with each other only.",
+  };
+}
+
+void WriteMarkdownReport(const AnalysisResult& r, const Kpis& k, const ReportContext& ctx, std::ostream& out) {
+  out << "# optrace analyze report\n\n";
+  out << fmt::format("Generated by {} (mode {}). Machine-readable conclusions: `analysis_summary.json`.\n\n",
+                     ctx.generator, ctx.mode);
+  ExecutiveSummary(r, k, out);
+  CaptureAndSegmentation(r, out);
+  MacroStepTimeline(r, out);
+  PipelineCoverage(k, out);
+  StepClassView(r, out);
+  LayerAndBlockView(r, out);
+  OperatorView(r, out);
+  StepInventory(r, out);
+  CrossRankView(r, out);
+  FindingInventory(r, out);
+  EvidenceChain(r, out);
+  DataIssues(r, out);
+  out << "## 13. Limitations\n\n";
+  for (const auto& l : r.limitations) out << "- " << l << "\n";
+  for (const auto& l : ReportLimitations()) out << "- " << l << "\n";
+  out << "\n## 14. Artifacts\n\n";
+  std::vector<Row> rows;
+  for (const Artifact& a : ctx.artifacts) rows.push_back({"`" + a.file + "`", a.what});
+  MdTable(out, {"file", "what it holds"}, rows);
+}
+
+}  // namespace optrace::analyze::report

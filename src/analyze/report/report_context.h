@@ -1,0 +1,23 @@
+// What every report writer needs besides the model: the mode, the generator string and the
+// map of artifacts the report set writes (known before any file is written, so each document
+// can point at the others).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace optrace::analyze::report {
+
+struct Artifact {
+  std::string key;   // "report_md", "operator_summary_csv", ...
+  std::string file;  // path relative to the output directory
+  std::string what;  // one line for the reader
+};
+
+struct ReportContext {
+  std::string mode = "fast";           // fast | full
+  std::string generator = "optrace";   // "optrace 0.1.0"
+  std::vector<Artifact> artifacts;
+};
+
+}  // namespace optrace::analyze::report

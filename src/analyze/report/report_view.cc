@@ -1,0 +1,193 @@
+#include "analyze/report/report_view.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <filesystem>
+
+#include "analyze/report/summary_tables.h"
+
+namespace optrace::analyze::report {
+namespace {
+
+using Json = nlohmann::json;
+
+// Which tables the page shows, in order, and which of their columns (empty: all).
+struct TableSpec {
+  const char* id;
+  const char* title;
+  std::vector<std::string> columns;
+  const char* sort_by;  // rows ordered by this numeric column, descending ("" keeps CSV order)
+};
+
+const std::vector<TableSpec>& Specs() {
+  static const std::vector<TableSpec> kSpecs = {
+      {"operator_summary", "Operators (per name and rank)",
+       {"name", "rank", "type", "op_type", "count", "total_us", "mean_us", "p50_us", "p90_us", "max_us", "bound_stage",
+        "bound_family", "dominant_core", "first_row", "last_row"},
+       "total_us"},
+      {"operator_class_summary", "Operators (rank-merged)",
+       {"name", "type", "op_type", "rank_count", "call_count", "duration_sum_us", "bound_family", "dominant_core",
+        "rank_duration_min_us", "rank_duration_max_us", "rank_duration_skew_ratio"},
+       "duration_sum_us"},
+      {"hccl_class_summary", "HCCL collectives (rank-merged)", {}, "total_us"},
+      {"hccl_op_summary", "HCCL collectives per rank", {}, ""},
+      {"step_summary", "Steps",
+       {"rank", "step_id", "step_class_id", "complete", "event_count", "wall_ms", "busy_ms", "bubble_ms", "comm_ms",
+        "comm_share", "layer_count", "prelaunch_gap_ms", "tail_gap_ms", "anomaly_tags", "first_row", "last_row"},
+       ""},
+      {"rank_summary", "Ranks", {}, ""},
+      {"cross_rank_step_summary", "Cross-rank step alignment", {}, ""},
+  };
+  return kSpecs;
+}
+
+Json CellJson(const Cell& c) {
+  if (const auto* i = std::get_if<int64_t>(&c)) return *i;
+  if (const auto* d = std::get_if<double>(&c)) {
+    if (!std::isfinite(*d)) return nullptr;
+    return std::fabs(*d) < 1e9 ? std::round(*d * 1e6) / 1e6 : *d;
+  }
+  if (const auto* s = std::get_if<std::string>(&c)) return *s;
+  return nullptr;
+}
+
+double NumberOf(const Cell& c) {
+  if (const auto* i = std::get_if<int64_t>(&c)) return static_cast<double>(*i);
+  if (const auto* d = std::get_if<double>(&c)) return *d;
+  return -INFINITY;
+}
+
+Json TableJson(const Table& t, const TableSpec& spec, size_t max_rows) {
+  std::vector<size_t> cols;
+  if (spec.columns.empty()) {
+    for (size_t i = 0; i < t.columns.size(); ++i) cols.push_back(i);
+  } else {
+    for (const auto& name : spec.columns)
+      if (auto i = t.Column(name)) cols.push_back(*i);
+  }
+  std::vector<size_t> order(t.rows.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  if (auto key = t.Column(spec.sort_by); key && *spec.sort_by) {
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return NumberOf(t.rows[a][*key]) > NumberOf(t.rows[b][*key]); });
+  }
+  Json columns = Json::array(), rows = Json::array();
+  for (size_t c : cols) columns.push_back(t.columns[c]);
+  for (size_t i = 0; i < order.size() && i < max_rows; ++i) {
+    Json row = Json::array();
+    for (size_t c : cols) row.push_back(c < t.rows[order[i]].size() ? CellJson(t.rows[order[i]][c]) : Json());
+    rows.push_back(std::move(row));
+  }
+  return Json{{"id", t.name},     {"title", spec.title},         {"csv", t.name + ".csv"},
+              {"columns", columns}, {"rows", rows}, {"total_rows", t.rows.size()}};
+}
+
+Json KpiList(const Kpis& k) {
+  Json list = Json::array();
+  auto add = [&](const char* key, const char* label, Json value, const char* unit) {
+    list.push_back({{"key", key}, {"label", label}, {"value", value}, {"unit", unit}});
+  };
+  auto r3 = [](double v) { return std::round(v * 1000.0) / 1000.0; };
+  add("rank_count", "ranks", k.rank_count, "");
+  add("event_count", "device events", k.event_count, "");
+  add("steps", "steps (complete)", fmt::format("{} ({})", k.step_count, k.complete_step_count), "");
+  add("layer_count", "layers", k.layer_count, "");
+  add("step_wall_p50", "step wall p50", r3(k.step_wall_ms.p50), "ms");
+  add("step_wall_p90", "step wall p90", r3(k.step_wall_ms.p90), "ms");
+  add("comm_share", "communication share of wall", r3(k.comm_share * 100), "%");
+  add("bubble_ratio", "bubble share of wall", r3(k.bubble_ratio * 100), "%");
+  add("hccl_top_kind", "top HCCL kind", k.hccl_top_kind.empty() ? "-" : k.hccl_top_kind, "");
+  add("max_step_skew", "max step skew", r3(k.max_step_skew_ratio * 100), "%");
+  add("max_collective_skew", "max collective skew", r3(k.max_collective_skew_ratio * 100), "%");
+  add("findings", "findings (high/medium/low/info)",
+      fmt::format("{}/{}/{}/{}", k.finding_counts.at("high"), k.finding_counts.at("medium"), k.finding_counts.at("low"),
+                  k.finding_counts.at("info")),
+      "");
+  return list;
+}
+
+}  // namespace
+
+Json BuildReportView(const AnalysisResult& r, const Kpis& kpis, const std::vector<Table>& tables,
+                     const ReportContext& ctx, size_t max_table_rows) {
+  // The timeline origin: the earliest step start over all ranks, in absolute ns.
+  int64_t origin = INT64_MAX;
+  for (const Step& s : r.steps)
+    if (const RankTable* rank = r.FindRank(s.rank)) origin = std::min(origin, rank->AbsNs(s.start_ns));
+  if (origin == INT64_MAX) origin = 0;
+  auto to_us = [&](int64_t abs_ns) { return static_cast<double>(abs_ns - origin) / 1e3; };
+
+  Json findings = Json::array();
+  for (const Finding& f : r.findings) {
+    Json numbers = Json::object();
+    for (const auto& [name, v] : f.numbers) numbers[name] = std::isfinite(v) ? Json(v) : Json();
+    Json evidence = Json::array();
+    for (const Evidence& e : f.evidence) {
+      if (e.window_start_ns >= 0 && e.rank >= 0) {
+        evidence.push_back({{"kind", "window"}, {"rank", e.rank}, {"start_us", to_us(e.window_start_ns)},
+                            {"end_us", to_us(e.window_end_ns)}, {"note", e.note}});
+      }
+      if (!e.file.empty()) {
+        Json j{{"kind", "rows"}, {"file", e.file}, {"first_row", e.row_first}, {"last_row", e.row_last}};
+        if (e.rank >= 0) j["rank"] = e.rank;
+        evidence.push_back(std::move(j));
+      }
+    }
+    findings.push_back({{"id", f.id}, {"severity", SeverityName(f.severity)}, {"type", f.type},
+                        {"summary", f.summary}, {"numbers", numbers}, {"evidence", evidence}});
+  }
+
+  Json lanes = Json::array();
+  for (const RankTable& rank : r.ranks) {
+    Json steps = Json::array(), gaps = Json::array();
+    std::vector<const Step*> mine;
+    for (const Step& s : r.steps)
+      if (s.rank == rank.rank) mine.push_back(&s);
+    for (size_t i = 0; i < mine.size(); ++i) {
+      const Step& s = *mine[i];
+      double start = to_us(rank.AbsNs(s.start_ns)), end = to_us(rank.AbsNs(s.end_ns));
+      Json step{{"step", s.step_id}, {"start_us", start}, {"end_us", end}, {"busy_us", s.anatomy.busy_ns / 1e3},
+                {"bubble_us", s.anatomy.bubble_ns / 1e3}, {"events", s.events.size()}, {"complete", s.complete}};
+      if (!s.step_class.empty()) step["class_id"] = s.step_class;
+      if (s.prelaunch_gap_ns >= 0) step["prelaunch_gap_us"] = s.prelaunch_gap_ns / 1e3;
+      if (s.tail_gap_ns >= 0) step["tail_gap_us"] = s.tail_gap_ns / 1e3;
+      steps.push_back(std::move(step));
+      if (s.prelaunch_gap_ns > 0)
+        gaps.push_back({{"kind", "pre-launch gap"}, {"start_us", start - s.prelaunch_gap_ns / 1e3}, {"end_us", start}});
+      if (s.tail_gap_ns > 0 && i + 1 == mine.size())
+        gaps.push_back({{"kind", "tail gap"}, {"start_us", end}, {"end_us", end + s.tail_gap_ns / 1e3}});
+      if (s.anatomy.has_bubble && s.anatomy.max_gap_start_ns >= 0) {
+        double g0 = to_us(rank.AbsNs(s.anatomy.max_gap_start_ns));
+        gaps.push_back({{"kind", "largest bubble"}, {"start_us", g0}, {"end_us", g0 + s.anatomy.max_gap_ns / 1e3}});
+      }
+    }
+    lanes.push_back({{"rank", rank.rank}, {"label", fmt::format("rank {}", rank.rank)}, {"steps", steps}, {"gaps", gaps}});
+  }
+
+  Json table_list = Json::array();
+  for (const TableSpec& spec : Specs())
+    if (const Table* t = FindTable(tables, spec.id)) table_list.push_back(TableJson(*t, spec, max_table_rows));
+
+  std::vector<std::string> names;
+  for (const auto& root : r.identity.roots) {
+    std::filesystem::path p(root);
+    names.push_back((p.filename().empty() ? p.parent_path() : p).filename().string());
+  }
+  std::string title = "optrace analyze";
+  for (size_t i = 0; i < names.size() && i < 3; ++i) title += (i ? ", " : ": ") + names[i];
+  if (names.size() > 3) title += fmt::format(" (+{} more)", names.size() - 3);
+
+  return Json{{"schema_version", kReportViewSchemaVersion},
+              {"title", title},
+              {"generator", ctx.generator},
+              {"identity", {{"roots", r.identity.roots}, {"rank_count", r.ranks.size()}, {"mode", ctx.mode}}},
+              {"kpis", KpiList(kpis)},
+              {"findings", findings},
+              {"timeline", {{"origin_unix_ns", origin}, {"ranks", lanes}}},
+              {"tables", table_list}};
+}
+
+}  // namespace optrace::analyze::report

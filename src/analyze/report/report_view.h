@@ -1,0 +1,28 @@
+// The data report.html renders (embedded in the page as JSON, see html_report.h).
+//
+//   nlohmann::json view = BuildReportView(result, kpis, tables, context, /*max_table_rows=*/2000);
+//   RenderHtml(view, out);
+//
+// Shape (schema_version 1; docs/analyze.md): title, generator, identity, kpis[{key,label,
+// value,unit}], findings[{id,severity,type,summary,numbers,evidence[{kind:"rows"|"window",...}]}],
+// timeline{origin_unix_ns, ranks[{rank,label,steps[{step,start_us,end_us,...}],gaps[...]}]},
+// tables[{id,title,columns,rows,total_rows}]. Timeline times are microseconds from the earliest
+// step start over all ranks (absolute clocks: ranks of one run share the Unix-epoch clock).
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "analyze/model.h"
+#include "analyze/report/kpis.h"
+#include "analyze/report/report_context.h"
+#include "analyze/report/table.h"
+
+namespace optrace::analyze::report {
+
+inline constexpr int kReportViewSchemaVersion = 1;
+
+nlohmann::json BuildReportView(const AnalysisResult& result, const Kpis& kpis, const std::vector<Table>& tables,
+                               const ReportContext& context, size_t max_table_rows);
+
+}  // namespace optrace::analyze::report

@@ -1,0 +1,183 @@
+#include "analyze/report/report_writer.h"
+
+#include <chrono>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <system_error>
+
+#include "analyze/report/html_report.h"
+#include "analyze/report/markdown_report.h"
+#include "analyze/report/report_view.h"
+#include "analyze/report/summary_json.h"
+#include "analyze/report/summary_tables.h"
+#include "analyze/report/xlsx_writer.h"
+#include "core/file_io.h"
+
+namespace optrace::analyze::report {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using OrderedJson = nlohmann::ordered_json;
+
+inline constexpr int kManifestSchemaVersion = 1;
+
+const std::map<std::string, std::string>& TableDescriptions() {
+  static const std::map<std::string, std::string> kWhat = {
+      {"operator_summary", "one row per operator name, type and rank: count, total/mean/p50/p90/max us, pipeline sums, bound family, source rows"},
+      {"operator_class_summary", "operators merged across ranks, with per-rank min/max/p50 and skew"},
+      {"hccl_op_summary", "communication ops per HCCL kind and rank"},
+      {"hccl_class_summary", "communication ops per HCCL kind across ranks, with rank skew"},
+      {"step_summary", "one row per step and rank: wall, busy, bubble, comm, gaps, class, anomaly tags, source rows"},
+      {"step_anatomy", "head / main / tail / bubble split of every step"},
+      {"rank_summary", "one row per rank: totals, step wall quantiles, bubble recurrence, slow-rank votes"},
+      {"step_class_summary", "steps grouped by exact (name, shape) sequence"},
+      {"layer_class_summary", "layers grouped by exact sequence, with block kinds"},
+      {"block_class_summary", "blocks grouped by exact sequence, with bound family"},
+      {"cross_rank_step_summary", "steps aligned across ranks: wall per rank and skew"},
+      {"layer_summary", "one row per layer (full mode)"},
+      {"block_summary", "one row per block (full mode)"},
+      {"collective_alignment", "every collective matched across ranks with its outlier test (full mode)"},
+  };
+  return kWhat;
+}
+
+// Writes through `fill` into path.tmp, then renames over `path`; returns the byte count.
+Result<uint64_t> WriteStreamAtomic(const std::filesystem::path& path, const std::function<void(std::ostream&)>& fill) {
+  std::filesystem::path tmp = path;
+  tmp += ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) return IoError("{}: cannot create the file; check the output directory is writable", tmp.string());
+    fill(out);
+    out.flush();
+    if (!out) return IoError("{}: write failed (disk full?)", tmp.string());
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) return IoError("{}: cannot rename {} into place: {}", path.string(), tmp.string(), ec.message());
+  uint64_t bytes = std::filesystem::file_size(path, ec);
+  return ec ? 0 : bytes;
+}
+
+double Since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+OrderedJson ManifestJson(const AnalysisResult& r, const ReportOptions& opt, const std::vector<WrittenArtifact>& written,
+                         double report_seconds) {
+  OrderedJson stages = OrderedJson::array();
+  double total = 0;
+  for (const StageTiming& t : r.timings) {
+    stages.push_back({{"stage", t.stage}, {"status", t.status}, {"seconds", t.seconds}});
+    total += t.seconds;
+  }
+  stages.push_back({{"stage", "report"}, {"status", "ran"}, {"seconds", report_seconds}});
+  OrderedJson artifacts = OrderedJson::array();
+  for (const WrittenArtifact& a : written) {
+    OrderedJson j{{"key", a.key}, {"file", a.file}, {"what", a.what}, {"bytes", a.bytes}, {"seconds", a.seconds}};
+    if (a.rows) j["rows"] = *a.rows;
+    artifacts.push_back(std::move(j));
+  }
+  uint64_t events = 0;
+  for (const RankTable& rank : r.ranks) events += rank.events.size();
+  return OrderedJson{{"schema_version", kManifestSchemaVersion},
+                     {"kind", "optrace.analyze_manifest"},
+                     {"generator", opt.generator},
+                     {"mode", opt.full ? "full" : "fast"},
+                     {"roots", r.identity.roots},
+                     {"model_schema_version", r.schema_version},
+                     {"counts",
+                      {{"ranks", r.ranks.size()},
+                       {"events", events},
+                       {"steps", r.steps.size()},
+                       {"layers", r.layers.size()},
+                       {"findings", r.findings.size()},
+                       {"data_issues", r.issues.size()}}},
+                     {"stages", stages},
+                     {"total_seconds", total + report_seconds},
+                     {"artifacts", artifacts}};
+}
+
+}  // namespace
+
+Result<ReportResult> WriteReport(const AnalysisResult& r, const ReportOptions& opt) {
+  const Clock::time_point t_start = Clock::now();
+  OPTRACE_RETURN_IF_ERROR(EnsureDirectory(opt.out_dir));
+  ReportResult out;
+  out.kpis = ComputeKpis(r);
+  std::vector<Table> tables = BuildSummaryTables(r, opt.full);
+
+  // The artifact map is known before anything is written, so every document can list it.
+  ReportContext ctx;
+  ctx.mode = opt.full ? "full" : "fast";
+  ctx.generator = opt.generator;
+  ctx.artifacts = {{"report_md", "report.md", "the human report (sections of seed 002)"},
+                   {"analysis_summary_json", "analysis_summary.json", "compact conclusions for agents and scripts"},
+                   {"diagnosis_findings_json", "diagnosis_findings.json", "every finding with its numbers and evidence"},
+                   {"report_html", "report.html", "self-contained interactive report (open in a browser, no network)"}};
+  for (const Table& t : tables) {
+    auto it = TableDescriptions().find(t.name);
+    ctx.artifacts.push_back({t.name + "_csv", t.name + ".csv", it == TableDescriptions().end() ? "" : it->second});
+  }
+  if (opt.full) {
+    ctx.artifacts.push_back({"normalized_event_index_csv", "normalized_event_index.csv",
+                             "every event with its source file and row (full mode)"});
+    ctx.artifacts.push_back({"report_xlsx", "report.xlsx", "one sheet per summary table (full mode)"});
+  }
+  ctx.artifacts.push_back({"manifest_json", "manifest.json", "stage timings, counts and this artifact list"});
+
+  auto what_of = [&](const std::string& key) {
+    for (const Artifact& a : ctx.artifacts)
+      if (a.key == key) return a.what;
+    return std::string();
+  };
+  auto emit = [&](const std::string& key, const std::string& file, std::optional<uint64_t> rows,
+                  const std::function<void(std::ostream&)>& fill) -> Status {
+    Clock::time_point t0 = Clock::now();
+    OPTRACE_ASSIGN_OR_RETURN(uint64_t bytes, WriteStreamAtomic(opt.out_dir / file, fill));
+    out.artifacts.push_back({key, file, what_of(key), bytes, Since(t0), rows});
+    return Status::Ok();
+  };
+
+  OPTRACE_RETURN_IF_ERROR(emit("report_md", "report.md", std::nullopt,
+                               [&](std::ostream& os) { WriteMarkdownReport(r, out.kpis, ctx, os); }));
+  OPTRACE_RETURN_IF_ERROR(emit("analysis_summary_json", "analysis_summary.json", std::nullopt, [&](std::ostream& os) {
+    os << BuildAnalysisSummary(r, out.kpis, ctx).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+  }));
+  OPTRACE_RETURN_IF_ERROR(emit("diagnosis_findings_json", "diagnosis_findings.json", r.findings.size(), [&](std::ostream& os) {
+    OrderedJson list = OrderedJson::array();
+    for (const Finding& f : r.findings) list.push_back(FindingJson(f));
+    OrderedJson doc{{"schema_version", kAnalysisSummarySchemaVersion}, {"kind", "optrace.diagnosis_findings"},
+                    {"findings", list}};
+    os << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+  }));
+  size_t html_rows = opt.html_table_rows ? opt.html_table_rows : (opt.full ? 20000 : 2000);
+  OPTRACE_RETURN_IF_ERROR(emit("report_html", "report.html", std::nullopt, [&](std::ostream& os) {
+    RenderHtml(BuildReportView(r, out.kpis, tables, ctx, html_rows), os);
+  }));
+  for (const Table& t : tables) {
+    OPTRACE_RETURN_IF_ERROR(
+        emit(t.name + "_csv", t.name + ".csv", t.rows.size(), [&](std::ostream& os) { WriteCsv(t, os); }));
+  }
+  if (opt.full) {
+    uint64_t events = 0;
+    for (const RankTable& rank : r.ranks) events += rank.events.size();
+    OPTRACE_RETURN_IF_ERROR(emit("normalized_event_index_csv", "normalized_event_index.csv", events,
+                                 [&](std::ostream& os) { WriteEventIndexCsv(r, os); }));
+    Clock::time_point t0 = Clock::now();
+    std::vector<const Table*> sheets;
+    for (const Table& t : tables) sheets.push_back(&t);
+    OPTRACE_RETURN_IF_ERROR(WriteXlsx(sheets, opt.out_dir / "report.xlsx"));
+    std::error_code ec;
+    uint64_t bytes = std::filesystem::file_size(opt.out_dir / "report.xlsx", ec);
+    out.artifacts.push_back({"report_xlsx", "report.xlsx", what_of("report_xlsx"), ec ? 0 : bytes, Since(t0), sheets.size()});
+  }
+  double report_seconds = Since(t_start);
+  OPTRACE_RETURN_IF_ERROR(emit("manifest_json", "manifest.json", std::nullopt, [&](std::ostream& os) {
+    os << ManifestJson(r, opt, out.artifacts, report_seconds).dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+       << "\n";
+  }));
+  out.seconds = Since(t_start);
+  return out;
+}
+
+}  // namespace optrace::analyze::report

@@ -1,0 +1,210 @@
+#include "analyze/report/summary_json.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+namespace optrace::analyze::report {
+namespace {
+
+using Json = nlohmann::ordered_json;
+constexpr size_t kMaxListedStepIds = 64;
+
+// Six decimals are plenty for ms / ratios and keep the file compact and stable.
+double R6(double v) { return std::isfinite(v) ? std::round(v * 1e6) / 1e6 : 0.0; }
+
+std::map<std::string, double> R6(const std::map<std::string, double>& m) {
+  std::map<std::string, double> out;
+  for (const auto& [k, v] : m) out[k] = R6(v);
+  return out;
+}
+
+double Median(std::vector<double> v) { return v.empty() ? 0.0 : Quantile((std::sort(v.begin(), v.end()), v), 0.5); }
+
+Json StatsJson(const SummaryStats& s) {
+  return Json{{"count", s.count}, {"mean", R6(s.mean)}, {"p50", R6(s.p50)}, {"p90", R6(s.p90)},
+              {"max", R6(s.max)},   {"min", R6(s.min)}};
+}
+
+Json IdentityJson(const AnalysisResult& r, const ReportContext& ctx) {
+  const Identity& id = r.identity;
+  Json ranks = Json::array();
+  for (const RankTable& rank : r.ranks) {
+    ranks.push_back({{"rank", rank.rank}, {"input_kind", InputKindName(rank.kind)}, {"dir", rank.dir},
+                     {"event_count", rank.events.size()}});
+  }
+  Json j{{"roots", id.roots},
+         {"rank_count", r.ranks.size()},
+         {"ranks", ranks},
+         {"mode", ctx.mode},
+         {"profiler_level", id.profiler_level},
+         {"torch_npu_version", id.torch_npu_version},
+         {"cann_version", id.cann_version},
+         {"device_name", id.device_name},
+         {"event_count", id.event_count}};
+  Json without = Json::array();
+  for (const RankInput& in : r.discovery.ranks_without_kernels) without.push_back({{"rank", in.rank}, {"dir", in.dir.string()}});
+  if (!without.empty()) j["ranks_without_kernel_data"] = without;
+  return j;
+}
+
+Json StepValidationJson(const AnalysisResult& r) {
+  std::map<int, std::vector<const Step*>> by_rank;
+  std::map<std::string, int> sources;
+  int complete = 0, boundary = 0;
+  for (const Step& s : r.steps) {
+    by_rank[s.rank].push_back(&s);
+    ++sources[s.step_source];
+    complete += s.complete ? 1 : 0;
+    boundary += s.partial_capture_boundary ? 1 : 0;
+  }
+  Json per_rank = Json::array();
+  std::set<std::vector<int64_t>> id_sets;
+  for (const RankTable& rank : r.ranks) {
+    std::vector<int64_t> ids;
+    int rank_complete = 0;
+    for (const Step* s : by_rank[rank.rank]) {
+      ids.push_back(s->step_id);
+      rank_complete += s->complete ? 1 : 0;
+    }
+    id_sets.insert(ids);
+    size_t n = ids.size();
+    if (ids.size() > kMaxListedStepIds) ids.resize(kMaxListedStepIds);  // compact: the CSVs list them all
+    per_rank.push_back({{"rank", rank.rank}, {"steps", n}, {"complete_steps", rank_complete}, {"step_ids", ids},
+                        {"step_ids_truncated", n > ids.size()}});
+  }
+  return Json{{"step_count", r.steps.size()},
+              {"complete_step_count", complete},
+              {"partial_capture_boundary_count", boundary},
+              {"step_sources", sources},
+              {"ranks_agree", id_sets.size() <= 1},
+              {"alignment_method", r.cross_rank.alignment_method},
+              {"aligned_step_count", r.cross_rank.steps.size()},
+              {"per_rank", per_rank}};
+}
+
+Json LayerValidationJson(const AnalysisResult& r) {
+  std::map<int, std::vector<double>> per_rank_counts;
+  std::vector<double> all;
+  std::set<std::string> anchors;
+  for (const Step& s : r.steps) {
+    if (!s.layer_anchor.empty()) anchors.insert(s.layer_anchor);
+    if (!s.complete) continue;
+    per_rank_counts[s.rank].push_back(static_cast<double>(s.layers.size()));
+    all.push_back(static_cast<double>(s.layers.size()));
+  }
+  double median = Median(all);
+  Json per_rank = Json::array();
+  Json outliers = Json::array();
+  for (const auto& [rank, counts] : per_rank_counts) {
+    double m = Median(counts);
+    bool outlier = m != median;
+    per_rank.push_back({{"rank", rank}, {"layers_per_step_median", m}, {"outlier", outlier}});
+    if (outlier) outliers.push_back(rank);
+  }
+  bool same = all.empty() || std::all_of(all.begin(), all.end(), [&](double v) { return v == all.front(); });
+  std::string status = r.layers.empty() ? "no_layers" : same ? "consistent" : "varies";
+  return Json{{"expected_layers", nullptr},
+              {"expected_source", nullptr},
+              {"detected_layer_count", r.layers.size()},
+              {"detected_layers_per_step",
+               {{"min", all.empty() ? 0.0 : *std::min_element(all.begin(), all.end())},
+                {"median", median},
+                {"max", all.empty() ? 0.0 : *std::max_element(all.begin(), all.end())}}},
+              {"anchors", anchors},
+              {"status", status},
+              {"outlier_ranks", outliers},
+              {"per_rank", per_rank}};
+}
+
+}  // namespace
+
+Json EvidenceJson(const Evidence& e) {
+  Json j = Json::object();
+  if (!e.file.empty()) j["file"] = e.file;
+  if (e.row_first || e.row_last) {
+    j["row_first"] = e.row_first;
+    j["row_last"] = e.row_last;
+  }
+  if (e.rank >= 0) j["rank"] = e.rank;
+  if (e.step_id >= 0) j["step_id"] = e.step_id;
+  if (e.window_start_ns >= 0) {
+    j["window_start_ns"] = e.window_start_ns;
+    j["window_end_ns"] = e.window_end_ns;
+  }
+  if (!e.note.empty()) j["note"] = e.note;
+  return j;
+}
+
+Json FindingJson(const Finding& f) {
+  Json numbers = Json::object();
+  for (const auto& [name, value] : f.numbers) numbers[name] = std::isfinite(value) ? Json(R6(value)) : Json();
+  Json evidence = Json::array();
+  for (const Evidence& e : f.evidence) evidence.push_back(EvidenceJson(e));
+  Json j{{"id", f.id}, {"severity", SeverityName(f.severity)}, {"type", f.type}, {"summary", f.summary}};
+  if (f.rank >= 0) j["rank"] = f.rank;
+  if (f.step_id >= 0) j["step_id"] = f.step_id;
+  j["numbers"] = numbers;
+  j["evidence"] = evidence;
+  return j;
+}
+
+Json KpisJson(const Kpis& k) {
+  return Json{{"rank_count", k.rank_count},
+              {"event_count", k.event_count},
+              {"step_count", k.step_count},
+              {"complete_step_count", k.complete_step_count},
+              {"layer_count", k.layer_count},
+              {"wall_ms_sum", R6(k.wall_ms_sum)},
+              {"step_wall_ms", StatsJson(k.step_wall_ms)},
+              {"busy_ms_sum", R6(k.busy_ms_sum)},
+              {"bubble_ms_sum", R6(k.bubble_ms_sum)},
+              {"bubble_ratio", R6(k.bubble_ratio)},
+              {"bubbling_step_count", k.bubbling_step_count},
+              {"comm_ms_sum", R6(k.comm_ms_sum)},
+              {"comm_share", R6(k.comm_share)},
+              {"hccl_total_ms", R6(k.hccl_total_ms)},
+              {"hccl_share_of_wall", R6(k.hccl_share_of_wall)},
+              {"hccl_top_kind", k.hccl_top_kind},
+              {"hccl_top_kind_ms", R6(k.hccl_top_kind_ms)},
+              {"hccl_max_rank_skew_ratio", R6(k.hccl_max_rank_skew_ratio)},
+              {"top_step_class",
+               {{"id", k.top_step_class_id},
+                {"members", k.top_step_class_members},
+                {"wall_ms_mean", R6(k.top_step_wall_ms_mean)},
+                {"wall_ms_p90", R6(k.top_step_wall_ms_p90)},
+                {"bubble_ratio_mean", R6(k.top_step_bubble_ratio_mean)}}},
+              {"bound_family_ms", R6(k.bound_family_ms)},
+              {"op_type_ms", R6(k.op_type_ms)},
+              {"max_step_skew_ratio", R6(k.max_step_skew_ratio)},
+              {"max_collective_skew_ratio", R6(k.max_collective_skew_ratio)},
+              {"compute_imbalance_ratio", R6(k.compute_imbalance_ratio)},
+              {"pipeline_coverage", {{"events", R6(k.pipeline_event_coverage)}, {"operators", R6(k.pipeline_operator_coverage)}}}};
+}
+
+Json BuildAnalysisSummary(const AnalysisResult& r, const Kpis& kpis, const ReportContext& ctx) {
+  Json findings = Json::array();
+  for (const Finding& f : r.findings) findings.push_back(FindingJson(f));
+  Json issues = Json::array();
+  for (const DataIssue& d : r.issues) {
+    issues.push_back({{"name", d.name}, {"severity", d.severity}, {"count", d.count}, {"description", d.description},
+                      {"example", d.example}});
+  }
+  Json artifacts = Json::object();
+  for (const Artifact& a : ctx.artifacts) artifacts[a.key] = a.file;
+  return Json{{"schema_version", kAnalysisSummarySchemaVersion},
+              {"kind", "optrace.analysis_summary"},
+              {"generator", ctx.generator},
+              {"identity", IdentityJson(r, ctx)},
+              {"step_validation", StepValidationJson(r)},
+              {"layer_validation", LayerValidationJson(r)},
+              {"kpis", KpisJson(kpis)},
+              {"finding_counts", kpis.finding_counts},
+              {"findings", findings},
+              {"data_issues", issues},
+              {"artifacts", artifacts},
+              {"limitations", r.limitations}};
+}
+
+}  // namespace optrace::analyze::report

@@ -1,0 +1,159 @@
+#include "analyze/report/sweep.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+#include "analyze/report/analyze_run.h"
+#include "core/file_io.h"
+
+namespace optrace::analyze::report {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string SafeName(std::string name) {
+  for (char& c : name)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.')) c = '_';
+  return name.empty() ? "root" : name;
+}
+
+SweepRoot AnalyzeOne(const SweepOptions& opt, size_t index) {
+  SweepRoot out;
+  std::filesystem::path root = ResolveAgainstCwd(opt.roots[index]);
+  out.root = root.string();
+  out.report_dir = SweepReportDirName(root, index, opt.roots.size());
+  Clock::time_point t0 = Clock::now();
+  AnalyzeRunOptions run_opt;
+  run_opt.generator = opt.generator;
+  run_opt.analyze.roots = {root};
+  run_opt.analyze.out_dir = ResolveAgainstCwd(opt.out_dir) / out.report_dir;
+  run_opt.analyze.mode = opt.mode;
+  run_opt.analyze.rules_dir = opt.rules_dir;
+  run_opt.analyze.to = Stage::kReport;
+  auto run = RunAnalyzeAndReport(run_opt);
+  out.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  if (!run.ok()) {
+    out.error = run.status().message();
+    out.exit_class = run.status().code() == StatusCode::kInternal ? 3 : 2;
+    return out;
+  }
+  out.ok = true;
+  out.kpis = run->report->kpis;
+  return out;
+}
+
+nlohmann::ordered_json SummaryJson(const SweepOptions& opt, const SweepResult& s) {
+  using Json = nlohmann::ordered_json;
+  Json roots = Json::array(), failed = Json::array();
+  for (const SweepRoot& r : s.roots) {
+    Json j{{"root", r.root}, {"report_dir", r.report_dir}, {"status", r.ok ? "ok" : "failed"}, {"seconds", r.seconds}};
+    if (r.ok) {
+      j["rank_count"] = r.kpis.rank_count;
+      j["event_count"] = r.kpis.event_count;
+      j["step_count"] = r.kpis.step_count;
+      j["wall_ms_sum"] = r.kpis.wall_ms_sum;
+      j["top_step_class_id"] = r.kpis.top_step_class_id;
+      j["hccl_share_of_wall"] = r.kpis.hccl_share_of_wall;
+      j["max_step_skew_ratio"] = r.kpis.max_step_skew_ratio;
+      j["finding_counts"] = r.kpis.finding_counts;
+    } else {
+      j["error"] = r.error;
+      failed.push_back({{"root", r.root}, {"error", r.error}});
+    }
+    roots.push_back(std::move(j));
+  }
+  return Json{{"schema_version", kSweepSummarySchemaVersion},
+              {"kind", "optrace.sweep_summary"},
+              {"generator", opt.generator},
+              {"config", {{"jobs", opt.jobs}, {"mode", opt.mode == Mode::kFull ? "full" : "fast"}}},
+              {"root_count", s.roots.size()},
+              {"status_counts", {{"ok", s.ok_count}, {"failed", s.failed_count}}},
+              {"elapsed_s", s.seconds},
+              {"rollup_csv", "sweep_class_rollup.csv"},
+              {"roots", roots},
+              {"failed_roots", failed}};
+}
+
+}  // namespace
+
+std::string SweepReportDirName(const std::filesystem::path& root, size_t index, size_t count) {
+  std::filesystem::path p = root;
+  if (p.filename().empty()) p = p.parent_path();
+  size_t width = std::max<size_t>(2, std::to_string(count).size());
+  return fmt::format("{:0{}}_{}", index + 1, width, SafeName(p.filename().string()));
+}
+
+Table SweepRollupTable(const std::vector<SweepRoot>& roots) {
+  Table t{"sweep_class_rollup",
+          {"root", "status", "report_dir", "rank_count", "event_count", "step_count", "wall_ms_sum",
+           "top_step_class_id", "top_step_wall_ms_mean", "top_step_wall_ms_p90", "top_step_bubble_ratio_mean",
+           "hccl_total_ms", "hccl_share_of_wall", "hccl_top_kind", "hccl_max_rank_skew_ratio", "max_step_skew_ratio",
+           "max_collective_skew_ratio", "findings_high", "findings_medium", "findings_low", "error"},
+          {}};
+  for (const SweepRoot& r : roots) {
+    if (!r.ok) {
+      std::vector<Cell> row(t.columns.size());
+      row[0] = r.root;
+      row[1] = std::string("failed");
+      row[2] = r.report_dir;
+      row.back() = r.error;
+      t.rows.push_back(std::move(row));
+      continue;
+    }
+    const Kpis& k = r.kpis;
+    t.rows.push_back({r.root, std::string("ok"), r.report_dir, int64_t{k.rank_count},
+                      static_cast<int64_t>(k.event_count), int64_t{k.step_count}, k.wall_ms_sum, k.top_step_class_id,
+                      k.top_step_wall_ms_mean, k.top_step_wall_ms_p90, k.top_step_bubble_ratio_mean, k.hccl_total_ms,
+                      k.hccl_share_of_wall, k.hccl_top_kind, k.hccl_max_rank_skew_ratio, k.max_step_skew_ratio,
+                      k.max_collective_skew_ratio, int64_t{k.finding_counts.at("high")},
+                      int64_t{k.finding_counts.at("medium")}, int64_t{k.finding_counts.at("low")}, Cell()});
+  }
+  return t;
+}
+
+Result<SweepResult> RunSweep(const SweepOptions& opt, const SweepProgress& on_root_done) {
+  if (opt.roots.empty()) return UsageError("no profiling root given; pass one or more directories");
+  if (opt.jobs < 1) return UsageError("--jobs {}: must be at least 1", opt.jobs);
+  std::filesystem::path out = ResolveAgainstCwd(opt.out_dir);
+  OPTRACE_RETURN_IF_ERROR(EnsureDirectory(out));
+  Clock::time_point t0 = Clock::now();
+  SweepResult s;
+  s.roots.resize(opt.roots.size());
+  std::atomic<size_t> next{0};
+  size_t finished = 0;
+  std::mutex mu;
+  auto worker = [&] {
+    for (size_t i = next++; i < opt.roots.size(); i = next++) {
+      SweepRoot r = AnalyzeOne(opt, i);
+      std::lock_guard<std::mutex> lock(mu);
+      s.roots[i] = std::move(r);
+      ++finished;
+      if (on_root_done) on_root_done(s.roots[i], finished);
+    }
+  };
+  size_t threads = std::min<size_t>(static_cast<size_t>(opt.jobs), opt.roots.size());
+  std::vector<std::thread> pool;
+  for (size_t i = 1; i < threads; ++i) pool.emplace_back(worker);
+  worker();
+  for (std::thread& t : pool) t.join();
+  s.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  for (const SweepRoot& r : s.roots) (r.ok ? s.ok_count : s.failed_count)++;
+
+  std::ostringstream csv;
+  WriteCsv(SweepRollupTable(s.roots), csv);
+  s.rollup_csv = (out / "sweep_class_rollup.csv").string();
+  OPTRACE_RETURN_IF_ERROR(WriteFileAtomic(s.rollup_csv, csv.str()));
+  s.summary_json = (out / "sweep_summary.json").string();
+  OPTRACE_RETURN_IF_ERROR(WriteFileAtomic(
+      s.summary_json, SummaryJson(opt, s).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"));
+  return s;
+}
+
+}  // namespace optrace::analyze::report

@@ -1,0 +1,69 @@
+// optrace sweep: analyze many profiling roots (in parallel) and roll them up, one row per root.
+//
+//   SweepOptions opt;
+//   opt.roots = {"runs/tp4", "runs/tp8"};  opt.out_dir = "sweep";  opt.jobs = 4;
+//   OPTRACE_ASSIGN_OR_RETURN(SweepResult s, RunSweep(opt, [](const SweepRoot& r, size_t done) {...}));
+//
+// Each root gets its own report set in OUT/<NN>_<root name>/ (NN = position on the command
+// line, so two roots with the same name never collide). The rollup, OUT/sweep_class_rollup.csv
+// (seed 002's name), has one row per root in command-line order: ranks, events, steps, wall,
+// top step class, HCCL total / share / top kind / max rank skew, max step and collective skew,
+// finding counts, and the error for a root that failed. OUT/sweep_summary.json holds the same
+// plus the run's settings. A root that fails does not stop the others.
+// Jobs are threads; each analysis is independent (no shared state besides the output dir).
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "analyze/pipeline.h"
+#include "analyze/report/kpis.h"
+#include "analyze/report/table.h"
+#include "core/status.h"
+
+namespace optrace::analyze::report {
+
+inline constexpr int kSweepSummarySchemaVersion = 1;
+
+struct SweepOptions {
+  std::vector<std::filesystem::path> roots;
+  std::filesystem::path out_dir;
+  int jobs = 1;
+  Mode mode = Mode::kFast;
+  std::filesystem::path rules_dir;
+  std::string generator = "optrace";
+};
+
+struct SweepRoot {
+  std::string root;        // as given, resolved against the cwd
+  std::string report_dir;  // relative to out_dir: "01_tp4"
+  bool ok = false;
+  std::string error;       // when !ok
+  int exit_class = 0;      // 2 for unreadable input / usage, 3 for internal errors
+  Kpis kpis;               // when ok
+  double seconds = 0;
+};
+
+struct SweepResult {
+  std::vector<SweepRoot> roots;  // command-line order
+  double seconds = 0;
+  int ok_count = 0, failed_count = 0;
+  std::string rollup_csv;    // absolute paths
+  std::string summary_json;
+};
+
+// `on_root_done(root, finished_count)` is called (from worker threads, one at a time) as each
+// root finishes: the CLI prints progress from it.
+using SweepProgress = std::function<void(const SweepRoot& root, size_t finished)>;
+
+Result<SweepResult> RunSweep(const SweepOptions& options, const SweepProgress& on_root_done);
+
+// The rollup table (sweep_class_rollup.csv).
+Table SweepRollupTable(const std::vector<SweepRoot>& roots);
+
+// "01_tp4": the report directory name of the index-th root (0-based) out of `count`.
+std::string SweepReportDirName(const std::filesystem::path& root, size_t index, size_t count);
+
+}  // namespace optrace::analyze::report

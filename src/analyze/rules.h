@@ -1,0 +1,74 @@
+// Rules: the data files that drive the analyze stages (taxonomy, layer anchors, blocks, thresholds).
+//
+//   OPTRACE_ASSIGN_OR_RETURN(Rules rules, LoadRules(""));        // built-in (data/analyze/*.json)
+//   OPTRACE_ASSIGN_OR_RETURN(Rules rules, LoadRules("my_rules")); // DIR/*.json override built-ins
+//   OpType t = rules.ClassifyCore("MIX_AIC", "FusedInferAttentionScore");
+//
+// A directory may hold any subset of the files; missing files keep the built-in ones. Regexes are
+// ECMAScript, case-insensitive, searched anywhere in the string. Errors name the file and key.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <regex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "analyze/model.h"
+#include "core/status.h"
+
+namespace optrace::analyze {
+
+struct BuiltinRuleFile {
+  const char* name;
+  const char* text;
+};
+const std::vector<BuiltinRuleFile>& BuiltinRuleFiles();  // generated at build time
+
+struct RegexRule {
+  std::string pattern;
+  std::regex re;
+  std::string value;  // op_type / kind / family
+  bool Matches(std::string_view s) const { return std::regex_search(s.begin(), s.end(), re); }
+};
+
+struct Thresholds {
+  double bubble_gap_min_us = 500, bubble_gap_min_wall_share = 0.01;
+  double heavy_gap_min_us = 1000, heavy_gap_wall_share = 0.10;
+  double recurring_bubble_min_ratio = 0.60;
+  int recurring_bubble_min_complete_steps = 3;
+  double comm_dominated_share = 0.50;
+  double rank_skew_ratio = 0.05, compute_imbalance_ratio = 0.05;
+  int slow_rank_min_votes = 2;
+  double slow_rank_min_vote_share = 0.20, slow_rank_two_rank_skew = 0.05, three_sigma_k = 3.0;
+  double aicpu_min_exposed_us = 50, aicpu_min_wall_share = 0.01;
+  int top_operators = 5;
+  double bound_mixed_margin = 0.10, dominant_core_share = 0.60;
+  int max_evidence_items = 8;
+};
+
+struct Rules {
+  std::map<std::string, OpType> core_op_type;  // "AI_CORE" -> aic
+  std::vector<RegexRule> comm_aiv_fused;
+  std::vector<RegexRule> name_op_type;   // fallback when the core is unknown / N/A
+  std::vector<RegexRule> hccl_kind;
+  int min_anchor_count = 2;
+  std::vector<RegexRule> layer_anchors;  // value = family
+  std::map<OpType, BlockKind> op_type_block_kind;
+  std::vector<RegexRule> block_kind;     // value = block kind name
+  Thresholds thresholds;
+  std::map<int, double> dixon_q95;       // n -> critical value
+  std::vector<std::string> sources;      // "builtin:op_taxonomy.json", "/abs/dir/op_taxonomy.json"
+
+  OpType ClassifyCore(std::string_view core, std::string_view name) const;
+  std::string HcclKind(std::string_view type, std::string_view name) const;  // "other" if none
+  std::optional<BlockKind> EventBlockKind(OpType op, std::string_view name, std::string_view type) const;
+};
+
+// dir empty: built-ins only. Otherwise DIR/<file>.json replaces the built-in file of that name.
+Result<Rules> LoadRules(const std::filesystem::path& dir);
+std::optional<BlockKind> ParseBlockKind(std::string_view name);
+
+}  // namespace optrace::analyze

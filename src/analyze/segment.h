@@ -1,0 +1,27 @@
+// segment: steps per rank, step anatomy, layers inside steps from anchor operators.
+//
+//   SegmentRanks(result, rules);   // fills result.steps, result.layers, Step::anatomy and gaps
+//
+// Steps come from the events' step ids (kernel_details "Step Id", db STEP_TIME, or trace_view
+// ProfilerStep markers assigned at normalize); without any, the whole capture is one incomplete
+// step ("whole_capture"). Anatomy: wall = first start .. last end; busy = union of events;
+// bubble = wall - busy; an internal idle gap >= max(bubble_gap_min_us, bubble_gap_min_wall_share
+// * wall) makes the step a bubbling step. Pre-launch / tail gaps are the idle time to the
+// previous / next step of the rank (-1 at the capture edges); heavy when >= max(heavy_gap_min_us,
+// heavy_gap_wall_share * wall). Layers: the first anchor rule (rules order) matching at least
+// min_anchor_count operators of the step starts a layer at each match; the last layer is as
+// long (in events) as the median earlier layer; what precedes the first anchor is the head and
+// what follows the last layer the tail.
+#pragma once
+
+#include "analyze/model.h"
+#include "analyze/rules.h"
+
+namespace optrace::analyze {
+
+void SegmentRanks(AnalysisResult& result, const Rules& rules);
+
+// Anatomy of the event range of one rank (exposed for tests).
+StepAnatomy ComputeAnatomy(const RankTable& table, EventRange range, const Thresholds& t);
+
+}  // namespace optrace::analyze

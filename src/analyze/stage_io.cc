@@ -1,0 +1,368 @@
+// Binary (de)serialization of the stage parts: one Io() per struct serves both directions.
+#include "analyze/stage_io.h"
+
+#include <cstring>
+#include <type_traits>
+
+#include "core/file_io.h"
+
+namespace optrace::analyze {
+namespace {
+
+struct Writer {
+  static constexpr bool kReading = false;
+  std::string out;
+  void Raw(const void* p, size_t n) { out.append(static_cast<const char*>(p), n); }
+  bool Fits(uint64_t) const { return true; }
+};
+
+struct Reader {
+  static constexpr bool kReading = true;
+  std::string_view in;
+  size_t pos = 0;
+  bool ok = true;
+  void Raw(void* p, size_t n) {
+    if (!ok || n > in.size() - pos) {
+      ok = false;
+      if (n) std::memset(p, 0, n);
+      return;
+    }
+    std::memcpy(p, in.data() + pos, n);
+    pos += n;
+  }
+  bool Fits(uint64_t bytes) const { return ok && bytes <= in.size() - pos; }
+};
+
+template <typename A, typename T>
+  requires(std::is_arithmetic_v<T> || std::is_enum_v<T>)
+void Io(A& a, T& v) {
+  a.Raw(&v, sizeof v);
+}
+template <typename A>
+void Io(A& a, std::string& s) {
+  uint64_t n = s.size();
+  Io(a, n);
+  if constexpr (A::kReading) {
+    if (!a.Fits(n)) {
+      a.ok = false;
+      return;
+    }
+    s.resize(n);
+  }
+  a.Raw(s.data(), n);
+}
+template <typename A>
+void Io(A& a, std::filesystem::path& p) {
+  std::string s = p.string();
+  Io(a, s);
+  if constexpr (A::kReading) p = s;
+}
+template <typename A, typename T>
+void Io(A& a, std::vector<T>& v);
+template <typename A, typename K, typename V>
+void Io(A& a, std::map<K, V>& m);
+template <typename A, typename X, typename Y>
+void Io(A& a, std::pair<X, Y>& p) {
+  Io(a, p.first);
+  Io(a, p.second);
+}
+template <typename A, typename T, size_t N>
+void Io(A& a, std::array<T, N>& v) {
+  for (T& x : v) Io(a, x);
+}
+template <typename A, typename... T>
+void IoAll(A& a, T&... x) {
+  (Io(a, x), ...);
+}
+
+// Plain structs copied as bytes (no pointers, no strings).
+template <typename A>
+void Io(A& a, Event& e) {
+  a.Raw(&e, sizeof e);
+}
+template <typename A>
+void Io(A& a, PipelineFields& p) {
+  a.Raw(&p, sizeof p);
+}
+template <typename A>
+void Io(A& a, EventRange& r) {
+  IoAll(a, r.first, r.last);
+}
+template <typename A>
+void Io(A& a, StepAnatomy& x) {
+  a.Raw(&x, sizeof x);
+}
+template <typename A>
+void Io(A& a, StepTraceRow& x) {
+  a.Raw(&x, sizeof x);
+}
+template <typename A>
+void Io(A& a, DurationStats& x) {
+  a.Raw(&x, sizeof x);
+}
+template <typename A>
+void Io(A& a, RankValue& x) {
+  IoAll(a, x.rank, x.value);
+}
+template <typename A>
+void Io(A& a, SlowRankVote& x) {
+  IoAll(a, x.rank, x.votes, x.vote_share);
+}
+template <typename A>
+void Io(A& a, AlignedCollective::Where& x) {
+  IoAll(a, x.rank, x.event);
+}
+
+template <typename A>
+void Io(A& a, RankInput& x) {
+  IoAll(a, x.rank, x.rank_source, x.kind, x.dir, x.kernel_details, x.db, x.trace_view, x.communication,
+        x.communication_matrix, x.step_trace_time, x.op_statistic, x.profiler_info, x.profiler_metadata);
+}
+template <typename A>
+void Io(A& a, Discovery& x) {
+  IoAll(a, x.roots, x.ranks, x.ranks_without_kernels);
+}
+template <typename A>
+void Io(A& a, SourceFile& x) {
+  IoAll(a, x.path, x.table);
+}
+template <typename A>
+void Io(A& a, StepMarker& x) {
+  IoAll(a, x.step_id, x.start_ns, x.end_ns, x.source);
+}
+template <typename A>
+void Io(A& a, CommOp& x) {
+  IoAll(a, x.name, x.group, x.step, x.p2p, x.start_ns, x.elapse_ms, x.transit_ms, x.wait_ms, x.sync_ms, x.idle_ms);
+}
+template <typename A>
+void Io(A& a, RankIdentity& x) {
+  IoAll(a, x.profiler_level, x.aic_metrics, x.torch_npu_version, x.cann_version, x.device_name, x.csv_columns);
+}
+template <typename A>
+void Io(A& a, RankTable& x) {
+  IoAll(a, x.rank, x.kind, x.dir, x.base_ns, x.events, x.pipes, x.files, x.step_markers, x.step_trace, x.comm_ops,
+        x.identity);
+}
+template <typename A>
+void Io(A& a, Step& x) {
+  IoAll(a, x.rank, x.step_id, x.step_source, x.events, x.start_ns, x.end_ns, x.complete, x.partial_capture_boundary,
+        x.anatomy, x.prelaunch_gap_ns, x.tail_gap_ns, x.comm_ns, x.compute_ns, x.layers, x.layer_anchor, x.step_class,
+        x.anomaly_tags);
+}
+template <typename A>
+void Io(A& a, Block& x) {
+  IoAll(a, x.rank, x.layer, x.kind, x.events, x.start_ns, x.end_ns, x.block_class);
+}
+template <typename A>
+void Io(A& a, Layer& x) {
+  IoAll(a, x.rank, x.step, x.index_in_step, x.events, x.start_ns, x.end_ns, x.anchor_name, x.companion_layer, x.blocks,
+        x.layer_class);
+}
+template <typename A>
+void Io(A& a, ShapeClass& x) {
+  IoAll(a, x.id, x.signature, x.has_shapes, x.members);
+}
+template <typename A>
+void Io(A& a, BoundInfo& x) {
+  IoAll(a, x.bound_stage, x.bound_family, x.dominant_core);
+}
+template <typename A>
+void Io(A& a, OperatorSummary& x) {
+  IoAll(a, x.rank, x.name, x.type, x.op_type, x.stats, x.pipe_sums, x.pipe_event_count, x.bound, x.first_row,
+        x.last_row, x.file);
+}
+template <typename A>
+void Io(A& a, OperatorClassSummary& x) {
+  IoAll(a, x.name, x.type, x.op_type, x.rank_count, x.call_count, x.duration_sum_us, x.pipe_sums, x.bound,
+        x.rank_duration_min_us, x.rank_duration_max_us, x.rank_duration_p50_us, x.rank_duration_skew_ratio);
+}
+template <typename A>
+void Io(A& a, HcclSummary& x) {
+  IoAll(a, x.kind, x.comm_aiv_fused, x.rank, x.stats);
+}
+template <typename A>
+void Io(A& a, HcclClassSummary& x) {
+  IoAll(a, x.kind, x.comm_aiv_fused, x.rank_count, x.count, x.total_us, x.rank_avg_min_us, x.rank_avg_max_us,
+        x.rank_avg_mean_us, x.rank_skew_ratio, x.min_rank, x.max_rank);
+}
+template <typename A>
+void Io(A& a, StepClassSummary& x) {
+  IoAll(a, x.id, x.members, x.wall_ms_sum, x.wall_ms_mean, x.wall_ms_p50, x.wall_ms_p90, x.head_ratio_mean,
+        x.main_ratio_mean, x.tail_ratio_mean, x.bubble_ratio_mean, x.top_layer_classes, x.top_ops);
+}
+template <typename A>
+void Io(A& a, LayerClassSummary& x) {
+  IoAll(a, x.id, x.members, x.companion_layer, x.block_kinds, x.block_kind_wall_share_mean, x.wall_ms_sum,
+        x.wall_ms_mean, x.wall_ms_p50, x.wall_ms_p90, x.top_ops);
+}
+template <typename A>
+void Io(A& a, BlockSummary& x) {
+  IoAll(a, x.block, x.wall_ms, x.comm_share, x.pipe_sums, x.bound, x.top_ops);
+}
+template <typename A>
+void Io(A& a, BlockClassSummary& x) {
+  IoAll(a, x.id, x.kind, x.members, x.wall_ms_sum, x.wall_ms_mean, x.wall_ms_p50, x.wall_ms_p90, x.comm_share_mean,
+        x.pipe_sums, x.bound, x.bound_family_member_histogram, x.top_ops);
+}
+template <typename A>
+void Io(A& a, RankSummary& x) {
+  IoAll(a, x.rank, x.event_count, x.step_count, x.complete_step_count, x.wall_ms_sum, x.busy_ms_sum, x.bubble_ms_sum,
+        x.comm_ms_sum, x.compute_ms_sum, x.step_wall_ms_p50, x.step_wall_ms_p90, x.bubbling_step_count,
+        x.bubble_recurrence_ratio, x.dominant_idle_pattern, x.recurring_bubble_pattern, x.op_type_ms);
+}
+template <typename A>
+void Io(A& a, Summaries& x) {
+  IoAll(a, x.operators, x.operator_classes, x.hccl, x.hccl_classes, x.step_classes, x.layer_classes, x.blocks,
+        x.block_classes, x.ranks, x.events_with_pipeline, x.events_total, x.operators_with_pipeline, x.operators_total);
+}
+template <typename A>
+void Io(A& a, AlignedStep& x) {
+  IoAll(a, x.step_id, x.wall_ms, x.compute_ms, x.wall_skew_ratio, x.compute_skew_ratio, x.slowest_rank, x.fastest_rank);
+}
+template <typename A>
+void Io(A& a, AlignedCollective& x) {
+  IoAll(a, x.step_id, x.name, x.occurrence, x.kind, x.dur_us, x.skew_ratio, x.shortest_rank, x.outlier_rank, x.test,
+        x.statistic, x.critical, x.events);
+}
+template <typename A>
+void Io(A& a, CrossRank& x) {
+  IoAll(a, x.ranks, x.alignment_method, x.steps, x.collectives, x.tested_collectives, x.votes, x.max_step_skew_ratio,
+        x.max_collective_skew_ratio, x.compute_imbalance_ratio);
+}
+template <typename A>
+void Io(A& a, Evidence& x) {
+  IoAll(a, x.file, x.row_first, x.row_last, x.rank, x.step_id, x.window_start_ns, x.window_end_ns, x.note);
+}
+template <typename A>
+void Io(A& a, Finding& x) {
+  IoAll(a, x.id, x.severity, x.type, x.summary, x.rank, x.step_id, x.numbers, x.evidence);
+}
+template <typename A>
+void Io(A& a, DataIssue& x) {
+  IoAll(a, x.name, x.severity, x.description, x.count, x.example);
+}
+template <typename A>
+void Io(A& a, StageTiming& x) {
+  IoAll(a, x.stage, x.status, x.seconds);
+}
+template <typename A>
+void Io(A& a, Identity& x) {
+  IoAll(a, x.roots, x.ranks, x.input_kinds, x.profiler_level, x.torch_npu_version, x.cann_version, x.device_name,
+        x.event_count, x.step_count, x.layer_count);
+}
+
+template <typename A, typename T>
+void Io(A& a, std::vector<T>& v) {
+  uint64_t n = v.size();
+  Io(a, n);
+  if constexpr (A::kReading) {
+    if (!a.Fits(n)) {  // every element takes at least one byte
+      a.ok = false;
+      return;
+    }
+    v.clear();
+    v.resize(n);
+  }
+  if constexpr (std::is_same_v<T, Event> || std::is_same_v<T, PipelineFields> || std::is_arithmetic_v<T>) {
+    a.Raw(v.data(), n * sizeof(T));
+  } else {
+    for (T& x : v) {
+      Io(a, x);
+      if constexpr (A::kReading)
+        if (!a.ok) return;
+    }
+  }
+}
+template <typename A, typename K, typename V>
+void Io(A& a, std::map<K, V>& m) {
+  uint64_t n = m.size();
+  Io(a, n);
+  if constexpr (A::kReading) {
+    if (!a.Fits(n)) {
+      a.ok = false;
+      return;
+    }
+    m.clear();
+    for (uint64_t i = 0; i < n && a.ok; ++i) {
+      std::pair<K, V> kv;
+      Io(a, kv);
+      m.insert(std::move(kv));
+    }
+  } else {
+    for (auto& [k, v] : m) {
+      K kk = k;
+      Io(a, kk);
+      Io(a, v);
+    }
+  }
+}
+
+// The part of the result that a stage owns (issues and timings ride along with every stage).
+template <typename A>
+void StagePart(A& a, Stage stage, AnalysisResult& r) {
+  switch (stage) {
+    case Stage::kDiscover: IoAll(a, r.discovery); break;
+    case Stage::kNormalize: {
+      std::vector<std::string> strings = r.strings.strings();
+      Io(a, strings);
+      if constexpr (A::kReading) r.strings.Assign(std::move(strings));
+      IoAll(a, r.ranks);
+      break;
+    }
+    case Stage::kSegment: IoAll(a, r.steps, r.layers); break;
+    case Stage::kClassify: IoAll(a, r.steps, r.layers, r.blocks, r.step_classes, r.layer_classes, r.block_classes); break;
+    case Stage::kSummarize: IoAll(a, r.summaries); break;
+    case Stage::kCrossRank: IoAll(a, r.cross_rank); break;
+    case Stage::kDiagnose: IoAll(a, r.findings, r.limitations); break;
+    case Stage::kReport: break;
+  }
+  IoAll(a, r.issues, r.timings, r.identity);
+}
+
+constexpr char kMagic[] = "OPTRACE-STAGE\n";
+
+}  // namespace
+
+std::filesystem::path StageFilePath(const std::filesystem::path& dir, Stage stage) {
+  return dir / (std::string(StageName(stage)) + ".bin");
+}
+
+Status SaveStage(const std::filesystem::path& dir, Stage stage, const AnalysisResult& result) {
+  OPTRACE_RETURN_IF_ERROR(EnsureDirectory(dir));
+  Writer w;
+  w.Raw(kMagic, sizeof kMagic - 1);
+  uint32_t version = kStageFileVersion, schema = kModelSchemaVersion;
+  uint8_t s = static_cast<uint8_t>(stage);
+  IoAll(w, version, schema, s);
+  StagePart(w, stage, const_cast<AnalysisResult&>(result));  // the writer only reads
+  return WriteFileAtomic(StageFilePath(dir, stage), w.out);
+}
+
+Status LoadStage(const std::filesystem::path& dir, Stage stage, AnalysisResult& result) {
+  std::filesystem::path path = StageFilePath(dir, stage);
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec))
+    return NotFoundError("{}: stage file not found; run the '{}' stage first (omit --from-stage, or use --to-stage {})",
+                         path.string(), StageName(stage), StageName(stage));
+  OPTRACE_ASSIGN_OR_RETURN(std::string bytes, ReadFileToString(path));
+  Reader r{bytes};
+  char magic[sizeof kMagic - 1];
+  r.Raw(magic, sizeof magic);
+  uint32_t version = 0, schema = 0;
+  uint8_t s = 255;
+  IoAll(r, version, schema, s);
+  if (!r.ok || std::memcmp(magic, kMagic, sizeof magic) != 0)
+    return BadInputError("{}: not an optrace stage file; re-run the '{}' stage", path.string(), StageName(stage));
+  if (version != kStageFileVersion || schema != kModelSchemaVersion || s != static_cast<uint8_t>(stage))
+    return BadInputError("{}: stage file version {} schema {} stage {} does not match this optrace ({} {} {}); re-run the "
+                         "'{}' stage",
+                         path.string(), version, schema, int(s), kStageFileVersion, kModelSchemaVersion,
+                         int(static_cast<uint8_t>(stage)), StageName(stage));
+  StagePart(r, stage, result);
+  if (!r.ok || r.pos != bytes.size())
+    return BadInputError("{}: truncated or corrupt at byte {}; re-run the '{}' stage", path.string(), r.pos,
+                         StageName(stage));
+  return Status::Ok();
+}
+
+}  // namespace optrace::analyze

@@ -1,0 +1,34 @@
+// summarize: operator, HCCL, step / layer / block class and rank summaries.
+//
+//   Summarize(result, rules);   // fills result.summaries
+//
+// Operator summary: per (rank, name, type, op_type) count / total / mean / p50 / p90 / max in
+// microseconds (quantiles: core/quantile.h), the 11 pipeline stage-time sums, and the bound
+// classification (ComputeBound). HCCL: per (kind, comm_aiv_fused, rank), then across ranks with
+// rank_skew_ratio = (max rank avg - min rank avg) / mean rank avg.
+#pragma once
+
+#include "analyze/model.h"
+#include "analyze/rules.h"
+
+namespace optrace::analyze {
+
+void Summarize(AnalysisResult& result, const Rules& rules);
+
+// bound_stage: the largest of the 9 sub-stage sums (aic mac/scalar/mte1/mte2/fixpipe, aiv
+// vec/scalar/mte2/mte3; mix_comm_aiv: the 4 AIV ones). bound_family: cube (aic_mac), vector
+// (aiv_vec), aic_mte (aic mte1/mte2/fixpipe), aiv_mte (aiv mte2/mte3), scalar; "mixed" when the
+// best stage of another family is within bound_mixed_margin of the top; aicpu / communication /
+// comm_aiv_mix / dsa by op type; unknown without pipeline data. dominant_core from stage time:
+// aic share >= dominant_core_share -> aic, <= 1 - that -> aiv, else mix; none without data.
+// `compute_lens` ignores the op type (blocks: "compute-first", never short-cut to communication).
+BoundInfo ComputeBound(OpType op_type, const PipeSums& sums, const Thresholds& t, bool compute_lens = false);
+
+// Adds an event's pipeline fields to sums (NaN sums become numbers on first value).
+void AddPipe(PipeSums& sums, const PipelineFields* p);
+PipeSums EmptyPipeSums();
+
+// Duration stats (us) of a sample of durations in us (sorted in place).
+DurationStats StatsOf(std::vector<double>& us);
+
+}  // namespace optrace::analyze

@@ -1,0 +1,42 @@
+// Chrome Trace Event JSON writer (SPEC section 7), streaming to the given stream.
+//
+//   ChromeTraceOptions opt;  opt.align = Align::kRank;
+//   OPTRACE_RETURN_IF_ERROR(WriteChromeTrace(result.collection, opt, other_data_json, out));
+//
+// One process per rank ("rank N", pid N, sorted by rank), one thread per core ("AIC 0".. then
+// "AIV 0"..; tid = kind * 100000 + core index, sort index the same), complete events (ph X)
+// with args {index, extra, seq, file, line}; unmatched B/E as thread-scoped instant events
+// (ph i) with args.unmatched = "B" or "E". Timestamps in microseconds (3 decimals = ns)
+// relative to the rank's earliest event (Align::kRank), the earliest event of all ranks
+// (kGlobal), or the raw counter (kNone). `other_data_json` becomes "otherData".
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <string_view>
+
+#include "collect/collector.h"
+#include "collect/model.h"
+#include "core/status.h"
+
+namespace optrace::collect {
+
+enum class Align { kRank, kGlobal, kNone };
+
+struct ChromeTraceOptions {
+  Align align = Align::kRank;
+  NameStyle names = NameStyle::kLabel;
+};
+
+// Thread id of a core in the trace: kind * 100000 + core index.
+int64_t TraceThreadId(CoreKind kind, uint32_t core_index);
+
+Status WriteChromeTrace(const Collection& c, const ChromeTraceOptions& opt, std::string_view other_data_json,
+                        std::ostream& out);
+
+const char* AlignName(Align a);
+
+// Appends `s` as a JSON string literal (quotes included).
+void AppendJsonString(std::string& out, std::string_view s);
+
+}  // namespace optrace::collect

@@ -1,0 +1,39 @@
+#include "collect/collect_job.h"
+
+#include "collect/output_file.h"
+#include "core/file_io.h"
+
+namespace optrace::collect {
+
+Status CheckStatsPath(const std::filesystem::path& p) {
+  const std::string ext = p.extension().string();
+  if (ext != ".json" && ext != ".csv") {
+    return UsageError("--stats {}: the extension picks the format; use .json or .csv", p.string());
+  }
+  return Status::Ok();
+}
+
+Result<CollectReport> RunCollectJob(const CollectJob& job) {
+  if (job.stats_path) OPTRACE_RETURN_IF_ERROR(CheckStatsPath(*job.stats_path));
+  CollectReport rep;
+  OPTRACE_ASSIGN_OR_RETURN(rep.result, Collect(job.options));
+  if (rep.result.collection.intervals.empty() && rep.result.collection.instants.empty()) {
+    return BadInputError("no trace events in {} dump(s) ({} records read): nothing to write; check that the kernel "
+                         "ran with ENABLE_MOE_PROFILING=1 and that the map matches",
+                         rep.result.inputs.size(), rep.result.records);
+  }
+  const std::string other = OtherDataJson(rep.result, job.settings);
+  OPTRACE_RETURN_IF_ERROR(WriteStreamAtomic(job.trace_path, [&](std::ostream& os) {
+    return WriteChromeTrace(rep.result.collection, job.trace, other, os);
+  }));
+  rep.stats = ComputeStats(rep.result.collection, job.roles);
+  if (job.stats_path) {
+    const bool csv = job.stats_path->extension() == ".csv";
+    OPTRACE_RETURN_IF_ERROR(WriteFileAtomic(
+        ResolveAgainstCwd(*job.stats_path),
+        csv ? StatsToCsv(rep.stats) : StatsToJson(rep.stats, rep.result, job.settings)));
+  }
+  return rep;
+}
+
+}  // namespace optrace::collect

@@ -1,0 +1,231 @@
+#include "collect/collector.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "collect/legacy_reader.h"
+#include "collect/native_reader.h"
+#include "core/file_io.h"
+#include "optrace/point_id.h"
+
+namespace optrace::collect {
+namespace {
+
+constexpr int64_t kNoMapping = -1;
+
+// Point id -> (label index, is_end), cached so each distinct id is looked up once.
+class Resolver {
+ public:
+  Resolver(const PointMap* map, Collection& c) : map_(map), c_(c) {}
+
+  // Returns label index << 1 | is_end, or kNoMapping.
+  int64_t Resolve(uint32_t point_id) {
+    auto it = cache_.find(point_id);
+    if (it != cache_.end()) return it->second;
+    int64_t r = Lookup(point_id);
+    cache_.emplace(point_id, r);
+    return r;
+  }
+  const std::unordered_map<uint32_t, int64_t>& seen() const { return cache_; }
+
+ private:
+  int64_t Lookup(uint32_t point_id) {
+    if (map_) {
+      const PointInfo* p = map_->Find(point_id);
+      if (!p) return kNoMapping;
+      const bool is_end = p->event_type == 'E';
+      uint32_t idx = LabelIndex(p->label, map_->scheme == PointIdScheme::kFnv1a31 ? LabelIdOfPoint(point_id) : point_id);
+      LabelInfo& l = c_.labels[idx];
+      (is_end ? l.end_file : l.begin_file) = p->file;
+      (is_end ? l.end_line : l.begin_line) = p->line;
+      return int64_t{idx} << 1 | (is_end ? 1 : 0);
+    }
+    const uint32_t label_id = LabelIdOfPoint(point_id);
+    uint32_t idx = LabelIndex(fmt::format("0x{:08x}", label_id), label_id);
+    return int64_t{idx} << 1 | (IsEndPoint(point_id) ? 1 : 0);
+  }
+
+  uint32_t LabelIndex(const std::string& name, uint32_t key) {
+    auto it = by_name_.find(name);
+    if (it != by_name_.end()) return it->second;
+    uint32_t idx = static_cast<uint32_t>(c_.labels.size());
+    LabelInfo l;
+    l.name = name;
+    l.label_key = key;
+    c_.labels.push_back(std::move(l));
+    by_name_.emplace(name, idx);
+    return idx;
+  }
+
+  const PointMap* map_;
+  Collection& c_;
+  std::unordered_map<uint32_t, int64_t> cache_;
+  std::unordered_map<std::string, uint32_t> by_name_;
+};
+
+std::string Where(const std::string& file, int line) {
+  if (file.empty()) return "unknown location";
+  return line > 0 ? fmt::format("{}:{}", file, line) : file;
+}
+
+uint64_t NextPow2(uint64_t v) {
+  uint64_t p = 1;
+  while (p < v) p <<= 1;
+  return p;
+}
+
+std::string SlotList(const std::vector<uint32_t>& slots) {
+  std::string out;
+  for (size_t i = 0; i < slots.size() && i < 8; ++i) out += (i ? ", " : "") + std::to_string(slots[i]);
+  if (slots.size() > 8) out += fmt::format(", ... ({} in all)", slots.size());
+  return out;
+}
+
+}  // namespace
+
+const char* PairModeName(PairMode m) {
+  switch (m) {
+    case PairMode::kNest: return "nest";
+    case PairMode::kSeq: return "seq";
+    case PairMode::kFifo: return "legacy";
+  }
+  return "?";
+}
+
+std::string IntervalName(const LabelInfo& label, uint32_t payload, NameStyle style) {
+  if (style == NameStyle::kLegacy && SeqOf(payload) != 0) return fmt::format("{}#{}", label.name, SeqOf(payload));
+  return label.name;
+}
+
+Result<CollectResult> Collect(const CollectOptions& o) {
+  OPTRACE_ASSIGN_OR_RETURN(std::vector<RankFile> files, FindRankFiles(o.inputs));
+  if (!o.map) {
+    for (const RankFile& f : files) {
+      if (f.format == DumpFormat::kLegacy) {
+        return UsageError("{}: legacy dumps number their points 1, 2, 3...; give the point_map.json of the same "
+                          "build with --map (or the sources with --source)",
+                          f.path.string());
+      }
+    }
+  }
+  CollectResult r;
+  Collection& c = r.collection;
+  Diagnostics& d = r.diagnostics;
+  Resolver resolver(o.map, c);
+  if (!o.map) d.Add(Problem::kNoMap);
+  uint64_t overflow_words = 0;
+  std::vector<ResolvedEvent> resolved;
+  for (size_t fi = 0; fi < files.size(); ++fi) {
+    const RankFile& f = files[fi];
+    const std::string path = f.path.string();
+    if (o.progress) o.progress(fi, files.size(), path);
+    Dump dump;
+    {
+      OPTRACE_ASSIGN_OR_RETURN(std::string bytes, ReadFileToString(f.path));
+      if (f.format == DumpFormat::kNative) {
+        OPTRACE_ASSIGN_OR_RETURN(dump, DecodeNativeDump(bytes, path, f.rank));
+      } else {
+        OPTRACE_ASSIGN_OR_RETURN(dump, DecodeLegacyDump(bytes, path, f.rank, o.legacy_clock_mhz * 1e6));
+      }
+    }
+    size_t dump_events = 0;
+    for (const CoreSeries& core : dump.cores) dump_events += core.events.size();
+    if (c.intervals.capacity() < c.intervals.size() + dump_events / 2) {
+      // Room for this file's pairs, growing geometrically across files.
+      c.intervals.reserve(std::max(c.intervals.size() + dump_events / 2, c.intervals.capacity() * 2));
+    }
+    const PairMode mode = o.mode.value_or(f.format == DumpFormat::kNative ? PairMode::kNest : PairMode::kSeq);
+    InputSummary sum{path, f.rank, f.format, dump.slot_words, dump.cores.size(), dump.never_written, 0, 0, mode};
+    if (dump.never_written > 0) {
+      d.Add(Problem::kNeverWrittenSlot,
+            fmt::format("{}: {} {} never written", path, f.format == DumpFormat::kNative ? "slot(s)" : "row(s)",
+                        SlotList(dump.never_written_slots)),
+            dump.never_written);
+    }
+    for (CoreSeries& core : dump.cores) {
+      sum.events += core.events.size();
+      sum.dropped += core.dropped;
+      r.records += core.events.size();
+      double hz = core.clock_hz;
+      if (hz <= 0) {
+        hz = o.legacy_clock_mhz * 1e6;
+        d.Add(Problem::kClockMissing, fmt::format("{}: slot {}", path, core.slot));
+      }
+      const std::string core_name = fmt::format("rank {} {} {}", f.rank, CoreKindName(core.kind), core.core_index);
+      if (core.dropped > 0) {
+        overflow_words = std::max(overflow_words, format::SlotWordsForEvents(core.events.size() + core.dropped));
+        d.Add(Problem::kSlotOverflow,
+              fmt::format("{} (slot {}): {} events kept, {} dropped", core_name, core.slot, core.events.size(),
+                          core.dropped),
+              core.dropped);
+      }
+      if (f.format == DumpFormat::kLegacy && core.events.size() == core.capacity && core.capacity > 0) {
+        d.Add(Problem::kLegacyRowFull, fmt::format("{}: {} records", core_name, core.events.size()));
+      }
+      const uint32_t series = static_cast<uint32_t>(c.series.size());
+      c.series.push_back(SeriesInfo{f.rank, core.kind, core.core_index, hz});
+      resolved.clear();
+      resolved.reserve(core.events.size());
+      for (size_t i = 0; i < core.events.size(); ++i) {
+        const Event& e = core.events[i];
+        if (i > 0 && e.ticks < core.events[i - 1].ticks) {
+          d.Add(Problem::kTimestampBackwards,
+                fmt::format("{}: record {} at tick {} after tick {}", core_name, i, e.ticks, core.events[i - 1].ticks));
+        }
+        const int64_t res = resolver.Resolve(e.point_id);
+        if (res == kNoMapping) {
+          ++r.skipped_no_mapping;
+          continue;
+        }
+        resolved.push_back(
+            ResolvedEvent{static_cast<uint32_t>(res >> 1), (res & 1) != 0, e.point_id, e.payload, e.ticks});
+      }
+      const size_t first = c.intervals.size();
+      const size_t first_instant = c.instants.size();
+      PairStats ps = PairCore(CoreRef{f.rank, core.kind, core.core_index, series}, resolved, mode, c.intervals,
+                              c.instants);
+      if (ps.crossed) d.Add(Problem::kCrossedNesting, core_name, ps.crossed);
+      ComputeNesting(std::span<Interval>(c.intervals).subspan(first));
+      for (size_t i = first_instant; i < c.instants.size(); ++i) {
+        const Instant& in = c.instants[i];
+        const LabelInfo& l = c.labels[in.label];
+        d.Add(in.is_begin ? Problem::kUnmatchedBegin : Problem::kUnmatchedEnd,
+              fmt::format("{}: '{}' {} at {} (tick {})", core_name, l.name, in.is_begin ? "B" : "E",
+                          in.is_begin ? Where(l.begin_file, l.begin_line) : Where(l.end_file, l.end_line), in.ticks));
+      }
+    }
+    r.inputs.push_back(std::move(sum));
+  }
+  if (o.progress) o.progress(files.size(), files.size(), "");
+  if (overflow_words > 0) {
+    d.SetSummary(Problem::kSlotOverflow,
+                 fmt::format("PROF_SIZE_PER_CORE {} would have fit every slot", NextPow2(overflow_words)));
+  }
+  // Point-id coverage: the three counts of SPEC section 5.
+  r.ids_in_dumps = resolver.seen().size();
+  if (o.map) {
+    r.ids_in_map = o.map->points.size();
+    for (const auto& [id, res] : resolver.seen()) r.ids_in_both += res != kNoMapping;
+    const std::string counts = fmt::format("distinct point ids: {} in the dumps, {} in the map, {} in both",
+                                           r.ids_in_dumps, r.ids_in_map, r.ids_in_both);
+    if (r.ids_in_dumps > 0 && r.ids_in_both == 0) {
+      return BadInputError("{}: no point id of the dumps is in this map ({}): the map is from another build; "
+                           "regenerate it with 'optrace scan' on the sources the kernel was built from",
+                           o.map_origin.empty() ? "point map" : o.map_origin, counts);
+    }
+    if (r.skipped_no_mapping > 0) {
+      d.Add(Problem::kSkippedNoMapping, {}, r.skipped_no_mapping);
+      d.SetSummary(Problem::kSkippedNoMapping, counts);
+    }
+  }
+  std::stable_sort(c.intervals.begin(), c.intervals.end(), [](const Interval& a, const Interval& b) {
+    return std::tie(a.rank, a.kind, a.core_index) < std::tie(b.rank, b.kind, b.core_index);
+  });
+  ApplyDepth(c.intervals, o.depth);
+  return r;
+}
+
+}  // namespace optrace::collect

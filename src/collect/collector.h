@@ -1,0 +1,71 @@
+// The collector pipeline: read dumps -> decode slots -> resolve point ids -> pair B/E ->
+// nesting (depth, self time) -> Collection + Diagnostics. Writers and statistics take it from there.
+//
+//   CollectOptions o;
+//   o.inputs = {"dumps/"};
+//   o.map = &point_map;            // optional for native dumps, required for legacy ones
+//   OPTRACE_ASSIGN_OR_RETURN(CollectResult r, Collect(o));
+//
+// Files are decoded one at a time and dropped once paired, so memory follows the intervals,
+// not the dumps. Unreadable input is an error (Status); data problems are counted in
+// r.diagnostics (see diagnostics.h) and the collection stays usable.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "collect/diagnostics.h"
+#include "collect/dump_files.h"
+#include "collect/model.h"
+#include "collect/pairing.h"
+#include "core/point_map.h"
+#include "core/status.h"
+
+namespace optrace::collect {
+
+enum class NameStyle {
+  kLabel,   // the label ("dispatch send"); payload in args
+  kLegacy,  // the reference collector's names: "label#seq" when seq = payload >> 8 is non-zero
+};
+
+struct CollectOptions {
+  std::vector<std::string> inputs;
+  const PointMap* map = nullptr;
+  std::string map_origin;           // where the map came from, for messages and otherData
+  double legacy_clock_mhz = 50;     // legacy dumps, and native slots whose header has no clock
+  std::optional<PairMode> mode;     // default: kNest for native dumps, kSeq for legacy ones
+  uint32_t depth = 0;               // keep intervals of depth <= N counted from the leaves (0 = all)
+  std::function<void(size_t done, size_t total, const std::string& file)> progress;
+};
+
+struct InputSummary {
+  std::string path;
+  int rank = 0;
+  DumpFormat format = DumpFormat::kNative;
+  uint32_t slot_words = 0;
+  size_t cores = 0;
+  size_t never_written = 0;
+  uint64_t events = 0;
+  uint64_t dropped = 0;
+  PairMode mode = PairMode::kNest;
+};
+
+struct CollectResult {
+  Collection collection;
+  Diagnostics diagnostics;
+  std::vector<InputSummary> inputs;
+  uint64_t records = 0;            // events read
+  uint64_t skipped_no_mapping = 0;
+  size_t ids_in_dumps = 0, ids_in_map = 0, ids_in_both = 0;
+};
+
+Result<CollectResult> Collect(const CollectOptions& options);
+
+// "label", or "label#seq" under NameStyle::kLegacy.
+std::string IntervalName(const LabelInfo& label, uint32_t payload, NameStyle style);
+
+const char* PairModeName(PairMode m);  // "nest", "seq", "legacy"
+
+}  // namespace optrace::collect

@@ -1,0 +1,83 @@
+#include "collect/diagnostics.h"
+
+#include <fmt/format.h>
+
+namespace optrace::collect {
+namespace {
+
+constexpr std::array<ProblemInfo, static_cast<size_t>(Problem::kCount_)> kProblems = {{
+    {"never_written_slot", Severity::kInfo,
+     "slots without a header: the kernel did not run on that core (or the buffer was saved too early)"},
+    {"slot_overflow", Severity::kDataLoss, "events dropped because a slot was full; raise PROF_SIZE_PER_CORE"},
+    {"skipped_no_mapping", Severity::kDataLoss, "records whose point id is not in the point map"},
+    {"map_from_other_build", Severity::kError,
+     "no point id of the dumps is in the map: the map is from another build; rescan the sources the binary was "
+     "built from"},
+    {"no_point_map", Severity::kInfo, "no point map given: labels are shown as their hashed ids"},
+    {"unmatched_begin", Severity::kDataLoss, "B without a matching E (kept as a flagged instant event)"},
+    {"unmatched_end", Severity::kDataLoss, "E without a matching B (kept as a flagged instant event)"},
+    {"crossed_nesting", Severity::kInfo,
+     "an E closed a B that was not the innermost open one (intervals overlap without nesting)"},
+    {"timestamp_backwards", Severity::kDataLoss, "a core's timestamp went backwards between consecutive records"},
+    {"clock_missing", Severity::kInfo, "a slot header has no clock frequency; --clock-mhz was used"},
+    {"legacy_row_full", Severity::kDataLoss,
+     "a legacy row holds its maximum (PROF_SIZE - 2) / 2 records: later records were probably lost"},
+}};
+
+}  // namespace
+
+const ProblemInfo& InfoOf(Problem p) { return kProblems[static_cast<size_t>(p)]; }
+
+std::string_view SeverityName(Severity s) {
+  switch (s) {
+    case Severity::kInfo: return "info";
+    case Severity::kDataLoss: return "data_loss";
+    case Severity::kError: return "error";
+  }
+  return "?";
+}
+
+void Diagnostics::Add(Problem p, std::string example, uint64_t n) {
+  Entry& e = entries_[static_cast<size_t>(p)];
+  e.count += n;
+  if (!example.empty() && e.examples.size() < kMaxExamples) e.examples.push_back(std::move(example));
+}
+
+void Diagnostics::SetSummary(Problem p, std::string summary) {
+  entries_[static_cast<size_t>(p)].summary = std::move(summary);
+}
+
+bool Diagnostics::HasDataLoss() const {
+  for (Problem p : Present()) {
+    if (InfoOf(p).severity != Severity::kInfo) return true;
+  }
+  return false;
+}
+
+bool Diagnostics::Empty() const { return Present().empty(); }
+
+std::vector<Problem> Diagnostics::Present() const {
+  std::vector<Problem> out;
+  for (size_t i = 0; i < entries_.size(); ++i) {
+    if (entries_[i].count > 0) out.push_back(static_cast<Problem>(i));
+  }
+  return out;
+}
+
+std::string FormatDiagnostics(const Diagnostics& d) {
+  std::string out;
+  for (Problem p : d.Present()) {
+    const ProblemInfo& info = InfoOf(p);
+    const Diagnostics::Entry& e = d.Get(p);
+    out += fmt::format("  {:<9} {:<22} {:>8}  {}\n", SeverityName(info.severity), info.name, e.count,
+                       info.description);
+    if (!e.summary.empty()) out += fmt::format("  {:<42}{}\n", "", e.summary);
+    for (const std::string& ex : e.examples) out += fmt::format("  {:<42}e.g. {}\n", "", ex);
+    if (e.count > e.examples.size() && !e.examples.empty()) {
+      out += fmt::format("  {:<42}... {} more\n", "", e.count - e.examples.size());
+    }
+  }
+  return out;
+}
+
+}  // namespace optrace::collect

@@ -1,0 +1,140 @@
+#include "collect/stats.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+#include <unordered_map>
+
+namespace optrace::collect {
+namespace {
+
+struct Acc {
+  std::vector<double> durations;
+  double self_total = 0;
+  std::map<std::pair<int32_t, uint32_t>, double> per_core;  // (rank, core) -> total us
+};
+
+LabelStats Finish(Acc& a) {
+  LabelStats s;
+  s.self_total = a.self_total;
+  s.duration = Summarize(a.durations);
+  s.self_mean = s.duration.count ? a.self_total / static_cast<double>(s.duration.count) : 0;
+  s.cores = a.per_core.size();
+  bool first = true;
+  for (const auto& [core, total] : a.per_core) {
+    if (first || total < s.core_total_min) s.core_total_min = total;
+    if (first || total > s.core_total_max) {
+      s.core_total_max = total;
+      s.slowest_rank = core.first;
+      s.slowest_core = core.second;
+    }
+    first = false;
+  }
+  return s;
+}
+
+void Add(Acc& a, const Interval& iv, double hz) {
+  const double scale = hz > 0 ? 1e6 / hz : 0;
+  const double d = static_cast<double>(iv.end_ticks - iv.begin_ticks) * scale;
+  a.durations.push_back(d);
+  a.self_total += static_cast<double>(iv.self_ticks) * scale;
+  a.per_core[{iv.rank, iv.core_index}] += d;
+}
+
+void SortRows(std::vector<LabelStats>& rows, bool by_role, const std::vector<std::string>& role_order) {
+  auto role_pos = [&](const std::string& r) {
+    return std::find(role_order.begin(), role_order.end(), r) - role_order.begin();
+  };
+  std::sort(rows.begin(), rows.end(), [&](const LabelStats& a, const LabelStats& b) {
+    if (by_role && a.role != b.role) return role_pos(a.role) < role_pos(b.role);
+    if (a.kind != b.kind) return a.kind < b.kind;
+    if (a.duration.total != b.duration.total) return a.duration.total > b.duration.total;
+    return a.label < b.label;
+  });
+}
+
+}  // namespace
+
+StatsTable ComputeStats(const Collection& c, const RoleMap* roles) {
+  StatsTable t;
+  std::map<std::pair<uint32_t, CoreKind>, Acc> by_kind;
+  std::map<std::pair<uint32_t, size_t>, Acc> by_role;
+  std::map<std::pair<uint32_t, size_t>, CoreKind> role_kind;
+  if (roles) {
+    for (const Role& r : roles->roles) t.roles.push_back(r.name);
+  }
+  for (const Interval& iv : c.intervals) {
+    const double hz = c.series[iv.series].clock_hz;
+    Add(by_kind[{iv.label, iv.kind}], iv, hz);
+    if (roles) {
+      if (const Role* r = roles->Find(iv.kind, iv.core_index)) {
+        size_t idx = static_cast<size_t>(r - roles->roles.data());
+        Add(by_role[{iv.label, idx}], iv, hz);
+        role_kind[{iv.label, idx}] = iv.kind;
+      }
+    }
+  }
+  for (auto& [key, acc] : by_kind) {
+    LabelStats s = Finish(acc);
+    s.label = c.labels[key.first].name;
+    s.kind = key.second;
+    t.rows.push_back(std::move(s));
+  }
+  for (auto& [key, acc] : by_role) {
+    LabelStats s = Finish(acc);
+    s.label = c.labels[key.first].name;
+    s.kind = role_kind[key];
+    s.role = roles->roles[key.second].name;
+    t.role_rows.push_back(std::move(s));
+  }
+  SortRows(t.rows, false, t.roles);
+  SortRows(t.role_rows, true, t.roles);
+  return t;
+}
+
+namespace {
+
+std::string Us(double v) {
+  if (v >= 1e6) return fmt::format("{:.0f}", v);
+  if (v >= 100) return fmt::format("{:.1f}", v);
+  return fmt::format("{:.2f}", v);
+}
+
+void Section(std::string& out, const std::vector<LabelStats>& rows, bool roles) {
+  size_t w = 5;
+  for (const LabelStats& s : rows) w = std::max(w, s.label.size());
+  w = std::min<size_t>(w, 40);
+  out += fmt::format("{:<{}}  {:<4} {:>7} {:>11} {:>9} {:>9} {:>9} {:>9} {:>9} {:>11}  {:<28}\n",
+                     roles ? "role / label" : "label", w, "core", "count", "total us", "mean", "p50", "p90", "p99",
+                     "max", "self us", "per-core total min..max (slowest)");
+  std::string last_role;
+  for (const LabelStats& s : rows) {
+    if (roles && s.role != last_role) {
+      out += fmt::format("[{}]\n", s.role);
+      last_role = s.role;
+    }
+    std::string label = s.label.size() > w ? s.label.substr(0, w - 3) + "..." : s.label;
+    out += fmt::format("{:<{}}  {:<4} {:>7} {:>11} {:>9} {:>9} {:>9} {:>9} {:>9} {:>11}  {}..{} (rank {} {} {})\n",
+                       label, w, CoreKindName(s.kind), s.duration.count, Us(s.duration.total), Us(s.duration.mean),
+                       Us(s.duration.p50), Us(s.duration.p90), Us(s.duration.p99), Us(s.duration.max),
+                       Us(s.self_total), Us(s.core_total_min), Us(s.core_total_max), s.slowest_rank,
+                       CoreKindName(s.kind), s.slowest_core);
+  }
+}
+
+}  // namespace
+
+std::string FormatStatsTable(const StatsTable& t) {
+  std::string out;
+  if (t.rows.empty()) return "no intervals\n";
+  Section(out, t.rows, false);
+  if (!t.role_rows.empty()) {
+    out += "\nper role:\n";
+    Section(out, t.role_rows, true);
+  }
+  return out;
+}
+
+}  // namespace optrace::collect

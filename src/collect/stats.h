@@ -1,0 +1,48 @@
+// Per-label statistics of a collection: per (label, core kind), and per (label, role) when a
+// roles file is given.
+//
+//   StatsTable t = ComputeStats(collection, /*roles=*/nullptr);
+//   std::cout << FormatStatsTable(t);
+//
+// Durations are in microseconds (each core's clock). Percentiles: core/quantile.h (linear
+// interpolation between closest ranks, numpy's default). Self time = duration minus the
+// time covered by its direct children (intervals nested inside it on the same core).
+// Spread across cores: each (rank, core) that has the label contributes its total time; min and
+// max of those totals, and the slowest (rank, core).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "collect/model.h"
+#include "core/quantile.h"
+#include "core/roles.h"
+
+namespace optrace::collect {
+
+struct LabelStats {
+  std::string label;
+  CoreKind kind = CoreKind::kUnknown;
+  std::string role;  // set in role rows only
+  SummaryStats duration;  // us
+  double self_total = 0;  // us
+  double self_mean = 0;   // us
+  size_t cores = 0;       // (rank, core) pairs with this label
+  double core_total_min = 0;
+  double core_total_max = 0;
+  int32_t slowest_rank = 0;
+  uint32_t slowest_core = 0;
+};
+
+struct StatsTable {
+  std::vector<LabelStats> rows;       // by kind (AIC, AIV, ...), then total time, largest first
+  std::vector<LabelStats> role_rows;  // by role (file order), then total time
+  std::vector<std::string> roles;     // role names, file order
+};
+
+StatsTable ComputeStats(const Collection& c, const RoleMap* roles);
+
+// Fixed-width text table (one section for kinds, one for roles if any).
+std::string FormatStatsTable(const StatsTable& t);
+
+}  // namespace optrace::collect

@@ -1,0 +1,40 @@
+// Reading the int64 tensors of a torch.save file without Python or torch (SPEC section 5).
+//
+//   OPTRACE_ASSIGN_OR_RETURN(TorchFile f, ReadTorchFile(bytes, "dumps/rank003.pt"));
+//   for (const Int64Tensor& t : f.tensors) t.At(row, col);
+//
+// torch.save writes a zip: <archive>/data.pkl (a pickle, protocol 2) that describes the object,
+// and <archive>/data/<key> (raw little-endian storage bytes) per storage. The pickle is run by a
+// small stack machine that knows the few callables torch uses (_rebuild_tensor_v2,
+// OrderedDict, persistent ids ('storage', torch.LongStorage, key, location, numel)).
+// Accepted objects: a bare tensor, or a list/tuple of tensors. Views keep `bytes` alive-free:
+// the tensors copy their elements out, so `bytes` may be dropped afterwards.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/status.h"
+
+namespace optrace::collect {
+
+struct Int64Tensor {
+  std::vector<int64_t> shape;  // 1-D tensors get shape {1, n}
+  std::unique_ptr<int64_t[]> data;  // row-major, contiguous copy (not zero-filled first: it is copied over)
+  int64_t rows() const { return shape.size() == 2 ? shape[0] : 1; }
+  int64_t cols() const { return shape.empty() ? 0 : shape.back(); }
+  int64_t At(int64_t r, int64_t c) const { return data[static_cast<size_t>(r * cols() + c)]; }
+  const int64_t* Row(int64_t r) const { return data.get() + r * cols(); }
+};
+
+struct TorchFile {
+  std::vector<Int64Tensor> tensors;
+  bool bare_tensor = false;  // the pickle held one tensor, not a list
+};
+
+Result<TorchFile> ReadTorchFile(std::string_view bytes, std::string_view path);
+
+}  // namespace optrace::collect

@@ -1,0 +1,45 @@
+// A small reader for the zip container torch.save writes (stored entries, zip64 aware).
+//
+//   OPTRACE_ASSIGN_OR_RETURN(ZipArchive zip, ZipArchive::Open(bytes, path));
+//   for (const ZipEntry& e : zip.entries()) ...;
+//   OPTRACE_ASSIGN_OR_RETURN(std::string_view data, zip.Read(entry));
+//
+// torch writes entries uncompressed, so Read() of a stored entry is a view into `bytes`
+// (no copy): `bytes` must outlive the archive. Deflated entries are inflated with zlib.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/status.h"
+
+namespace optrace::collect {
+
+struct ZipEntry {
+  std::string name;
+  uint16_t method = 0;  // 0 stored, 8 deflated
+  uint64_t compressed_size = 0;
+  uint64_t size = 0;
+  uint64_t local_header_offset = 0;
+};
+
+class ZipArchive {
+ public:
+  // Fails with "not a zip file" when no end-of-central-directory record is found.
+  static Result<ZipArchive> Open(std::string_view bytes, std::string path);
+
+  const std::vector<ZipEntry>& entries() const { return entries_; }
+  const ZipEntry* Find(std::string_view name) const;
+  Result<std::string_view> Read(const ZipEntry& entry);
+
+ private:
+  std::string_view bytes_;
+  std::string path_;
+  std::vector<ZipEntry> entries_;
+  std::deque<std::string> inflated_;  // owns inflated entries; deque keeps views stable
+};
+
+}  // namespace optrace::collect

@@ -1,0 +1,73 @@
+// Reading msprof op (OPPROF_*) metric CSVs: PipeUtilization, Memory, L2Cache, ... by column name.
+//
+//   OPTRACE_ASSIGN_OR_RETURN(OpprofRun run, LoadOpprof({"OPPROF_001/"}));   // or single CSVs
+//   for (const MetricTable& t : run.tables) ... t.rows[i].values[c]   // nullopt = NA
+//
+// One row per block_id x sub_block_id: `cube<k>` is an AIC, `vector<k>` an AIV. The core index
+// used for roles: AIC = block_id; AIV = block_id * V + k where V (vectors per block) is the
+// largest vector<k> + 1 seen in the run (AscendC's GetBlockIdx() on a vector core of a mixed
+// 1C2V kernel). Columns are an open set keyed by name (Ascend 950 drops and adds some); the
+// A2/A3 column lists of FORMATS.md section 10 are known so that absent ones can be reported
+// as "not provided", never as 0. NA cells stay missing.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "core/status.h"
+#include "optrace/format.h"
+
+namespace optrace::evidence {
+
+struct MetricRow {
+  uint32_t block = 0;
+  std::string sub_block;  // as written: cube0, vector1
+  format::CoreKind kind = format::CoreKind::kUnknown;
+  uint32_t sub = 0;                            // k of cube<k> / vector<k>
+  std::vector<std::optional<double>> values;   // parallel to MetricTable::columns
+  uint64_t line = 0;
+};
+
+struct MetricTable {
+  std::string name;  // canonical table name ("PipeUtilization"), or the file stem when unknown
+  std::string path;
+  std::vector<std::string> columns;  // metric columns in file order
+  std::vector<MetricRow> rows;
+  std::optional<size_t> Column(std::string_view metric) const;
+};
+
+struct OpBasicInfo {
+  std::string path;
+  std::vector<std::pair<std::string, std::string>> fields;  // header name -> first row value
+  std::optional<std::string> Get(std::string_view name) const;
+};
+
+struct OpprofRun {
+  std::vector<std::string> inputs;
+  std::vector<MetricTable> tables;  // canonical order, then unknown tables
+  std::optional<OpBasicInfo> op_info;
+  uint32_t vectors_per_block = 1;
+  // Core index used for roles (see the header comment).
+  uint32_t CoreIndex(const MetricRow& row) const;
+};
+
+// The metric tables optrace knows, in report order.
+const std::vector<std::string_view>& KnownMetricTables();
+// The A2/A3 columns of a known table (FORMATS.md section 10), or nullptr.
+const std::vector<std::string_view>* KnownColumns(std::string_view table);
+// "PipeUtilization" for PipeUtilization.csv and PipeUtilization_20250101120000.csv; "" otherwise.
+std::string CanonicalTableName(std::string_view file_stem);
+// The core kind a metric describes: aic_* -> kAic, aiv_* -> kAiv, other -> kUnknown (any).
+format::CoreKind MetricKind(std::string_view metric);
+
+// Files and OPPROF directories; a table given twice is an error (use --compare for a 2nd run).
+Result<OpprofRun> LoadOpprof(const std::vector<std::filesystem::path>& paths);
+// One metric CSV from text (tests); `name` is the canonical table name.
+Result<MetricTable> ParseMetricTableText(std::string text, const std::string& origin, const std::string& name);
+
+}  // namespace optrace::evidence

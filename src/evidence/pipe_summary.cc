@@ -1,0 +1,206 @@
+// Grouping per-core metric rows by role and summarising each metric.
+#include "evidence/pipe_summary.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <set>
+
+namespace optrace::evidence {
+namespace {
+
+using format::CoreKind;
+
+constexpr uint64_t kMaxDeclaredCores = 4096;
+
+std::string_view KindName(CoreKind k) { return k == CoreKind::kAic ? "aic" : "aiv"; }
+
+bool RoleHasKind(const Role& r, CoreKind k) {
+  return std::any_of(r.ranges.begin(), r.ranges.end(), [&](const RoleRange& rr) { return rr.kind == k; });
+}
+
+// Without a roles file: one role per core kind present, spanning every index.
+RoleMap DefaultRoles(const OpprofRun& run) {
+  bool aic = false, aiv = false;
+  for (const MetricTable& t : run.tables) {
+    for (const MetricRow& r : t.rows) (r.kind == CoreKind::kAic ? aic : aiv) = true;
+  }
+  RoleMap m;
+  constexpr uint32_t kAll = std::numeric_limits<uint32_t>::max();
+  if (aic) m.roles.push_back(Role{"aic", {RoleRange{CoreKind::kAic, 0, kAll, 0}}});
+  if (aiv) m.roles.push_back(Role{"aiv", {RoleRange{CoreKind::kAiv, 0, kAll, 0}}});
+  return m;
+}
+
+}  // namespace
+
+std::string CompressCores(CoreKind kind, const std::vector<uint32_t>& sorted) {
+  std::string out;
+  for (size_t i = 0; i < sorted.size();) {
+    size_t j = i;
+    while (j + 1 < sorted.size() && sorted[j + 1] == sorted[j] + 1) ++j;
+    out += out.empty() ? fmt::format("{} ", KindName(kind)) : ",";
+    out += j == i ? fmt::format("{}", sorted[i]) : fmt::format("{}-{}", sorted[i], sorted[j]);
+    i = j + 1;
+  }
+  return out;
+}
+
+PipeSummary SummarizePipe(const OpprofRun& run, const RoleMap* user_roles) {
+  PipeSummary s;
+  s.inputs = run.inputs;
+  s.op = run.op_info;
+  s.vectors_per_block = run.vectors_per_block;
+  s.default_roles = user_roles == nullptr;
+  RoleMap defaults = DefaultRoles(run);
+  const RoleMap& roles = user_roles ? *user_roles : defaults;
+
+  // Which cores exist (any table), and which role owns each.
+  std::map<std::pair<CoreKind, uint32_t>, const Role*> owner;
+  for (const MetricTable& t : run.tables) {
+    for (const MetricRow& r : t.rows) owner[{r.kind, run.CoreIndex(r)}] = roles.Find(r.kind, run.CoreIndex(r));
+  }
+  for (const Role& role : roles.roles) {
+    RoleInfo info;
+    info.name = role.name;
+    std::set<std::pair<CoreKind, uint32_t>> found;
+    for (const auto& [core, r] : owner) {
+      if (r == &role) found.insert(core);
+    }
+    info.found_cores = found.size();
+    if (s.default_roles) {
+      info.declared = fmt::format("all {}", KindName(role.ranges[0].kind));
+    } else {
+      std::vector<std::string> parts, missing;
+      for (CoreKind k : {CoreKind::kAic, CoreKind::kAiv}) {
+        std::vector<uint32_t> declared, absent;
+        for (const RoleRange& rr : role.ranges) {
+          if (rr.kind != k) continue;
+          // A range wider than any chip ("aiv 0-99999") is open-ended: only found cores count.
+          uint64_t last = std::min<uint64_t>(rr.last, uint64_t{rr.first} + kMaxDeclaredCores - 1);
+          for (uint64_t i = rr.first; i <= last; ++i) declared.push_back(static_cast<uint32_t>(i));
+        }
+        std::sort(declared.begin(), declared.end());
+        info.declared_cores += declared.size();
+        for (uint32_t i : declared) {
+          if (!found.count({k, i})) absent.push_back(i);
+        }
+        if (!declared.empty()) parts.push_back(CompressCores(k, declared));
+        if (!absent.empty()) missing.push_back(CompressCores(k, absent));
+      }
+      info.declared = fmt::format("{}", fmt::join(parts, "; "));
+      info.missing = fmt::format("{}", fmt::join(missing, "; "));
+    }
+    s.roles.push_back(std::move(info));
+  }
+  for (CoreKind k : {CoreKind::kAic, CoreKind::kAiv}) {
+    std::vector<uint32_t> free;
+    for (const auto& [core, r] : owner) {
+      if (core.first == k && r == nullptr) free.push_back(core.second);
+    }
+    if (!free.empty()) s.unassigned += (s.unassigned.empty() ? "" : "; ") + CompressCores(k, free);
+  }
+
+  // Tables: known ones (present or not), then unknown ones that were given.
+  std::map<std::string, const MetricTable*> by_name;
+  for (const MetricTable& t : run.tables) by_name[t.name] = &t;
+  std::vector<std::string> order(KnownMetricTables().begin(), KnownMetricTables().end());
+  for (const MetricTable& t : run.tables) {
+    if (!KnownColumns(t.name)) order.push_back(t.name);
+  }
+  std::set<std::string> seen_metrics;
+  auto applies = [&](const Role& role, std::string_view metric) {
+    CoreKind k = MetricKind(metric);
+    return k == CoreKind::kUnknown || RoleHasKind(role, k);
+  };
+  auto add_not_provided = [&](const std::string& table, std::string_view metric) {
+    MetricEntry e{table, std::string(metric), false, {}};
+    for (const Role& role : roles.roles) {
+      if (applies(role, metric)) e.per_role.push_back({role.name, std::nullopt, std::string(kNotProvided)});
+    }
+    s.metrics.push_back(std::move(e));
+  };
+  for (const std::string& name : order) {
+    auto it = by_name.find(name);
+    const MetricTable* t = it == by_name.end() ? nullptr : it->second;
+    s.tables.emplace_back(name, t ? t->path : "");
+    const auto* known = KnownColumns(name);
+    if (!t) {
+      for (std::string_view c : *known) {
+        if (seen_metrics.insert(std::string(c)).second) add_not_provided(name, c);
+      }
+      continue;
+    }
+    for (size_t c = 0; c < t->columns.size(); ++c) {
+      const std::string& metric = t->columns[c];
+      if (!seen_metrics.insert(metric).second) continue;
+      MetricEntry e{name, metric, true, {}};
+      for (const Role& role : roles.roles) {
+        if (!applies(role, metric)) continue;
+        RoleValue rv{role.name, std::nullopt, ""};
+        MetricSummary m;
+        double sum = 0;
+        size_t rows_of_role = 0;
+        for (const MetricRow& r : t->rows) {
+          if (owner[{r.kind, run.CoreIndex(r)}] != &role) continue;
+          CoreKind mk = MetricKind(metric);
+          if (mk != CoreKind::kUnknown && mk != r.kind) continue;
+          ++rows_of_role;
+          if (!r.values[c]) continue;
+          double v = *r.values[c];
+          if (m.samples == 0 || v < m.min) m.min = v;
+          if (m.samples == 0 || v > m.max) m.max = v, m.max_core = fmt::format("{} {}", KindName(r.kind), run.CoreIndex(r));
+          sum += v;
+          ++m.samples;
+        }
+        if (m.samples > 0) {
+          m.mean = sum / static_cast<double>(m.samples);
+          m.spread = m.max - m.min;
+          rv.summary = m;
+        } else {
+          rv.reason = rows_of_role == 0 ? "no cores of this role in the export" : "no values (NA in every row)";
+        }
+        e.per_role.push_back(std::move(rv));
+      }
+      s.metrics.push_back(std::move(e));
+    }
+    if (known) {  // known columns this export lacks (Ascend 950 drops some)
+      for (std::string_view c : *known) {
+        if (!t->Column(c) && seen_metrics.insert(std::string(c)).second) add_not_provided(name, c);
+      }
+    }
+  }
+  return s;
+}
+
+std::vector<MetricDelta> ComparePipe(const PipeSummary& base, const PipeSummary& compare) {
+  std::map<std::pair<std::string, std::string>, const RoleValue*> other;
+  for (const MetricEntry& m : compare.metrics) {
+    for (const RoleValue& rv : m.per_role) other[{m.name, rv.role}] = &rv;
+  }
+  std::vector<MetricDelta> out;
+  for (const MetricEntry& m : base.metrics) {
+    for (const RoleValue& rv : m.per_role) {
+      MetricDelta d{m.table, m.name, rv.role, std::nullopt, std::nullopt, std::nullopt, std::nullopt, ""};
+      if (rv.summary) d.base_mean = rv.summary->mean;
+      auto it = other.find({m.name, rv.role});
+      if (it != other.end() && it->second->summary) d.compare_mean = it->second->summary->mean;
+      if (d.base_mean && d.compare_mean) {
+        d.delta = *d.compare_mean - *d.base_mean;
+        if (*d.base_mean != 0) d.delta_pct = 100.0 * *d.delta / *d.base_mean;
+      } else if (!d.base_mean && !d.compare_mean) {
+        d.reason = rv.reason.empty() ? "no value in either run" : rv.reason + " in either run";
+      } else if (!d.base_mean) {
+        d.reason = "base: " + (rv.reason.empty() ? std::string(kNotProvided) : rv.reason);
+      } else {
+        d.reason = "compare: " + (it == other.end() ? std::string("role or metric absent") : it->second->reason);
+      }
+      out.push_back(std::move(d));
+    }
+  }
+  return out;
+}
+
+}  // namespace optrace::evidence

@@ -1,0 +1,115 @@
+#include "analyze/discover.h"
+
+#include <gtest/gtest.h>
+
+#include "analyze_test_util.h"
+
+namespace optrace::analyze {
+namespace {
+
+using testing::Sample;
+using testing::TempDir;
+
+TEST(DiscoverTest, FindsTextExportRanksWithIdsFromProfilerInfo) {
+  std::vector<DataIssue> issues;
+  auto d = Discover({Sample("tp_l1_text")}, issues);
+  ASSERT_TRUE(d.ok()) << d.status().message();
+  ASSERT_EQ(d->ranks.size(), 2u);
+  EXPECT_EQ(d->ranks[0].rank, 0);
+  EXPECT_EQ(d->ranks[0].rank_source, "profiler_info_0.json");
+  EXPECT_EQ(d->ranks[1].rank, 1);
+  EXPECT_EQ(d->ranks[1].kind, InputKind::kTorchText);
+  EXPECT_EQ(d->ranks[1].kernel_details.filename(), "kernel_details.csv");
+  EXPECT_EQ(d->ranks[1].communication.filename(), "communication.json");
+  EXPECT_TRUE(issues.empty());
+}
+
+TEST(DiscoverTest, FindsDbExportAndMsprofOutput) {
+  std::vector<DataIssue> issues;
+  auto db = Discover({Sample("tp_l1_db")}, issues);
+  ASSERT_TRUE(db.ok()) << db.status().message();
+  ASSERT_EQ(db->ranks.size(), 2u);
+  EXPECT_EQ(db->ranks[1].kind, InputKind::kTorchDb);
+  EXPECT_EQ(db->ranks[1].db.filename(), "ascend_pytorch_profiler_1.db");
+  auto ms = Discover({Sample("msprof_minimal")}, issues);
+  ASSERT_TRUE(ms.ok()) << ms.status().message();
+  ASSERT_EQ(ms->ranks.size(), 1u);
+  EXPECT_EQ(ms->ranks[0].kind, InputKind::kMsprof);
+  EXPECT_EQ(ms->ranks[0].rank, 0);
+  EXPECT_EQ(ms->ranks[0].rank_source, "order");
+}
+
+TEST(DiscoverTest, RankWithoutKernelDataIsKeptAsAnIssue) {
+  std::vector<DataIssue> issues;
+  auto d = Discover({Sample("st_l2")}, issues);
+  ASSERT_TRUE(d.ok()) << d.status().message();
+  ASSERT_EQ(d->ranks.size(), 1u);
+  ASSERT_EQ(d->ranks_without_kernels.size(), 1u);
+  ASSERT_EQ(issues.size(), 1u);
+  EXPECT_EQ(issues[0].name, "rank_without_kernel_data");
+  EXPECT_NE(issues[0].description.find("rank_1_ascend_pt"), std::string::npos);
+}
+
+TEST(DiscoverTest, RankDirectoryItselfIsARoot) {
+  std::vector<DataIssue> issues;
+  auto d = Discover({Sample("tp_l1_text") / "rank1_ascend_pt"}, issues);
+  ASSERT_TRUE(d.ok()) << d.status().message();
+  ASSERT_EQ(d->ranks.size(), 1u);
+  EXPECT_EQ(d->ranks[0].rank, 1);
+}
+
+TEST(DiscoverTest, EmptyDirectoryIsAnError) {
+  TempDir tmp;
+  std::vector<DataIssue> issues;
+  auto d = Discover({tmp.path()}, issues);
+  ASSERT_FALSE(d.ok());
+  EXPECT_EQ(d.status().code(), StatusCode::kBadInput);
+  EXPECT_NE(d.status().message().find("empty directory"), std::string::npos) << d.status().message();
+  EXPECT_NE(d.status().message().find(tmp.path().string()), std::string::npos);
+}
+
+TEST(DiscoverTest, RootWithoutKernelDataListsWhatWasFound) {
+  TempDir tmp;
+  tmp.Write("r_ascend_pt/ASCEND_PROFILER_OUTPUT/step_trace_time.csv", "Step,Computing\n1,2\n");
+  tmp.Write("r_ascend_pt/profiler_info_3.json", "{}");
+  tmp.Write("notes.txt", "x");
+  std::vector<DataIssue> issues;
+  auto d = Discover({tmp.path()}, issues);
+  ASSERT_FALSE(d.ok());
+  const std::string& m = d.status().message();
+  EXPECT_NE(m.find("no kernel data found"), std::string::npos) << m;
+  EXPECT_NE(m.find("step_trace_time.csv"), std::string::npos) << m;
+  EXPECT_NE(m.find("notes.txt"), std::string::npos) << m;
+}
+
+TEST(DiscoverTest, MissingRootIsNotFound) {
+  std::vector<DataIssue> issues;
+  auto d = Discover({"/nonexistent/optrace/root"}, issues);
+  ASSERT_FALSE(d.ok());
+  EXPECT_EQ(d.status().code(), StatusCode::kNotFound);
+  EXPECT_NE(d.status().message().find("/nonexistent/optrace/root"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace optrace::analyze
+
+namespace optrace::analyze {
+namespace {
+
+TEST(DiscoverTest, RawProfDataInsideARankDirectoryIsNotASecondRank) {
+  testing::TempDir tmp;
+  tmp.Write("r_ascend_pt/profiler_info_2.json", "{}");
+  tmp.Write("r_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv", "Name,Start Time(us),Duration(us)\na,1,1\n");
+  tmp.Write("r_ascend_pt/PROF_000001_x/mindstudio_profiler_output/op_summary_1.csv", "Op Name\n");
+  for (const auto& root : {tmp.path(), tmp.path() / "r_ascend_pt"}) {
+    std::vector<DataIssue> issues;
+    auto d = Discover({root}, issues);
+    ASSERT_TRUE(d.ok()) << d.status().message();
+    ASSERT_EQ(d->ranks.size(), 1u) << root;
+    EXPECT_EQ(d->ranks[0].rank, 2);
+    EXPECT_EQ(d->ranks[0].kind, InputKind::kTorchText);
+  }
+}
+
+}  // namespace
+}  // namespace optrace::analyze

@@ -1,0 +1,241 @@
+#include "analyze/normalize.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <regex>
+
+#include "analyze/discover.h"
+#include "analyze_test_util.h"
+
+namespace optrace::analyze {
+namespace {
+
+using testing::Sample;
+using testing::TempDir;
+
+struct Normalized {
+  StringTable strings;
+  std::vector<RankTable> ranks;
+};
+
+Normalized NormalizeRoot(const std::filesystem::path& root) {
+  Normalized n;
+  std::vector<DataIssue> issues;
+  Rules rules = testing::BuiltinRules();
+  auto d = Discover({root}, issues);
+  EXPECT_TRUE(d.ok()) << d.status().message();
+  if (!d.ok()) return n;
+  for (const RankInput& in : d->ranks) {
+    auto t = NormalizeRank(in, rules, n.strings, issues);
+    EXPECT_TRUE(t.ok()) << t.status().message();
+    if (t.ok()) n.ranks.push_back(std::move(t).value());
+  }
+  return n;
+}
+
+TEST(NormalizeTest, ParsesMicrosecondTextToExactNanoseconds) {
+  EXPECT_EQ(ParseUsToNs("1736405443881410.320\t"), 1736405443881410320);
+  EXPECT_EQ(ParseUsToNs(" 50.621"), 50621);
+  EXPECT_EQ(ParseUsToNs("1881.080000"), 1881080);
+  EXPECT_EQ(ParseUsToNs("0"), 0);
+  EXPECT_EQ(ParseUsToNs("1.2345"), 1235);  // rounds the 4th decimal
+  EXPECT_NEAR(double(*ParseUsToNs("1.73641057643165e+15")), 1736410576431650000.0, 1024);
+  EXPECT_EQ(ParseUsToNs("N/A"), std::nullopt);
+  EXPECT_EQ(ParseUsToNs(""), std::nullopt);
+  EXPECT_EQ(ParseUsToNs("abc"), std::nullopt);
+}
+
+TEST(NormalizeTest, TextExportBecomesRelativeEventsWithProvenance) {
+  Normalized n = NormalizeRoot(Sample("tp_l1_text"));
+  ASSERT_EQ(n.ranks.size(), 2u);
+  const RankTable& t = n.ranks[0];
+  ASSERT_EQ(t.events.size(), 191u);
+  EXPECT_EQ(t.base_ns, 1736408883704643212);  // the first Start Time(us), tab stripped
+  const Event& first = t.events[0];
+  EXPECT_EQ(first.start_ns, 0);
+  EXPECT_EQ(first.dur_ns, 53741);
+  EXPECT_EQ(first.row, 2u);
+  EXPECT_EQ(n.strings.Get(first.name), "trans_TransData_0");
+  EXPECT_EQ(n.strings.Get(first.input_shapes), "32,3,224,224");  // literal quotes removed
+  EXPECT_EQ(first.op_type, OpType::kAiv);
+  EXPECT_EQ(first.step_id, 50);
+  EXPECT_EQ(first.block_dim, 32);
+  ASSERT_NE(t.PipeOf(first), nullptr);
+  EXPECT_FLOAT_EQ(t.PipeOf(first)->Get(Pipe::kAivVecTime), 9.406f);
+  EXPECT_FLOAT_EQ(t.PipeOf(first)->Get(Pipe::kAicMacTime), 0.0f);  // a real 0.0 stays 0
+  int comm = 0;
+  for (const Event& e : t.events)
+    if (e.op_type == OpType::kCommunication) {
+      ++comm;
+      EXPECT_EQ(t.PipeOf(e), nullptr);  // N/A pipeline fields stay missing
+      EXPECT_EQ(e.stream_id, -1);
+    }
+  EXPECT_EQ(comm, 4);
+  EXPECT_EQ(t.identity.profiler_level, "Level1");
+  EXPECT_EQ(t.comm_ops.size(), 4u);
+  ASSERT_EQ(t.step_trace.size(), 1u);
+  EXPECT_EQ(t.step_trace[0].step_id, 50);
+}
+
+TEST(NormalizeTest, Level0RowsWithoutCoreAreUnknownOrCommunicationByName) {
+  Normalized n = NormalizeRoot(Sample("tp_l0_text"));
+  ASSERT_EQ(n.ranks.size(), 2u);
+  std::map<OpType, int> hist;
+  for (const Event& e : n.ranks[0].events) ++hist[e.op_type];
+  EXPECT_EQ(hist[OpType::kCommunication], 4);  // hcom_ names
+  EXPECT_EQ(hist[OpType::kUnknown], 187);
+  EXPECT_TRUE(n.ranks[0].pipes.empty());
+}
+
+TEST(NormalizeTest, MsprofOpSummaryUsesItsColumnNames) {
+  Normalized n = NormalizeRoot(Sample("msprof_minimal"));
+  ASSERT_EQ(n.ranks.size(), 1u);
+  const RankTable& t = n.ranks[0];
+  ASSERT_EQ(t.events.size(), 2u);
+  EXPECT_EQ(n.strings.Get(t.events[0].name), "sanitized_kernel");
+  EXPECT_EQ(t.events[0].op_type, OpType::kMixCv);
+  EXPECT_EQ(t.events[0].dur_ns, 42399120);
+  EXPECT_EQ(t.events[1].start_ns, 42400000);
+  EXPECT_EQ(t.events[0].step_id, -1);
+}
+
+// The db export and the text export of the same workload normalize to the same events: the
+// samples are two captures of one training step, so every event (name, type, op type, shapes,
+// block dim, step, pipeline presence) appears as often in both; times differ per capture and
+// tasks of parallel streams (DSA) interleave differently, so the comparison is per event key.
+// Communication op names embed the last 3 digits of the HCCL group hash, and the group name holds
+// the capture's timestamp ("hcom_allReduce__586_0_1"): the key drops them.
+std::string NameKey(const std::string& name) {
+  static const std::regex kGroup("^(hcom_[A-Za-z]+_)_[0-9]+(_.*)$");
+  return std::regex_replace(name, kGroup, "$1_#$2");
+}
+
+std::map<std::string, int> EventKeys(const Normalized& n, size_t rank) {
+  std::map<std::string, int> keys;
+  for (const Event& e : n.ranks[rank].events) {
+    std::string k = NameKey(n.strings.Get(e.name)) + "|" + n.strings.Get(e.type) + "|" + std::string(OpTypeName(e.op_type)) +
+                    "|" + n.strings.Get(e.input_shapes) + "|" + n.strings.Get(e.output_shapes) + "|" +
+                    std::to_string(e.step_id) + "|" +
+                    (e.op_type == OpType::kCommunication ? "" : std::to_string(e.block_dim)) + "|" +
+                    (e.pipe == kNone32 ? "nopipe" : "pipe");
+    ++keys[k];
+  }
+  return keys;
+}
+
+void ExpectSameEvents(const std::string& text_root, const std::string& db_root, size_t ranks) {
+  Normalized text = NormalizeRoot(Sample(text_root));
+  Normalized db = NormalizeRoot(Sample(db_root));
+  ASSERT_GE(text.ranks.size(), ranks);
+  ASSERT_EQ(db.ranks.size(), ranks);
+  for (size_t r = 0; r < ranks; ++r) {
+    EXPECT_EQ(db.ranks[r].kind, InputKind::kTorchDb);
+    EXPECT_EQ(text.ranks[r].events.size(), db.ranks[r].events.size()) << "rank " << r;
+    std::map<std::string, int> a = EventKeys(text, r), b = EventKeys(db, r);
+    std::string diff;
+    for (auto& [k, n] : a)
+      if (b[k] != n) diff += "\n text " + std::to_string(n) + " db " + std::to_string(b[k]) + ": " + k;
+    for (auto& [k, n] : b)
+      if (!a.count(k)) diff += "\n text 0 db " + std::to_string(n) + ": " + k;
+    EXPECT_EQ(diff, "") << "rank " << r;
+  }
+}
+
+TEST(NormalizeTest, DbAndTextExportsOfLevel1NormalizeToTheSameEvents) { ExpectSameEvents("tp_l1_text", "tp_l1_db", 2); }
+
+TEST(NormalizeTest, DbAndTextExportsOfLevel0NormalizeToTheSameEvents) { ExpectSameEvents("tp_l0_text", "tp_l0_db", 1); }
+
+TEST(NormalizeTest, DbPipelineTimesAreConvertedToMicroseconds) {
+  Normalized db = NormalizeRoot(Sample("tp_l1_db"));
+  const RankTable& t = db.ranks[1];
+  const Event& first = t.events[0];
+  ASSERT_NE(t.PipeOf(first), nullptr);
+  EXPECT_NEAR(t.PipeOf(first)->Get(Pipe::kAivTime), 48.115, 0.001);  // 48114.9 ns in TASK_PMU_INFO
+  EXPECT_NEAR(t.PipeOf(first)->Get(Pipe::kAivVecRatio), 0.1955, 0.0001);
+  EXPECT_EQ(t.files[first.file].table, "TASK");
+  EXPECT_GT(first.row, 0u);
+}
+
+TEST(NormalizeTest, MissingColumnNamesFileAndColumn) {
+  TempDir tmp;
+  auto p = tmp.Write("kernel_details.csv", "Step Id,Name,Type,Accelerator Core,Wait Time(us)\n1,a,b,AI_CORE,0\n");
+  Rules rules = testing::BuiltinRules();
+  StringTable strings;
+  RankTable t;
+  std::vector<DataIssue> issues;
+  Status st = ReadKernelCsv(p, rules, strings, t, issues);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.code(), StatusCode::kBadInput);
+  EXPECT_NE(st.message().find(p.string()), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find("'Start Time(us)', 'Duration(us)'"), std::string::npos) << st.message();
+}
+
+TEST(NormalizeTest, UnparsableRowsAreCountedNotFatal) {
+  TempDir tmp;
+  auto p = tmp.Write("kernel_details.csv",
+                     "Name,Start Time(us),Duration(us)\na,10.0,1.0\nb,N/A,2\nc,bad,3\nd,20.5,1.5\n");
+  Rules rules = testing::BuiltinRules();
+  StringTable strings;
+  RankTable t;
+  std::vector<DataIssue> issues;
+  ASSERT_TRUE(ReadKernelCsv(p, rules, strings, t, issues).ok());
+  EXPECT_EQ(t.events.size(), 2u);
+  ASSERT_EQ(issues.size(), 1u);
+  EXPECT_EQ(issues[0].name, "kernel_row_unparsable");
+  EXPECT_EQ(issues[0].count, 2u);
+  EXPECT_EQ(issues[0].example, p.string() + ":3");
+}
+
+TEST(NormalizeTest, MalformedCommunicationJsonNamesFileAndOffset) {
+  TempDir tmp;
+  auto p = tmp.Write("communication.json", "{\"step1\": {\"collective\": {\"a@1\": {\"x\": }}}}");
+  RankTable t;
+  Status st = ReadCommunicationJson(p, t);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find(p.string()), std::string::npos);
+  EXPECT_NE(st.message().find("malformed JSON at byte"), std::string::npos) << st.message();
+}
+
+TEST(NormalizeTest, MalformedTraceViewNamesFile) {
+  TempDir tmp;
+  auto p = tmp.Write("trace_view.json", "[{\"name\": \"ProfilerStep#1\", \"ts\": ");
+  RankTable t;
+  Status st = ReadTraceViewSteps(p, t);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find(p.string()), std::string::npos);
+  EXPECT_NE(st.message().find("malformed JSON"), std::string::npos) << st.message();
+}
+
+TEST(NormalizeTest, TraceViewProfilerStepMarkersAssignSteps) {
+  TempDir tmp;
+  tmp.Write("r_ascend_pt/profiler_info_0.json", "{}");
+  tmp.Write("r_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv",
+            "Name,Start Time(us),Duration(us)\na,1000.000,5\nb,1010.000,5\nc,2000.000,5\n");
+  tmp.Write("r_ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view.json",
+            "[{\"ph\":\"X\",\"name\":\"ProfilerStep#7\",\"ts\":\"990.000\",\"dur\":100,\"cat\":\"cpu_op\"},"
+            "{\"ph\":\"X\",\"name\":\"ProfilerStep#8\",\"ts\":\"1990.000\",\"dur\":50},"
+            "{\"ph\":\"M\",\"name\":\"process_name\",\"args\":{\"name\":\"Python\"}}]");
+  Normalized n = NormalizeRoot(tmp.path());
+  ASSERT_EQ(n.ranks.size(), 1u);
+  ASSERT_EQ(n.ranks[0].step_markers.size(), 2u);
+  EXPECT_EQ(n.ranks[0].events[0].step_id, 7);
+  EXPECT_EQ(n.ranks[0].events[1].step_id, 7);
+  EXPECT_EQ(n.ranks[0].events[2].step_id, 8);
+  EXPECT_EQ(n.ranks[0].step_markers[0].start_ns, -10000);  // relative to the first event
+}
+
+TEST(NormalizeTest, NonDatabaseFileIsABadInput) {
+  TempDir tmp;
+  auto p = tmp.Write("ascend_pytorch_profiler_0.db", "this is not sqlite");
+  Rules rules = testing::BuiltinRules();
+  StringTable strings;
+  RankTable t;
+  std::vector<DataIssue> issues;
+  Status st = ReadTorchDb(p, rules, strings, t, issues);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find(p.string()), std::string::npos) << st.message();
+}
+
+}  // namespace
+}  // namespace optrace::analyze

@@ -1,0 +1,58 @@
+#include "analyze/report/markdown_report.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "analyze/report/golden.h"
+#include "analyze/report/report_fixture.h"
+
+namespace optrace::analyze::report {
+namespace {
+using analyze::testing::ExpectMatchesGolden;
+using analyze::testing::MakeReportFixture;
+
+std::string Render(const AnalysisResult& r) {
+  ReportContext ctx;
+  ctx.generator = "optrace test";
+  ctx.artifacts = {{"report_md", "report.md", "the human report"}};
+  std::ostringstream out;
+  WriteMarkdownReport(r, ComputeKpis(r), ctx, out);
+  return out.str();
+}
+
+TEST(MarkdownReportTest, MatchesGolden) { ExpectMatchesGolden("report.md", Render(MakeReportFixture())); }
+
+TEST(MarkdownReportTest, SectionsComeInTheSeedOrder) {
+  std::string md = Render(MakeReportFixture());
+  size_t at = 0;
+  for (const char* title : {"## 1. Executive Summary", "## 2. Capture And Segmentation", "## 3. Macro Step Timeline",
+                            "## 4. Pipeline Coverage And Bound Families", "## 5. Step Class View",
+                            "## 6. Layer And Block View", "## 7. Operator View", "## 8. Step Inventory",
+                            "## 9. Cross-Rank And Anomaly Findings", "## 10. Finding Inventory",
+                            "## 11. Evidence Chain", "## 12. Data Issues", "## 13. Limitations", "## 14. Artifacts"}) {
+    size_t pos = md.find(title, at);
+    ASSERT_NE(pos, std::string::npos) << title;
+    at = pos;
+  }
+}
+
+TEST(MarkdownReportTest, EvidenceChainNamesFileRowsAndWindows) {
+  std::string md = Render(MakeReportFixture());
+  EXPECT_NE(md.find(analyze::testing::FixtureKernelFile(1) + "` rows 6-9"), std::string::npos);
+  EXPECT_NE(md.find("window 10.100-16.700 ms after the rank's first event"), std::string::npos);
+}
+
+TEST(MarkdownReportTest, PipesInNamesDoNotBreakTables) {
+  AnalysisResult r = MakeReportFixture();
+  r.findings[0].summary = "a|b";
+  EXPECT_NE(Render(r).find("a\\|b"), std::string::npos);
+}
+
+TEST(MarkdownReportTest, AFindingWithoutEvidenceIsMarkedLowConfidence) {
+  AnalysisResult r = MakeReportFixture();
+  EXPECT_NE(Render(r).find("(no evidence recorded: treat as low confidence)"), std::string::npos);  // F003
+}
+
+}  // namespace
+}  // namespace optrace::analyze::report

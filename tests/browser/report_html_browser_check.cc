@@ -1,0 +1,152 @@
+// Opens report.html in headless chromium and checks that the page's script rendered it:
+// the findings (li[data-finding-id]), one SVG rect.step per step, the sortable operator table,
+// and the page's own self-test of sorting, wheel zoom and drag pan (report.html#selftest).
+// Two pages: the report of the hand-built fixture, and `optrace analyze` on a real sample root
+// under tests/data/analyze/ when one is there.
+//
+// Exit: 0 pass, 1 fail, 77 skip (no chromium: OPTRACE_CHROMIUM, chromium, chromium-browser).
+// OPTRACE_SCREENSHOT_DIR=dir also saves a PNG of each page there, for a human look.
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
+#include <string>
+
+#include "analyze/report/report_writer.h"
+#include "analyze/report/report_fixture.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+int failures = 0;
+
+void Check(bool ok, const std::string& what) {
+  std::cout << (ok ? "  ok   " : "  FAIL ") << what << "\n";
+  if (!ok) ++failures;
+}
+
+std::string FindChromium() {
+  if (const char* env = std::getenv("OPTRACE_CHROMIUM"); env && *env) return env;
+  const char* path = std::getenv("PATH");
+  std::stringstream dirs(path ? path : "/usr/bin");
+  std::string dir;
+  while (std::getline(dirs, dir, ':')) {
+    for (const char* name : {"chromium", "chromium-browser"}) {
+      fs::path p = fs::path(dir) / name;
+      if (access(p.c_str(), X_OK) == 0) return p.string();
+    }
+  }
+  return "";
+}
+
+std::string Quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+std::string Run(const std::string& cmd) {
+  std::string out;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return out;
+  std::array<char, 65536> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
+  pclose(p);
+  return out;
+}
+
+// Headless chromium with everything that could reach the network or a profile turned off.
+std::string Chromium(const std::string& chromium, const fs::path& profile, const std::string& action,
+                     const std::string& url) {
+  return "timeout 40 " + Quote(chromium) +
+         " --headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking"
+         " --disable-component-update --disable-sync --disable-extensions --window-size=1400,1400 --user-data-dir=" +
+         Quote(profile.string()) + " " + action + " " + Quote(url) + " 2>/dev/null";
+}
+
+size_t Count(const std::string& text, const std::string& needle) {
+  size_t n = 0;
+  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
+  return n;
+}
+
+void CheckPage(const std::string& chromium, const fs::path& html, const std::vector<std::string>& finding_ids,
+               size_t steps, const std::string& label) {
+  std::cout << label << ": " << html << "\n";
+  fs::path profile = fs::temp_directory_path() / ("optrace_chromium_profile_" + std::to_string(getpid()));
+  fs::remove_all(profile);
+  std::string dom = Run(Chromium(chromium, profile, "--dump-dom", "file://" + html.string() + "#selftest"));
+  Check(!dom.empty(), "chromium dumped the DOM");
+  Check(dom.find("data-rendered=\"ok\"") != std::string::npos, "the page script finished (data-rendered=ok)");
+  Check(dom.find("data-render-error") == std::string::npos, "no render error box");
+  for (const std::string& id : finding_ids)
+    Check(std::regex_search(dom, std::regex("<li class=\"finding[^\"]*\" data-finding-id=\"" + id + "\"")),
+          "finding " + id + " rendered");
+  Check(Count(dom, "<rect class=\"step\"") == steps,
+        "timeline has one rect.step per step (" + std::to_string(Count(dom, "<rect class=\"step\"")) + " of " +
+            std::to_string(steps) + ")");
+  Check(dom.find("data-table-id=\"operator_summary\"") != std::string::npos, "operator table rendered");
+  Check(dom.find("data-selftest-sort=\"ok\"") != std::string::npos, "clicking total_us sorts the operator table");
+  Check(dom.find("data-selftest-zoom=\"ok\"") != std::string::npos, "wheel zooms the timeline");
+  Check(dom.find("data-selftest-pan=\"ok\"") != std::string::npos, "drag pans the timeline");
+  if (const char* dir = std::getenv("OPTRACE_SCREENSHOT_DIR"); dir && *dir) {
+    fs::path png = fs::path(dir) / (label + ".png");
+    Run(Chromium(chromium, profile, "--screenshot=" + Quote(png.string()), "file://" + html.string()));
+    std::cout << "  screenshot " << png << "\n";
+  }
+  fs::remove_all(profile);
+}
+
+}  // namespace
+
+int main() {
+  std::string chromium = FindChromium();
+  if (chromium.empty()) {
+    std::cout << "SKIP: no chromium (install Debian's chromium, or set OPTRACE_CHROMIUM)\n";
+    return 77;
+  }
+  fs::path work = fs::temp_directory_path() / ("optrace_browser_check_" + std::to_string(getpid()));
+  fs::remove_all(work);
+
+  // 1. The fixture report: known findings and steps.
+  optrace::analyze::AnalysisResult fixture = optrace::analyze::testing::MakeReportFixture();
+  optrace::analyze::report::ReportOptions opt;
+  opt.out_dir = work / "fixture";
+  opt.generator = "optrace browser check";
+  auto written = optrace::analyze::report::WriteReport(fixture, opt);
+  if (!written.ok()) {
+    std::cout << "FAIL: writing the fixture report: " << written.status().message() << "\n";
+    return 1;
+  }
+  std::vector<std::string> ids;
+  for (const auto& f : fixture.findings) ids.push_back(f.id);
+  CheckPage(chromium, work / "fixture" / "report.html", ids, fixture.steps.size(), "fixture");
+
+  // 2. A real sample through the whole command, when the samples are there.
+  fs::path samples = fs::path(OPTRACE_TEST_DATA_DIR) / "analyze";
+  for (const char* name : {"tp_l1_text", "synthetic_8rank"}) {
+    fs::path root = samples / name;
+    if (!fs::is_directory(root)) continue;
+    fs::path out = work / name;
+    std::string result = Run(Quote(OPTRACE_BINARY) + " analyze " + Quote(root.string()) + " -o " + Quote(out.string()) +
+                             " 2>/dev/null");
+    auto j = nlohmann::json::parse(result, nullptr, false);
+    Check(!j.is_discarded() && j.value("status", "") == "ok", std::string("optrace analyze ") + name + " succeeded");
+    if (j.is_discarded() || !j.contains("analysis_summary")) continue;
+    std::vector<std::string> real_ids;
+    for (const auto& f : j["findings"]) real_ids.push_back(f["id"]);
+    CheckPage(chromium, out / "report.html", real_ids, j["step_count"].get<size_t>(), name);
+  }
+  fs::remove_all(work);
+  std::cout << (failures ? "FAILED: " + std::to_string(failures) + " check(s)\n" : "all checks passed\n");
+  return failures ? 1 : 0;
+}

@@ -1,0 +1,207 @@
+// optrace analyze end to end: every sample root under tests/data/analyze/, usage errors, stage
+// selection, progress protocol, a root without kernel data.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "testing/cli_runner.h"
+
+namespace optrace::cli {
+namespace {
+namespace fs = std::filesystem;
+using ::optrace::testing::RunCli;
+using ::testing::HasSubstr;
+
+fs::path SamplesDir() { return fs::path(OPTRACE_TEST_DATA_DIR) / "analyze"; }
+
+// Sample roots: every directory of tests/data/analyze/ except report/ (the writer goldens).
+std::vector<fs::path> SampleRoots() {
+  std::vector<fs::path> roots;
+  for (const auto& e : fs::directory_iterator(SamplesDir()))
+    if (e.is_directory() && e.path().filename() != "report") roots.push_back(e.path());
+  std::sort(roots.begin(), roots.end());
+  return roots;
+}
+
+class AnalyzeCommandTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("optrace_analyze_cli_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "_" +
+            std::to_string(::getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  fs::path dir_;
+};
+
+const std::vector<std::string> kFastArtifacts = {
+    "report.md", "analysis_summary.json", "diagnosis_findings.json", "report.html", "manifest.json",
+    "operator_summary.csv", "operator_class_summary.csv", "hccl_op_summary.csv", "hccl_class_summary.csv",
+    "step_summary.csv", "step_anatomy.csv", "rank_summary.csv", "step_class_summary.csv", "layer_class_summary.csv",
+    "block_class_summary.csv", "cross_rank_step_summary.csv"};
+
+TEST_F(AnalyzeCommandTest, EverySampleRootProducesTheReportSet) {
+  std::vector<fs::path> roots = SampleRoots();
+  ASSERT_GE(roots.size(), 2u) << "sample roots are expected under " << SamplesDir();
+  for (const fs::path& root : roots) {
+    SCOPED_TRACE(root.string());
+    fs::path out = dir_ / root.filename();
+    auto r = RunCli({"analyze", root.string(), "-o", out.string()});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["status"], "ok");
+    EXPECT_GT(j["event_count"].get<int>(), 0);
+    EXPECT_GT(j["step_count"].get<int>(), 0);
+    EXPECT_EQ(j["analysis_summary"]["schema_version"], 1);
+    for (const std::string& f : kFastArtifacts) EXPECT_TRUE(fs::exists(out / f)) << f;
+    for (const auto& [key, path] : j["artifacts"].items()) EXPECT_TRUE(fs::exists(path.get<std::string>())) << key;
+    // operator_summary.csv: one row per (name, rank), starting with the required columns.
+    std::ifstream ops(out / "operator_summary.csv");
+    std::string header;
+    std::getline(ops, header);
+    EXPECT_EQ(header.rfind("name,rank,type,op_type,count,total_us,", 0), 0u) << header;
+  }
+}
+
+TEST_F(AnalyzeCommandTest, FullModeAddsWorkbookAndFullTables) {
+  auto r = RunCli({"analyze", (SamplesDir() / "tp_l1_text").string(), "-o", dir_.string(), "--mode", "full"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["mode"], "full");
+  EXPECT_EQ(j["report_xlsx"], (dir_ / "report.xlsx").string());
+  for (const char* f : {"report.xlsx", "normalized_event_index.csv", "layer_summary.csv", "block_summary.csv",
+                        "collective_alignment.csv"})
+    EXPECT_TRUE(fs::exists(dir_ / f)) << f;
+}
+
+TEST_F(AnalyzeCommandTest, ProgressJsonIsOneLinePerStageOnStderr) {
+  auto r = RunCli({"analyze", (SamplesDir() / "tp_l0_text").string(), "-o", dir_.string(), "--progress", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::istringstream lines(r.err);
+  std::string line;
+  std::vector<std::string> stages;
+  while (std::getline(lines, line)) {
+    auto j = nlohmann::json::parse(line);  // throws (fails the test) on a non-JSON line
+    EXPECT_EQ(j["event"], "stage");
+    EXPECT_EQ(j["status"], "done");
+    stages.push_back(j["stage"]);
+  }
+  EXPECT_THAT(stages, ::testing::ElementsAre("discover", "normalize", "segment", "classify", "summarize", "cross_rank",
+                                             "diagnose", "report"));
+  EXPECT_EQ(nlohmann::json::parse(r.out)["status"], "ok");  // stdout: one JSON object
+}
+
+TEST_F(AnalyzeCommandTest, TextProgressNamesEachStage) {
+  auto r = RunCli({"analyze", (SamplesDir() / "tp_l0_text").string(), "-o", dir_.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("analyze: normalize"));
+  EXPECT_THAT(r.err, HasSubstr("analyze: report"));
+}
+
+TEST_F(AnalyzeCommandTest, RootWithoutKernelDataIsExit2SayingWhatWasFound) {
+  fs::path rank = dir_ / "root" / "rank0_ascend_pt";
+  fs::create_directories(rank / "ASCEND_PROFILER_OUTPUT");
+  std::ofstream(rank / "profiler_info_0.json") << "{\"rank_id\": 0}";
+  std::ofstream(rank / "ASCEND_PROFILER_OUTPUT" / "step_trace_time.csv") << "Step,Computing\n1,10\n";
+  auto r = RunCli({"analyze", (dir_ / "root").string(), "-o", (dir_ / "out").string()});
+  EXPECT_EQ(r.exit_code, kExitBadInput);
+  EXPECT_THAT(r.err, HasSubstr("optrace analyze: error:"));
+  EXPECT_THAT(r.err, HasSubstr("no kernel data found"));
+  EXPECT_THAT(r.err, HasSubstr("step_trace_time.csv"));
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["status"], "failed");
+  EXPECT_THAT(j["error"].get<std::string>(), HasSubstr("no kernel data found"));
+  EXPECT_FALSE(fs::exists(dir_ / "out" / "report.md"));
+}
+
+TEST_F(AnalyzeCommandTest, MissingRootIsExit2NamingIt) {
+  auto r = RunCli({"analyze", (dir_ / "nope").string(), "-o", (dir_ / "out").string()});
+  EXPECT_EQ(r.exit_code, kExitBadInput);
+  EXPECT_THAT(r.err, HasSubstr((dir_ / "nope").string()));
+}
+
+TEST_F(AnalyzeCommandTest, MissingOutputIsUsageError) {
+  auto r = RunCli({"analyze", (SamplesDir() / "tp_l0_text").string()});
+  EXPECT_EQ(r.exit_code, kExitBadInput);
+  EXPECT_THAT(r.err, HasSubstr("--output"));
+}
+
+TEST_F(AnalyzeCommandTest, BadModeIsUsageError) {
+  auto r = RunCli({"analyze", (SamplesDir() / "tp_l0_text").string(), "-o", dir_.string(), "--mode", "slow"});
+  EXPECT_EQ(r.exit_code, kExitBadInput);
+  EXPECT_THAT(r.err, HasSubstr("--mode"));
+}
+
+TEST_F(AnalyzeCommandTest, UnknownStageIsUsageErrorListingTheStages) {
+  auto r = RunCli({"analyze", (SamplesDir() / "tp_l0_text").string(), "-o", dir_.string(), "--to-stage", "bogus"});
+  EXPECT_EQ(r.exit_code, kExitBadInput);
+  EXPECT_THAT(r.err, HasSubstr("--to-stage bogus: unknown stage"));
+  EXPECT_THAT(r.err, HasSubstr("cross_rank"));
+}
+
+TEST_F(AnalyzeCommandTest, OnlyStageExcludesFromStage) {
+  auto r = RunCli({"analyze", (SamplesDir() / "tp_l0_text").string(), "-o", dir_.string(), "--only-stage", "segment",
+                   "--from-stage", "normalize"});
+  EXPECT_EQ(r.exit_code, kExitBadInput);
+  EXPECT_THAT(r.err, HasSubstr("--only-stage"));
+}
+
+TEST_F(AnalyzeCommandTest, FromAfterToIsUsageError) {
+  auto r = RunCli({"analyze", (SamplesDir() / "tp_l0_text").string(), "-o", dir_.string(), "--from-stage",
+                   "summarize", "--to-stage", "segment"});
+  EXPECT_EQ(r.exit_code, kExitBadInput);
+  EXPECT_THAT(r.err, HasSubstr("comes after"));
+}
+
+TEST_F(AnalyzeCommandTest, ToStageStopsBeforeTheReport) {
+  auto r = RunCli({"analyze", (SamplesDir() / "tp_l0_text").string(), "-o", dir_.string(), "--to-stage", "segment"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_TRUE(j["report_md"].is_null());
+  EXPECT_FALSE(j.contains("analysis_summary"));
+  EXPECT_FALSE(fs::exists(dir_ / "report.md"));
+}
+
+TEST_F(AnalyzeCommandTest, FromStageReusesTheEarlierStagesInOut) {
+  std::string root = (SamplesDir() / "tp_l1_text").string();
+  ASSERT_EQ(RunCli({"analyze", root, "-o", dir_.string()}).exit_code, 0);
+  fs::remove(dir_ / "report.md");
+  auto r = RunCli({"analyze", root, "-o", dir_.string(), "--from-stage", "summarize", "--progress", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto first = nlohmann::json::parse(r.err.substr(0, r.err.find('\n')));
+  EXPECT_EQ(first["stage"], "discover");
+  EXPECT_EQ(first["status"], "loaded");
+  EXPECT_TRUE(fs::exists(dir_ / "report.md"));
+}
+
+TEST_F(AnalyzeCommandTest, OnlyStageReportRewritesTheReportFromSavedStages) {
+  std::string root = (SamplesDir() / "tp_l0_text").string();
+  ASSERT_EQ(RunCli({"analyze", root, "-o", dir_.string()}).exit_code, 0);
+  fs::remove(dir_ / "report.html");
+  auto r = RunCli({"analyze", root, "-o", dir_.string(), "--only-stage", "report"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::exists(dir_ / "report.html"));
+}
+
+TEST_F(AnalyzeCommandTest, FromStageWithoutAnEarlierRunNamesWhatIsMissing) {
+  auto r = RunCli({"analyze", (SamplesDir() / "tp_l0_text").string(), "-o", dir_.string(), "--from-stage", "summarize"});
+  EXPECT_EQ(r.exit_code, kExitBadInput);
+  EXPECT_THAT(r.err, HasSubstr("stages"));
+}
+
+TEST_F(AnalyzeCommandTest, HelpDescribesTheFlags) {
+  auto r = RunCli({"analyze", "--help"});
+  EXPECT_EQ(r.exit_code, 0);
+  for (const char* flag : {"--mode", "--rules", "--from-stage", "--to-stage", "--only-stage", "--progress"})
+    EXPECT_THAT(r.out, HasSubstr(flag));
+}
+
+}  // namespace
+}  // namespace optrace::cli

@@ -1,0 +1,119 @@
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "testing/cli_runner.h"
+#include "testing/temp_tree.h"
+
+namespace optrace {
+namespace {
+using ::testing::HasSubstr;
+using testing::RunCli;
+using testing::TempTree;
+
+const std::string kCorpus = std::string(OPTRACE_TEST_DATA_DIR) + "/lint/moe_dispatch_combine";
+
+constexpr const char* kBad =
+    "#include \"optrace/trace.h\"\n"
+    "__global__ void k() {\n"
+    "  MoeTracing(TRACE_POINT(\"processing\", \"B\"));\n"
+    "  MoeTracing(TRACE_POINT(\"Bad_Label\", \"B\"));\n"
+    "  MoeTracing(TRACE_POINT(\"Bad_Label\", \"E\"));\n"
+    "  MoeTracing(TRACE_POINT(\"processing\", \"E\"));\n"
+    "}\n";
+
+TEST(LintCommandTest, CleanOperatorExitsZeroWithSummary) {
+  auto r = RunCli({"lint", "--op", kCorpus});
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("optrace lint: 0 error(s), 0 warning(s) in 13 file(s), 86 trace point(s); entry "
+                               "op_kernel/moe_dispatch_combine.cpp; AIC 17 labels, AIV 27 labels"));
+}
+
+TEST(LintCommandTest, ErrorsPrintFileLineColumnRuleAndExitOne) {
+  TempTree t({{"k.cpp", kBad}});
+  auto r = RunCli({"lint", t.path()});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.out, HasSubstr("k.cpp:4:14: error: label \"Bad_Label\" must be lowercase words"));
+  EXPECT_THAT(r.out, HasSubstr("[label-style]\n"));
+  EXPECT_THAT(r.out, HasSubstr("optrace lint: 2 error(s), 0 warning(s)"));
+}
+
+TEST(LintCommandTest, WarningsExitZeroUnlessStrict) {
+  TempTree t;
+  t.Write("op_kernel/op.cpp",
+          "#include \"optrace/trace.h\"\n"
+          "extern \"C\" __global__ void op() {\n"
+          "  MoeTracing(TRACE_POINT(\"processing\", \"B\"));\n"
+          "  if ASCEND_IS_AIV {\n    MoeTracing(TRACE_POINT(\"v\", \"B\"));\n    MoeTracing(TRACE_POINT(\"v\", \"E\"));\n  }\n"
+          "  MoeTracing(TRACE_POINT(\"processing\", \"E\"));\n}\n");
+  auto r = RunCli({"lint", t.path()});
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("warning: 1 distinct label(s) reachable on AIC paths; expected 10 to 30"));
+  EXPECT_EQ(RunCli({"lint", "--strict", t.path()}).exit_code, 1);
+}
+
+TEST(LintCommandTest, JsonHasSchemaSummaryDensityAndDiagnostics) {
+  TempTree t({{"k.cpp", kBad}});
+  auto r = RunCli({"lint", t.path(), "--format", "json"});
+  EXPECT_EQ(r.exit_code, 1);
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["schema_version"], 1);
+  EXPECT_EQ(j["summary"]["errors"], 2);
+  ASSERT_EQ(j["diagnostics"].size(), 2u);
+  EXPECT_EQ(j["diagnostics"][0]["rule"], "label-style");
+  EXPECT_EQ(j["diagnostics"][0]["line"], 4);
+  EXPECT_EQ(j["diagnostics"][0]["column"], 14);
+  EXPECT_EQ(j["density"]["split"], false);
+}
+
+TEST(LintCommandTest, SarifIsVersion210WithRulesAndLocations) {
+  TempTree t({{"k.cpp", kBad}});
+  auto r = RunCli({"lint", t.path(), "--format", "sarif"});
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["version"], "2.1.0");
+  const auto& run = j["runs"][0];
+  EXPECT_EQ(run["tool"]["driver"]["name"], "optrace-lint");
+  EXPECT_EQ(run["tool"]["driver"]["rules"].size(), 26u);
+  const auto& res = run["results"][0];
+  EXPECT_EQ(res["ruleId"], "label-style");
+  EXPECT_EQ(res["level"], "error");
+  EXPECT_EQ(run["tool"]["driver"]["rules"][res["ruleIndex"].get<size_t>()]["id"], "label-style");
+  EXPECT_EQ(res["locations"][0]["physicalLocation"]["artifactLocation"]["uri"], "k.cpp");
+  EXPECT_EQ(res["locations"][0]["physicalLocation"]["region"]["startLine"], 4);
+}
+
+TEST(LintCommandTest, ListRulesPrintsEveryRuleWithAFix) {
+  auto r = RunCli({"lint", "--list-rules"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_THAT(r.out, HasSubstr("binding-required-null"));
+  EXPECT_THAT(r.out, HasSubstr("fix: "));
+}
+
+TEST(LintCommandTest, MissingPathExitsTwoNamingIt) {
+  auto r = RunCli({"lint", "/nonexistent/optrace/op"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("/nonexistent/optrace/op: no such file or directory"));
+}
+
+TEST(LintCommandTest, MissingOperatorDirectoryExitsTwo) {
+  auto r = RunCli({"lint", "--op", "/nonexistent/optrace/op"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("operator directory not found"));
+}
+
+TEST(LintCommandTest, NothingToLintIsUsageError) {
+  auto r = RunCli({"lint"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("give files or directories to lint"));
+}
+
+TEST(LintCommandTest, MissingEntryFileExitsTwo) {
+  TempTree t({{"k.cpp", kBad}});
+  auto r = RunCli({"lint", t.path(), "--entry", t.path("nope.cpp")});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("nope.cpp"));
+}
+
+}  // namespace
+}  // namespace optrace

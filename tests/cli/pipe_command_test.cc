@@ -1,0 +1,94 @@
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "testing/cli_runner.h"
+
+namespace optrace {
+namespace {
+using ::testing::HasSubstr;
+using testing::RunCli;
+
+std::string Data(const std::string& name) { return std::string(OPTRACE_TEST_DATA_DIR) + "/evidence/opprof/" + name; }
+
+const nlohmann::json* Metric(const nlohmann::json& j, const std::string& name) {
+  for (const auto& m : j["metrics"]) {
+    if (m["name"] == name) return &m;
+  }
+  return nullptr;
+}
+
+TEST(PipeCommandTest, JsonGivesSummaryOrNullWithNotProvided) {
+  auto r = RunCli({"pipe", Data("synthetic_a"), "--roles", Data("roles.txt"), "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  const auto* t = Metric(j, "aiv_time(us)");
+  ASSERT_NE(t, nullptr);
+  EXPECT_DOUBLE_EQ((*t)["per_role"]["recv"]["summary"]["mean"].get<double>(), 23.0);
+  EXPECT_DOUBLE_EQ((*t)["per_role"]["recv"]["summary"]["spread"].get<double>(), 6.0);
+  const auto* absent = Metric(j, "aiv_vec_bankgroup_cflt_ratio");
+  ASSERT_NE(absent, nullptr);
+  EXPECT_EQ((*absent)["provided"], false);
+  EXPECT_EQ((*absent)["reason"], "not provided");
+  EXPECT_TRUE((*absent)["per_role"]["send"]["summary"].is_null());
+  EXPECT_EQ((*absent)["per_role"]["send"]["reason"], "not provided");
+}
+
+TEST(PipeCommandTest, TextOnRealSampleShowsRolesAndNotProvided) {
+  auto r = RunCli({"pipe", Data("minimal")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("op: sanitized_operator_kernel (mix)"));
+  EXPECT_THAT(r.out, HasSubstr("aiv_icache_miss_rate"));
+  EXPECT_THAT(r.out, HasSubstr("L2Cache: not provided (no L2Cache.csv in the input)"));
+}
+
+TEST(PipeCommandTest, CompareInJsonHasDeltas) {
+  auto r = RunCli({"pipe", Data("synthetic_a"), "--roles", Data("roles.txt"), "--compare", Data("synthetic_b"),
+                   "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  bool found = false;
+  for (const auto& d : j["deltas"]) {
+    if (d["name"] == "aiv_time(us)" && d["role"] == "recv") {
+      EXPECT_DOUBLE_EQ(d["delta"].get<double>(), -3.0);
+      found = true;
+    }
+  }
+  EXPECT_TRUE(found);
+}
+
+TEST(PipeCommandTest, CompareTextShowsDelta) {
+  auto r = RunCli({"pipe", Data("synthetic_a"), "--roles", Data("roles.txt"), "--compare", Data("synthetic_b")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("-13.0%"));
+  EXPECT_THAT(r.out, HasSubstr("no delta, compare: not provided"));
+}
+
+TEST(PipeCommandTest, RoleCoresMissingFromExportWarn) {
+  auto r = RunCli({"pipe", Data("synthetic_a"), "--roles", Data("roles_wide.txt")});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_THAT(r.err, HasSubstr("role 'recv' declares aiv 4-7 but the export has no rows"));
+  EXPECT_THAT(r.out, HasSubstr("cores no role claims: aic 0-1"));
+}
+
+TEST(PipeCommandTest, BadRolesFileExitsTwoNamingTheLine) {
+  auto r = RunCli({"pipe", Data("synthetic_a"), "--roles", Data("roles_bad.txt")});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("roles_bad.txt:1: no ':' after the role name"));
+}
+
+TEST(PipeCommandTest, MissingInputExitsTwo) {
+  auto r = RunCli({"pipe", Data("nope")});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("nope: no such file or directory"));
+}
+
+TEST(PipeCommandTest, NotAMetricCsvExitsTwo) {
+  auto r = RunCli({"pipe", std::string(OPTRACE_TEST_DATA_DIR) + "/evidence/latency/dispatch_latency.csv"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("dispatch_latency.csv:1: no block_id column"));
+}
+
+}  // namespace
+}  // namespace optrace

@@ -1,0 +1,70 @@
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "testing/cli_runner.h"
+
+namespace optrace {
+namespace {
+using ::testing::HasSubstr;
+using testing::RunCli;
+
+const std::string kData = std::string(OPTRACE_TEST_DATA_DIR) + "/evidence";
+
+TEST(ReportCommandTest, WritesMarkdownFile) {
+  auto path = std::filesystem::temp_directory_path() / "optrace_report_cli_test.md";
+  std::filesystem::remove(path);
+  auto r = RunCli({"report", "--latency", kData + "/latency/dispatch_latency_kernel.csv", "--pipe",
+                   kData + "/opprof/workload128", "--stall", kData + "/stall/stalls.csv", "-o", path.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::ifstream f(path);
+  std::string md((std::istreambuf_iterator<char>(f)), {});
+  EXPECT_THAT(md, HasSubstr("# Dispatch kernel evidence report"));
+  EXPECT_THAT(md, HasSubstr("| latency measurement | kernel | measurement column |"));
+  EXPECT_THAT(md, HasSubstr("| per-iteration max over ranks: P95 | 15.800 |"));
+  EXPECT_THAT(md, HasSubstr("| aiv_icache_miss_rate |"));
+  std::filesystem::remove(path);
+}
+
+TEST(ReportCommandTest, WarmupFlagReachesTheBaseline) {
+  auto r = RunCli({"report", "--latency", kData + "/latency/dispatch_latency.csv", "--warmup", "3"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("- Warm-up: --warmup 3"));
+}
+
+TEST(ReportCommandTest, NoInputIsAUsageError) {
+  auto r = RunCli({"report"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("give at least one of --latency, --pipe, --stall"));
+}
+
+TEST(ReportCommandTest, BadRolesFileExitsTwo) {
+  auto r = RunCli({"report", "--pipe", kData + "/opprof/synthetic_a", "--roles", kData + "/opprof/roles_bad.txt"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("roles_bad.txt:1:"));
+}
+
+TEST(ReportCommandTest, BadLatencyFileExitsTwo) {
+  auto r = RunCli({"report", "--latency", kData + "/latency/non_numeric.csv"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("non_numeric.csv:3:"));
+}
+
+}  // namespace
+}  // namespace optrace
+
+namespace optrace {
+namespace {
+
+TEST(EvidenceCommandsTest, HelpExitsZeroForEachCommand) {
+  for (const char* cmd : {"latency", "pipe", "stall", "report"}) {
+    auto r = testing::RunCli({cmd, "--help"});
+    EXPECT_EQ(r.exit_code, 0) << cmd;
+    EXPECT_THAT(r.out, ::testing::HasSubstr(std::string("optrace ") + cmd)) << cmd;
+  }
+}
+
+}  // namespace
+}  // namespace optrace

@@ -1,0 +1,92 @@
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "analyze/report/sweep.h"
+#include "testing/cli_runner.h"
+
+namespace optrace::cli {
+namespace {
+namespace fs = std::filesystem;
+using ::optrace::testing::RunCli;
+using ::testing::HasSubstr;
+
+fs::path Sample(const char* name) { return fs::path(OPTRACE_TEST_DATA_DIR) / "analyze" / name; }
+
+class SweepCommandTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("optrace_sweep_cli_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "_" +
+            std::to_string(::getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::vector<std::string> Lines(const fs::path& p) {
+    std::ifstream in(p);
+    std::vector<std::string> lines;
+    for (std::string l; std::getline(in, l);) lines.push_back(l);
+    return lines;
+  }
+  fs::path dir_;
+};
+
+TEST_F(SweepCommandTest, RollupHasOneRowPerRootAndEachRootGetsAReport) {
+  auto r = RunCli({"sweep", Sample("tp_l0_text").string(), Sample("tp_l1_text").string(), "-o", dir_.string(), "--jobs",
+                   "2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["root_count"], 2);
+  EXPECT_EQ(j["status_counts"]["ok"], 2);
+  auto lines = Lines(dir_ / "sweep_class_rollup.csv");
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[0].rfind("root,status,report_dir,rank_count,event_count,step_count,wall_ms_sum,top_step_class_id", 0), 0u);
+  // Command-line order, whatever order the threads finished in.
+  EXPECT_THAT(lines[1], HasSubstr("tp_l0_text,ok,01_tp_l0_text,2,"));
+  EXPECT_THAT(lines[2], HasSubstr("tp_l1_text,ok,02_tp_l1_text,2,"));
+  EXPECT_TRUE(fs::exists(dir_ / "01_tp_l0_text" / "report.md"));
+  EXPECT_TRUE(fs::exists(dir_ / "02_tp_l1_text" / "report.html"));
+  EXPECT_TRUE(fs::exists(dir_ / "sweep_summary.json"));
+}
+
+TEST_F(SweepCommandTest, AFailingRootIsListedAndTheOthersStillRun) {
+  fs::create_directories(dir_ / "empty_root" / "x");
+  auto r = RunCli({"sweep", (dir_ / "empty_root").string(), Sample("tp_l0_text").string(), "-o", (dir_ / "out").string()});
+  EXPECT_EQ(r.exit_code, kExitBadInput);
+  EXPECT_THAT(r.err, HasSubstr("1 of 2 roots could not be analyzed"));
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["status"], "partial");
+  EXPECT_THAT(j["failed_roots"][0]["root"].get<std::string>(), HasSubstr("empty_root"));
+  auto lines = Lines(dir_ / "out" / "sweep_class_rollup.csv");
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_THAT(lines[1], HasSubstr(",failed,"));
+  EXPECT_THAT(lines[2], HasSubstr(",ok,"));
+}
+
+TEST_F(SweepCommandTest, ZeroJobsIsUsageError) {
+  auto r = RunCli({"sweep", Sample("tp_l0_text").string(), "-o", dir_.string(), "--jobs", "0"});
+  EXPECT_EQ(r.exit_code, kExitBadInput);
+  EXPECT_THAT(r.err, HasSubstr("--jobs"));
+}
+
+TEST_F(SweepCommandTest, MissingOutputIsUsageError) {
+  auto r = RunCli({"sweep", Sample("tp_l0_text").string()});
+  EXPECT_EQ(r.exit_code, kExitBadInput);
+  EXPECT_THAT(r.err, HasSubstr("--output"));
+}
+
+TEST(SweepReportDirTest, SameNamedRootsGetDistinctNumberedDirs) {
+  using analyze::report::SweepReportDirName;
+  EXPECT_EQ(SweepReportDirName("/a/run", 0, 2), "01_run");
+  EXPECT_EQ(SweepReportDirName("/b/run/", 1, 2), "02_run");
+  EXPECT_EQ(SweepReportDirName("/c/my run", 0, 120), "001_my_run");
+}
+
+}  // namespace
+}  // namespace optrace::cli

@@ -1,0 +1,111 @@
+// Test helpers: native dumps built word by word from include/optrace/format.h, temp dirs.
+//
+//   SlotSpec s{CoreKind::kAiv, 3};
+//   s.events = {{Bid("send"), 0, 100}, {Eid("send"), 0, 150}};
+//   WriteBytes(dir / "rank0.bin", ToBytes(BuildNativeBuffer({s, std::nullopt}, 64)));
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "optrace/format.h"
+#include "optrace/point_id.h"
+
+namespace optrace::collect::testing {
+
+using format::CoreKind;
+
+inline uint32_t Bid(std::string_view label) {
+  return PointId(LabelId(label.data(), static_cast<uint32_t>(label.size())), false);
+}
+inline uint32_t Eid(std::string_view label) {
+  return PointId(LabelId(label.data(), static_cast<uint32_t>(label.size())), true);
+}
+
+struct EventSpec {
+  uint32_t id;
+  uint32_t payload;
+  int64_t ticks;
+};
+
+struct SlotSpec {
+  CoreKind kind = CoreKind::kAiv;
+  uint32_t core = 0;
+  uint32_t sub_block = 0;
+  uint64_t clock_hz = 50'000'000;
+  int64_t start = 0;
+  std::vector<EventSpec> events;
+  uint64_t dropped = 0;
+};
+
+// Slots in order; nullopt = a never-written (all-zero) slot.
+inline std::vector<uint64_t> BuildNativeBuffer(const std::vector<std::optional<SlotSpec>>& slots,
+                                               uint32_t slot_words) {
+  using namespace format;
+  std::vector<uint64_t> w(slots.size() * slot_words, 0);
+  for (size_t i = 0; i < slots.size(); ++i) {
+    if (!slots[i]) continue;
+    const SlotSpec& s = *slots[i];
+    uint64_t* p = w.data() + i * slot_words;
+    p[kWordMagicVersion] = PackMagicVersion();
+    p[kWordCore] = PackCore(s.kind, s.core, s.sub_block);
+    p[kWordClockHz] = s.clock_hz;
+    p[kWordStartTimestamp] = static_cast<uint64_t>(s.start);
+    p[kWordCapacity] = PackCapacity(CapacityForSlotWords(slot_words), slot_words);
+    p[kWordEventCount] = s.events.size();
+    p[kWordDropped] = s.dropped;
+    for (size_t e = 0; e < s.events.size(); ++e) {
+      p[kHeaderWords + 2 * e] = PackEvent(s.events[e].id, s.events[e].payload);
+      p[kHeaderWords + 2 * e + 1] = static_cast<uint64_t>(s.events[e].ticks);
+    }
+  }
+  return w;
+}
+
+inline std::string ToBytes(const std::vector<uint64_t>& words) {
+  std::string b(words.size() * 8, '\0');
+  std::memcpy(b.data(), words.data(), b.size());
+  return b;
+}
+
+inline void WriteBytes(const std::filesystem::path& path, std::string_view bytes) {
+  std::filesystem::create_directories(path.parent_path());
+  std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+inline std::string ReadText(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// A fresh empty directory per test, named after it.
+inline std::filesystem::path FreshDir(std::string_view tag = "") {
+  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / "optrace_collect" /
+                              (std::string(info->test_suite_name()) + "." + info->name() + std::string(tag));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+// A small valid rank dump: AIC 0 with nested phases, AIV 0 and AIV 1 with a loop.
+inline std::string SmallNativeDump(int64_t offset = 0) {
+  SlotSpec aic{CoreKind::kAic, 0};
+  aic.events = {{Bid("processing"), 0, 1000 + offset}, {Bid("gemm"), 0, 1100 + offset},
+                {Eid("gemm"), 0, 1600 + offset},       {Eid("processing"), 0, 2000 + offset}};
+  SlotSpec aiv0{CoreKind::kAiv, 0};
+  aiv0.events = {{Bid("processing"), 0, 1050 + offset}, {Bid("send"), 1, 1100 + offset},
+                 {Eid("send"), 1, 1200 + offset},       {Bid("send"), 2, 1300 + offset},
+                 {Eid("send"), 2, 1500 + offset},       {Eid("processing"), 0, 1900 + offset}};
+  SlotSpec aiv1{CoreKind::kAiv, 1};
+  aiv1.events = {{Bid("processing"), 0, 1000 + offset}, {Eid("processing"), 0, 1800 + offset}};
+  return ToBytes(BuildNativeBuffer({aic, std::nullopt, aiv0, aiv1}, 32));
+}
+
+}  // namespace optrace::collect::testing

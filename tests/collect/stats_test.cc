@@ -1,0 +1,75 @@
+#include "collect/stats.h"
+
+#include <gtest/gtest.h>
+
+namespace optrace::collect {
+namespace {
+
+// Two AIV cores on rank 0 at 50 MHz (1 us = 50 ticks): "send" takes 1, 2, 3 us on core 0 and 4 us
+// on core 1; "wait" (2 us) nests inside the 4 us send.
+Collection Sample() {
+  Collection c;
+  c.labels = {{"send"}, {"wait"}};
+  c.series = {{0, CoreKind::kAiv, 0, 50e6}, {0, CoreKind::kAiv, 1, 50e6}};
+  auto iv = [](uint32_t label, uint32_t core, int64_t b_us, int64_t d_us, int64_t self_us) {
+    Interval i;
+    i.kind = CoreKind::kAiv;
+    i.core_index = core;
+    i.series = core;
+    i.label = label;
+    i.begin_ticks = b_us * 50;
+    i.end_ticks = (b_us + d_us) * 50;
+    i.self_ticks = self_us * 50;
+    return i;
+  };
+  c.intervals = {iv(0, 0, 0, 1, 1), iv(0, 0, 10, 2, 2), iv(0, 0, 20, 3, 3), iv(0, 1, 0, 4, 2), iv(1, 1, 1, 2, 2)};
+  return c;
+}
+
+TEST(Stats, PercentilesInterpolateBetweenClosestRanks) {
+  StatsTable t = ComputeStats(Sample(), nullptr);
+  ASSERT_EQ(t.rows.size(), 2u);
+  const LabelStats& send = t.rows[0];
+  EXPECT_EQ(send.label, "send");
+  EXPECT_EQ(send.duration.count, 4u);
+  EXPECT_DOUBLE_EQ(send.duration.total, 10);
+  EXPECT_DOUBLE_EQ(send.duration.mean, 2.5);
+  EXPECT_DOUBLE_EQ(send.duration.p50, 2.5);   // h = 1.5 -> 2 + 0.5 * (3 - 2)
+  EXPECT_DOUBLE_EQ(send.duration.p90, 3.7);   // h = 2.7 -> 3 + 0.7 * (4 - 3)
+  EXPECT_DOUBLE_EQ(send.duration.p99, 3.97);  // h = 2.97
+  EXPECT_DOUBLE_EQ(send.duration.max, 4);
+}
+
+TEST(Stats, SelfTimeAndSpreadAcrossCores) {
+  StatsTable t = ComputeStats(Sample(), nullptr);
+  const LabelStats& send = t.rows[0];
+  EXPECT_DOUBLE_EQ(send.self_total, 8);
+  EXPECT_DOUBLE_EQ(send.self_mean, 2);
+  EXPECT_EQ(send.cores, 2u);
+  EXPECT_DOUBLE_EQ(send.core_total_min, 4);  // core 1: 4 us
+  EXPECT_DOUBLE_EQ(send.core_total_max, 6);  // core 0: 1 + 2 + 3 us
+  EXPECT_EQ(send.slowest_core, 0u);
+}
+
+TEST(Stats, RolesGroupCoresByTheRolesFile) {
+  Result<RoleMap> roles = ParseRoles("first: aiv 0\nsecond: aiv 1\n", "roles.txt");
+  ASSERT_TRUE(roles.ok()) << roles.status().message();
+  StatsTable t = ComputeStats(Sample(), &*roles);
+  ASSERT_EQ(t.role_rows.size(), 3u);
+  EXPECT_EQ(t.role_rows[0].role, "first");
+  EXPECT_EQ(t.role_rows[0].label, "send");
+  EXPECT_EQ(t.role_rows[0].duration.count, 3u);
+  EXPECT_EQ(t.role_rows[1].role, "second");
+  EXPECT_EQ(t.role_rows[1].duration.count, 1u);
+  EXPECT_EQ(t.role_rows[2].label, "wait");
+}
+
+TEST(Stats, TableListsEveryLabelWithItsCoreKind) {
+  std::string text = FormatStatsTable(ComputeStats(Sample(), nullptr));
+  EXPECT_NE(text.find("send"), std::string::npos);
+  EXPECT_NE(text.find("AIV"), std::string::npos);
+  EXPECT_NE(text.find("rank 0 AIV 0"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace optrace::collect

@@ -1,0 +1,16 @@
+# OPTRACE_PYTHON3: a python3 that can import numpy (the PATH one first, then /usr/bin/python3),
+# or empty when there is none; tests that need it skip cleanly then.
+if(NOT DEFINED CACHE{OPTRACE_PYTHON3})
+  set(_found "")
+  find_program(_py_path NAMES python3)
+  foreach(_py ${_py_path} /usr/bin/python3)
+    if(_py AND EXISTS ${_py} AND NOT _found)
+      execute_process(COMMAND ${_py} -c "import numpy" RESULT_VARIABLE _rc OUTPUT_QUIET ERROR_QUIET)
+      if(_rc EQUAL 0)
+        set(_found ${_py})
+      endif()
+    endif()
+  endforeach()
+  set(OPTRACE_PYTHON3 "${_found}" CACHE FILEPATH "python3 with numpy, for Python-based tests")
+  unset(_py_path CACHE)
+endif()

@@ -1,0 +1,105 @@
+// Focused binding and sample cases beyond the corpus variants (tests/source/lint_corpus_test.cc).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "lint_test_util.h"
+
+namespace optrace::source {
+namespace {
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+
+const char* kOpDef =
+    "class Op : public OpDef {\n public:\n  explicit Op(const char* n) : OpDef(n) {\n"
+    "    this->Input(\"x\").ParamType(REQUIRED);\n"
+    "    this->Output(\"y\").ParamType(REQUIRED);\n"
+    "    this->Output(\"profiling_data\").ParamType(%s);\n  }\n};\n";
+
+std::string OpDef(const char* param_type = "REQUIRED") {
+  char buf[512];
+  std::snprintf(buf, sizeof(buf), kOpDef, param_type);
+  return buf;
+}
+
+const char* kInfer =
+    "graphStatus InferShape(gert::InferShapeContext* c) {\n  c->GetOutputShape(1)->SetDim(0, 8);\n  return 0;\n}\n"
+    "graphStatus InferDataType(gert::InferDataTypeContext* c) {\n  c->SetOutputDataType(1, DT_INT64);\n  return 0;\n}\n";
+
+std::string Pybind(const std::string& args, const std::string& ret) {
+  return "std::tuple<at::Tensor, at::Tensor> op(const at::Tensor& x) {\n"
+         "  at::Tensor y = at::empty_like(x);\n  at::Tensor profiling = at::zeros({8});\n"
+         "  EXEC_NPU_CMD(aclnnOp, " + args + ");\n  return " + ret + ";\n}\n";
+}
+
+TEST(BindingRulesTest, ConsistentMinimalOperatorIsClean) {
+  EXPECT_THAT(LintFiles({{"op_host/op.cpp", OpDef()}, {"op_host/op_infer.cpp", kInfer},
+                         {"pybind/op.cpp", Pybind("x, y, profiling", "std::make_tuple(y, profiling)")}},
+                        true),
+              IsEmpty());
+}
+
+TEST(BindingRulesTest, MissingProfilingOutputIsOpdefLast) {
+  EXPECT_THAT(LintFiles({{"op_host/op.cpp", "void F() {\n  this->Output(\"y\").ParamType(REQUIRED);\n}\n"}}, true),
+              ElementsAre("binding-opdef-last@op_host/op.cpp:2"));
+}
+
+TEST(BindingRulesTest, InferThatSkipsProfilingShapeIsBindingInfer) {
+  EXPECT_THAT(LintFiles({{"op_host/op.cpp", OpDef()},
+                         {"op_host/op_infer.cpp",
+                          "graphStatus InferShape(gert::InferShapeContext* c) {\n  c->GetOutputShape(0);\n  return 0;\n}\n"
+                          "graphStatus InferDataType(gert::InferDataTypeContext* c) {\n"
+                          "  c->SetOutputDataType(1, DT_INT64);\n  return 0;\n}\n"},
+                         {"pybind/op.cpp", Pybind("x, y, profiling", "std::make_tuple(y, profiling)")}},
+                        true),
+              ElementsAre("binding-infer@op_host/op_infer.cpp:1"));
+}
+
+TEST(BindingRulesTest, PybindReturningWithoutProfilingIsBindingPybind) {
+  EXPECT_THAT(LintFiles({{"op_host/op.cpp", OpDef()}, {"op_host/op_infer.cpp", kInfer},
+                         {"pybind/op.cpp", Pybind("x, y, profiling", "y")}},
+                        true),
+              ElementsAre("binding-pybind@pybind/op.cpp:5"));
+}
+
+TEST(BindingRulesTest, NulloptForOptionalProfilingIsAllowed) {
+  EXPECT_THAT(LintFiles({{"op_host/op.cpp", OpDef("OPTIONAL")}, {"op_host/op_infer.cpp", kInfer},
+                         {"pybind/op.cpp", Pybind("x, y, c10::nullopt", "std::make_tuple(y, profiling)")}},
+                        true),
+              IsEmpty());
+}
+
+TEST(BindingRulesTest, NulloptForRequiredProfilingIsRequiredNull) {
+  EXPECT_THAT(LintFiles({{"op_host/op.cpp", OpDef()}, {"op_host/op_infer.cpp", kInfer},
+                         {"pybind/op.cpp", Pybind("x, y, c10::nullopt", "std::make_tuple(y, profiling)")}},
+                        true),
+              ElementsAre("binding-required-null@pybind/op.cpp:4"));
+}
+
+TEST(SampleRulesTest, SynchronizeInAnotherFunctionDoesNotCount) {
+  EXPECT_THAT(LintFiles({{"examples/op_sample.py",
+                          "def warmup():\n    torch.npu.synchronize()\n\n"
+                          "def run(p, out):\n    save_profiling_data(p, 0, out)\n"}}),
+              ElementsAre("sample-sync@examples/op_sample.py:5"));
+}
+
+TEST(SampleRulesTest, MentionsInStringsAndCommentsDoNotCount) {
+  EXPECT_THAT(LintFiles({{"test_op.py",
+                          "\"\"\"Calls save_profiling_data( after sync.\"\"\"\n"
+                          "def run(p, out):\n    # save_profiling_data(p, 0, out)\n"
+                          "    torch.cuda.synchronize()\n    save_profiling_data(p, 0, out)\n"}}),
+              IsEmpty());
+}
+
+TEST(SampleRulesTest, ResolvedPathsBeforeSpawnAreFine) {
+  EXPECT_THAT(LintFiles({{"op_sample.py",
+                          "def main(args):\n    profiling_dir = Path(args.profiling_dir).expanduser().resolve()\n"
+                          "    mp.spawn(run, args=(profiling_dir,), nprocs=2)\n"}}),
+              IsEmpty());
+  EXPECT_THAT(LintFiles({{"op_sample.py",
+                          "def main(args):\n    mp.spawn(run, args=(args.profiling_dir,), nprocs=2)\n"
+                          "    profiling_dir = Path(args.profiling_dir).expanduser().resolve()\n"}}),
+              ElementsAre("sample-path-resolve@op_sample.py:2"));
+}
+
+}  // namespace
+}  // namespace optrace::source

@@ -1,0 +1,134 @@
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "lint_test_util.h"
+
+namespace optrace::source {
+namespace {
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+
+// Kernel() puts the body at line 4.
+
+TEST(LabelRulesTest, CleanKernelHasNoFindings) {
+  EXPECT_THAT(LintFiles({{"k.cpp", Kernel("  MoeTracing(TRACE_POINT(\"dispatch send-token\", \"B\"), n);\n"
+                                          "  MoeTracing(TRACE_POINT(\"dispatch send-token\", \"E\"), n);\n")}}),
+              IsEmpty());
+}
+
+TEST(LabelRulesTest, UppercaseOrUnderscoreLabelIsLabelStyle) {
+  EXPECT_THAT(LintFiles({{"k.cpp", Kernel("  MoeTracing(TRACE_POINT(\"Dispatch_Send\", \"B\"));\n"
+                                          "  MoeTracing(TRACE_POINT(\"Dispatch_Send\", \"E\"));\n")}}),
+              ElementsAre("label-style@k.cpp:4", "label-style@k.cpp:5"));
+}
+
+TEST(LabelRulesTest, DoubleSpaceIsLabelStyle) {
+  EXPECT_THAT(LintFiles({{"k.cpp", Kernel("  TRACE_POINT(\"a  b\", \"B\");\n  TRACE_POINT(\"a  b\", \"E\");\n")}}),
+              ElementsAre("label-style@k.cpp:4", "label-style@k.cpp:5"));
+}
+
+TEST(LabelRulesTest, EventTypeOtherThanBOrEIsEventType) {
+  EXPECT_THAT(LintFiles({{"k.cpp", Kernel("  MoeTracing(TRACE_POINT(\"x\", \"begin\"));\n")}}),
+              ElementsAre("event-type@k.cpp:4"));
+}
+
+TEST(LabelRulesTest, MissingProcessingIsRootLabel) {
+  EXPECT_THAT(LintFiles({{"k.cpp", "#include \"optrace/trace.h\"\nvoid f() {\n  TRACE_POINT(\"x\", \"B\");\n"
+                                   "  TRACE_POINT(\"x\", \"E\");\n}\n"}}),
+              ElementsAre("root-label@k.cpp:3"));
+}
+
+TEST(LabelRulesTest, NestedProcessingIsRootLabel) {
+  EXPECT_THAT(LintFiles({{"k.cpp", Kernel("  TRACE_POINT(\"processing\", \"B\");\n  TRACE_POINT(\"processing\", \"E\");\n")}}),
+              ElementsAre("root-label@k.cpp:4"));
+}
+
+TEST(LabelRulesTest, LabelWithMoreThanSevenLevelsIsDepth) {
+  EXPECT_THAT(LintFiles({{"k.cpp", Kernel("  TRACE_POINT(\"a b c d e f g\", \"B\");\n  TRACE_POINT(\"a b c d e f g\", \"E\");\n")}}),
+              ElementsAre("depth@k.cpp:4", "depth@k.cpp:5"));
+  EXPECT_THAT(LintFiles({{"k.cpp", Kernel("  TRACE_POINT(\"a b c d e f\", \"B\");\n  TRACE_POINT(\"a b c d e f\", \"E\");\n")}}),
+              IsEmpty());
+}
+
+TEST(LabelRulesTest, NestingDeeperThanSevenIsDepth) {
+  std::string body;
+  for (char c = 'a'; c <= 'g'; ++c) body += std::string("  TRACE_POINT(\"") + c + "\", \"B\");\n";
+  for (char c = 'g'; c >= 'a'; --c) body += std::string("  TRACE_POINT(\"") + c + "\", \"E\");\n";
+  EXPECT_THAT(LintFiles({{"k.cpp", Kernel(body)}}), ElementsAre("depth@k.cpp:10"));
+}
+
+TEST(LabelRulesTest, BWithoutEIsPairing) {
+  EXPECT_THAT(LintFiles({{"k.cpp", Kernel("  MoeTracing(TRACE_POINT(\"gemm\", \"B\"));\n")}}),
+              ElementsAre("pairing@k.cpp:4"));
+}
+
+TEST(LabelRulesTest, EWithoutBIsPairing) {
+  EXPECT_THAT(LintFiles({{"k.cpp", Kernel("  MoeTracing(TRACE_POINT(\"gemm\", \"E\"));\n")}}),
+              ElementsAre("pairing@k.cpp:4"));
+}
+
+TEST(LabelRulesTest, CrossedRangesArePairing) {
+  EXPECT_THAT(LintFiles({{"k.cpp", Kernel("  TRACE_POINT(\"a\", \"B\");\n  TRACE_POINT(\"b\", \"B\");\n"
+                                          "  TRACE_POINT(\"a\", \"E\");\n  TRACE_POINT(\"b\", \"E\");\n")}}),
+              ElementsAre("pairing@k.cpp:6", "pairing@k.cpp:7"));
+}
+
+TEST(LabelRulesTest, BOpenedInsideLoopBodyAndClosedOutsideIsPairing) {
+  EXPECT_THAT(LintFiles({{"k.cpp", Kernel("  for (int g = 0; g < n; ++g) {\n    TRACE_POINT(\"group\", \"B\");\n  }\n"
+                                          "  TRACE_POINT(\"group\", \"E\");\n")}}),
+              ElementsAre("pairing@k.cpp:5", "pairing@k.cpp:7"));
+}
+
+TEST(LabelRulesTest, SameConditionBranchesMayOpenAndCloseLater) {
+  EXPECT_THAT(LintFiles({{"k.cpp", Kernel("  if (n == 1) {\n    TRACE_POINT(\"up\", \"B\");\n  } else {\n"
+                                          "    TRACE_POINT(\"down\", \"B\");\n  }\n  work();\n"
+                                          "  if (n == 1) {\n    TRACE_POINT(\"up\", \"E\");\n  } else {\n"
+                                          "    TRACE_POINT(\"down\", \"E\");\n  }\n")}}),
+              IsEmpty());
+}
+
+TEST(LabelRulesTest, BranchOpenNeverClosedIsPairing) {
+  EXPECT_THAT(LintFiles({{"k.cpp", Kernel("  if (n == 1) {\n    TRACE_POINT(\"up\", \"B\");\n  }\n")}}),
+              ElementsAre("pairing@k.cpp:5"));
+}
+
+TEST(LabelRulesTest, ReturnWithOpenRangeIsEarlyReturn) {
+  EXPECT_THAT(LintFiles({{"k.cpp", Kernel("  TRACE_POINT(\"wait\", \"B\");\n  if (n == 0) return;\n"
+                                          "  TRACE_POINT(\"wait\", \"E\");\n")}}),
+              ElementsAre("early-return@k.cpp:5"));
+}
+
+TEST(LabelRulesTest, ReturnAfterClosingItsRangesIsFine) {
+  EXPECT_THAT(LintFiles({{"k.cpp", Kernel("  TRACE_POINT(\"wait\", \"B\");\n  if (n == 0) {\n"
+                                          "    TRACE_POINT(\"wait\", \"E\");\n"
+                                          "    TRACE_POINT(\"processing\", \"E\");\n    return;\n  }\n"
+                                          "  TRACE_POINT(\"wait\", \"E\");\n")}}),
+              IsEmpty());
+}
+
+TEST(LabelRulesTest, LambdaBodiesArePairedOnTheirOwn) {
+  EXPECT_THAT(LintFiles({{"k.cpp", Kernel("  auto f = [&](int i) {\n    TRACE_POINT(\"step\", \"B\");\n"
+                                          "    TRACE_POINT(\"step\", \"E\");\n  };\n  f(1);\n")}}),
+              IsEmpty());
+}
+
+TEST(LabelRulesTest, CollidingLabelsAreLabelCollision) {
+  EXPECT_THAT(LintFiles({{"k.cpp", Kernel("  TRACE_POINT(\"phase 36123\", \"B\");\n  TRACE_POINT(\"phase 36123\", \"E\");\n"
+                                          "  TRACE_POINT(\"phase 411380\", \"B\");\n  TRACE_POINT(\"phase 411380\", \"E\");\n")}}),
+              ElementsAre("label-collision@k.cpp:6", "label-collision@k.cpp:7"));
+}
+
+TEST(LabelRulesTest, MarksInCommentsStringsAndDisabledCodeDoNotCount) {
+  EXPECT_THAT(LintFiles({{"k.cpp", Kernel("  // TRACE_POINT(\"x\", \"B\");\n  const char* s = \"TRACE_POINT(\\\"y\\\", \\\"B\\\")\";\n"
+                                          "#if 0\n  TRACE_POINT(\"z\", \"B\");\n#endif\n")}}),
+              IsEmpty());
+}
+
+TEST(LabelRulesTest, SuppressionCommentSilencesARule) {
+  EXPECT_THAT(LintFiles({{"k.cpp", Kernel("  // optrace-lint: disable-line=pairing\n"
+                                          "  MoeTracing(TRACE_POINT(\"gemm\", \"B\"));\n")}}),
+              IsEmpty());
+}
+
+}  // namespace
+}  // namespace optrace::source
