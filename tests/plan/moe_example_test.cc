@@ -4,6 +4,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -18,6 +20,7 @@
 #include "source/plan/instrument.h"
 #include "source/plan/plan.h"
 #include "source/scanner.h"
+#include "testing/cli_runner.h"
 #include "testing/temp_tree.h"
 
 namespace optrace::source {
@@ -188,6 +191,29 @@ TEST(MoeExampleRunTest, EmulatedRunOfTheInstrumentedExampleRecordsThePlannedLabe
   }
   EXPECT_EQ(aic, std::set<std::string>(plan.labels.aic.begin(), plan.labels.aic.end()));
   EXPECT_EQ(aiv, std::set<std::string>(plan.labels.aiv.begin(), plan.labels.aiv.end()));
+
+  // The demo's path: dumps + the instrumented sources -> optrace collect -> Chrome trace.
+  std::string trace = out.path("trace.json");
+  auto r = testing::RunCli({"collect", out.path(), "--source", std::string(OPTRACE_PLAN_INSTRUMENTED_DIR) + "/op_kernel",
+                            "-o", trace, "--strict"});
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  Result<std::string> text = ReadFileToString(trace);
+  ASSERT_TRUE(text.ok());
+  nlohmann::json j = nlohmann::json::parse(*text);
+  std::map<std::pair<int, int>, std::string> threads;  // (pid, tid) -> "AIC 0"
+  std::vector<std::pair<std::pair<int, int>, std::string>> complete;
+  for (const auto& e : j["traceEvents"]) {
+    if (e["ph"] == "M" && e["name"] == "thread_name")
+      threads[{e["pid"].get<int>(), e["tid"].get<int>()}] = e["args"]["name"].get<std::string>();
+    if (e["ph"] == "X") complete.push_back({{e["pid"].get<int>(), e["tid"].get<int>()}, e["name"].get<std::string>()});
+  }
+  std::set<std::string> trace_aic, trace_aiv;
+  for (const auto& [thread, name] : complete) {
+    const std::string& t = threads[thread];
+    (t.starts_with("AIC") ? trace_aic : trace_aiv).insert(name);
+  }
+  EXPECT_EQ(trace_aic, aic);
+  EXPECT_EQ(trace_aiv, aiv);
 }
 
 }  // namespace
