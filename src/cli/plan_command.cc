@@ -32,9 +32,8 @@ int RunPlanCommand(const CommandArgs& args, CommandIo& io) {
   } else {
     io.out << text;
   }
-  if (output.empty() && format == "json")
-    for (const std::string& w : plan->warnings) io.err << "optrace plan: warning: " << w << "\n";
-  else if (!output.empty())
+  // The text plan carries its warnings; elsewhere they go to stderr.
+  if (format == "json" || !output.empty())
     for (const std::string& w : plan->warnings) io.err << "optrace plan: warning: " << w << "\n";
   return kExitOk;
 }

@@ -134,6 +134,36 @@ TEST_F(InstrumentTest, StaleSiteIsReportedAndSkipped) {
   EXPECT_THAT(r->warnings.front(), HasSubstr("op_kernel/stage/stage.h:26: no function Stage::CubeWork here"));
 }
 
+Result<SiteMarks> MarksFor(const std::string& text, SiteKind kind, int line) {
+  SourceSet set("/op");
+  const SourceFile* f = set.AddText("a.h", text);
+  CodeStructure cs = AnalyzeStructure(f->lex);
+  PlanSite site;
+  site.kind = kind;
+  site.line = line;
+  site.name = "F";
+  site.label = "f";
+  return ComputeSiteMarks(*f, cs, site);
+}
+
+TEST(ComputeSiteMarksTest, OneLineBodyIsRefusedWithTheReason) {
+  Result<SiteMarks> m = MarksFor("void F() { G(); }\n", SiteKind::kFunction, 1);
+  ASSERT_FALSE(m.ok());
+  EXPECT_THAT(m.status().message(), HasSubstr("a.h:1: the body of F starts on the line of its '{'"));
+}
+
+TEST(ComputeSiteMarksTest, EmptyBodyIsRefused) {
+  Result<SiteMarks> m = MarksFor("void F() {\n}\n", SiteKind::kFunction, 1);
+  ASSERT_FALSE(m.ok());
+  EXPECT_THAT(m.status().message(), HasSubstr("is empty"));
+}
+
+TEST(ComputeSiteMarksTest, StatementSharingItsLineIsRefused) {
+  Result<SiteMarks> m = MarksFor("void F() {\n  a(); SyncAll();\n}\n", SiteKind::kStatement, 2);
+  ASSERT_FALSE(m.ok());
+  EXPECT_THAT(m.status().message(), HasSubstr("a.h:2: the statement shares a line with other code"));
+}
+
 TEST(RevertTextTest, DropsAutoLinesAndRestoresOriginals) {
   EXPECT_EQ(RevertText("a\n  X;  // optrace:auto\nb\n"), "a\nb\n");
   EXPECT_EQ(RevertText("if (x) { E; return; }  // optrace:orig if (x) return;\n"), "if (x) return;\n");

@@ -275,8 +275,8 @@ void CodeIndex::IndexFile(const SourceFile* f) {
       for (; p >= 0; p = prev(static_cast<size_t>(p))) {
         const Token& x = t[static_cast<size_t>(p)];
         if (x.Is(";") || x.Is("{") || x.Is("}")) break;
-        if (x.Is(":") && p > 0 && IsOneOf(t[static_cast<size_t>(prev(static_cast<size_t>(p)))].text,
-                                          {"public", "private", "protected"}))
+        long before = prev(static_cast<size_t>(p));
+        if (x.Is(":") && before >= 0 && IsOneOf(t[static_cast<size_t>(before)].text, {"public", "private", "protected"}))
           break;
         if (x.Is("void")) has_type = true;
         if (x.Is("__global__")) def->is_kernel = true;
@@ -559,9 +559,7 @@ std::string CodeIndex::ControlRole(const FunctionDef& f, int block, size_t token
     for (size_t k = b.open + 1; k < token && k < t.size(); ++k)
       if (Code(t[k]) && t[k].Is("case") && f.cs->InnermostBlock(k) == block) label = k;
     if (label == 0) return "";
-    size_t colon = label;
-    while (colon < token && !t[colon].Is(":")) ++colon;
-    while (colon + 1 < token && t[colon + 1].Is(":")) colon += 2;  // AivRole::kSend
+    // The label ends at the first ':' that is not part of a '::' (case AivRole::kSend:).
     for (size_t k = label; k < token; ++k)
       if (t[k].Is(":") && !(k + 1 < t.size() && t[k + 1].Is(":")) && !(k > 0 && t[k - 1].Is(":")))
         return last_ident(label, k);

@@ -153,14 +153,15 @@ Result<SiteMarks> ComputeSiteMarks(const SourceFile& file, const CodeStructure& 
         }
         if ((t[k].Is("OPTRACE_KERNEL_END")) && FirstOnLine(t, k)) end = k;
       }
+      if (begin >= end)
+        return BadInputError("{}:{}: the body of {} is empty; nothing to trace", file.rel, site.line, site.name);
       if (t[b.open].line == t[b.close].line || (begin < t.size() && t[begin].line == t[b.open].line))
         return BadInputError("{}:{}: the body of {} starts on the line of its '{{'; put its statements on lines of "
                              "their own to trace it", file.rel, site.line, site.name);
       if (!FirstOnLine(t, end))
         return BadInputError("{}:{}: the closing brace of {} shares a line with code", file.rel, t[end].line, site.name);
       int span = static_cast<int>(end - begin);
-      std::string indent = begin < end ? IndentOf(text, starts, t[begin].line)
-                                       : IndentOf(text, starts, t[end].line) + "  ";
+      std::string indent = IndentOf(text, starts, t[begin].line);
       m.lines.push_back({t[begin].line, false, span, indent, b_code});
       long last = PrevCode(t, end);
       bool ends_in_return = false;

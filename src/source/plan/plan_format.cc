@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "source/plan/code_index.h"
@@ -10,7 +11,7 @@
 namespace optrace::source {
 namespace {
 
-using nlohmann::json;
+using json = nlohmann::ordered_json;
 
 constexpr int kSchemaVersion = 1;
 
