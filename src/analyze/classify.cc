@@ -48,13 +48,18 @@ std::vector<ShapeClass> MakeClasses(size_t n, char prefix, GetSig get_sig, std::
 
 std::string ShapeSignature(const AnalysisResult& res, const RankTable& t, EventRange r) {
   uint64_t h = 1469598103934665603ull;
+  int compute = 0, shaped = 0;
   for (uint32_t i = r.first; i < r.last; ++i) {
     const Event& e = t.events[i];
     Fnv(h, res.Str(e.name));
     if (IsComm(e.op_type)) continue;
-    if (e.input_shapes == 0) return "";
+    ++compute;
+    shaped += e.input_shapes != 0;
     Fnv(h, res.Str(e.input_shapes));
   }
+  // A capture without shapes (Level0, record_shapes off) must not merge members by name alone;
+  // a shape-less operator inside a shaped capture (MemSet) is compared by name.
+  if (compute > 0 && shaped == 0) return "";
   return fmt::format("{:016x}:{}", h, r.size());
 }
 

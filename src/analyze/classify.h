@@ -7,8 +7,8 @@
 // operator] = attention, then the rest = moe if it holds a moe operator, else ffn, else
 // communication / aicpu / other by what it holds. A layer without attention is a companion
 // layer with one block. Class signature: the ordered sequence of (operator name, input shapes);
-// communication operators contribute their name only; a compute operator without shapes makes
-// the member a class of its own ("noshape:..."): missing shapes never merge.
+// communication operators contribute their name only; a member none of whose compute operators
+// has shapes (Level0) is a class of its own ("noshape:..."): missing shapes never merge.
 #pragma once
 
 #include <string>
@@ -20,7 +20,7 @@ namespace optrace::analyze {
 
 void ClassifyAll(AnalysisResult& result, const Rules& rules);
 
-// Signature of an event range, or "" when a compute event lacks shapes.
+// Signature of an event range, or "" when none of its compute events has shapes.
 std::string ShapeSignature(const AnalysisResult& result, const RankTable& table, EventRange range);
 
 }  // namespace optrace::analyze

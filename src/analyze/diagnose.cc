@@ -300,6 +300,8 @@ void TopOperators(AnalysisResult& res, const Rules& rules, Builder& b) {
   for (const OperatorClassSummary& c : res.summaries.operator_classes) total += c.duration_sum_us;
   int n = 0;
   for (const OperatorClassSummary& c : res.summaries.operator_classes) {
+    // Compute operators: communication has its own findings and summaries.
+    if (c.op_type == OpType::kCommunication) continue;
     if (n++ >= rules.thresholds.top_operators) break;
     Finding f;
     f.severity = Severity::kInfo;

@@ -13,7 +13,8 @@
 //                                         >= max(aicpu_min_exposed_us, aicpu_min_wall_share * wall)
 //   rank_step_skew                medium  aligned steps with wall skew > rank_skew_ratio
 //   compute_imbalance             medium  per-rank compute over aligned steps, skew > compute_imbalance_ratio
-//   top_operator                  info    the top_operators operators (rank-merged) by total time
+//   top_operator                  info    the top_operators compute operators (rank-merged, communication
+//                                         excluded) by total time
 // Evidence: file + row range of the events, or rank + absolute time window (Unix ns).
 #pragma once
 

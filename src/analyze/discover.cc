@@ -138,17 +138,18 @@ Result<Discovery> Discover(const std::vector<fs::path>& roots_in, std::vector<Da
     if (fs::is_empty(root, ec))
       return BadInputError("{}: empty directory; no profiler output to analyze", root_in.string());
     std::vector<fs::path> candidates;
-    if (IsTorchRankDir(root) || fs::is_directory(root / "mindstudio_profiler_output", ec)) candidates.push_back(root);
-    for (auto it = fs::recursive_directory_iterator(root, fs::directory_options::skip_permission_denied, ec);
+    bool root_is_rank = IsTorchRankDir(root) || fs::is_directory(root / "mindstudio_profiler_output", ec);
+    if (root_is_rank) candidates.push_back(root);
+    // A rank directory's own PROF_* raw data belongs to it: do not search inside.
+    for (auto it = root_is_rank ? fs::recursive_directory_iterator()
+                                : fs::recursive_directory_iterator(root, fs::directory_options::skip_permission_denied, ec);
          it != fs::recursive_directory_iterator(); it.increment(ec)) {
       if (ec) break;
       const fs::path& p = it->path();
-      std::string n = p.filename().string();
       if (it->is_directory(ec)) {
-        if (p == root) continue;
         if (IsTorchRankDir(p) || fs::is_directory(p / "mindstudio_profiler_output", ec)) {
           candidates.push_back(p);
-          it.disable_recursion_pending();  // its PROF_* raw data belongs to it
+          it.disable_recursion_pending();
         }
       } else if (other_files.size() < 12) {
         other_files.push_back(Relative(p, root));

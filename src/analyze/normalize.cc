@@ -178,6 +178,7 @@ Result<RankTable> NormalizeRank(const RankInput& in, const Rules& rules, StringT
   t.dir = in.dir.string();
   if (in.kind == InputKind::kTorchDb) {
     OPTRACE_RETURN_IF_ERROR(ReadTorchDb(in.db, rules, strings, t, issues));
+    AssignStepsFromMarkers(t);  // STEP_TIME ranges, torch_npu's rule
   } else {
     OPTRACE_RETURN_IF_ERROR(ReadKernelCsv(in.kernel_details, rules, strings, t, issues));
   }

@@ -43,6 +43,38 @@ std::string_view ShapeText(std::string_view f) {
   return f;
 }
 
+// Plain decimals ("12", "-0.125", " 3.5\t") without from_chars: mantissa / 10^k is correctly
+// rounded for mantissas below 2^53, the same double from_chars gives. Anything else (exponents,
+// N/A, long digit strings) goes through ParseCsvNumber.
+std::optional<double> FastNumber(std::string_view f) {
+  static constexpr double kPow10[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+                                      1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+  const char* p = f.data();
+  const char* end = p + f.size();
+  while (p < end && (*p == ' ' || *p == '\t')) ++p;
+  while (end > p && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r')) --end;
+  bool neg = false;
+  if (p < end && (*p == '-' || *p == '+')) neg = *p++ == '-';
+  uint64_t m = 0;
+  int digits = 0, frac = 0;
+  bool dot = false;
+  for (; p < end; ++p) {
+    char c = *p;
+    if (c >= '0' && c <= '9') {
+      m = m * 10 + uint64_t(c - '0');
+      ++digits;
+      frac += dot;
+    } else if (c == '.' && !dot) {
+      dot = true;
+    } else {
+      return ParseCsvNumber(f);
+    }
+  }
+  if (digits == 0 || digits > 15) return digits == 0 ? std::nullopt : ParseCsvNumber(f);
+  double v = double(m) / kPow10[frac];
+  return neg ? -v : v;
+}
+
 int32_t IntOr(std::string_view f, int32_t missing) {
   auto v = ParseCsvInt(f);
   if (!v || *v > INT32_MAX || *v < INT32_MIN) return missing;
@@ -134,7 +166,19 @@ Status ReadKernelCsv(const std::filesystem::path& path, const Rules& rules, Stri
   for (const auto& p : c.pipe) any_pipe |= p.has_value();
 
   std::unordered_map<uint64_t, OpType> op_cache;  // (core id, name id) -> op type
+  // Reserve once the row size is known, instead of growing (copies and page faults).
+  std::error_code size_ec;
+  uint64_t file_bytes = std::filesystem::file_size(path, size_ec);
+  size_t first_events = table.events.size();
+  bool reserved = size_ec || file_bytes < (1u << 20);
   while (true) {
+    if (!reserved && table.events.size() - first_events == 2048) {
+      reserved = true;
+      double per_row = std::max(1.0, double(rec.byte_offset) / 2048.0);
+      size_t rows = static_cast<size_t>(double(file_bytes) / per_row * 1.02) + 1024;
+      table.events.reserve(table.events.size() + rows);
+      if (any_pipe) table.pipes.reserve(table.pipes.size() + rows);
+    }
     OPTRACE_ASSIGN_OR_RETURN(bool more, reader.Next(rec));
     if (!more) break;
     auto start = ParseUsToNs(rec.Field(*c.start));
@@ -187,7 +231,7 @@ Status ReadKernelCsv(const std::filesystem::path& path, const Rules& rules, Stri
       bool have = false;
       for (int i = 0; i < kPipeCount; ++i) {
         if (!c.pipe[i]) continue;
-        auto v = ParseCsvNumber(rec.Field(*c.pipe[i]));
+        auto v = FastNumber(rec.Field(*c.pipe[i]));
         if (v) {
           pf.v[i] = static_cast<float>(*v);
           have = true;

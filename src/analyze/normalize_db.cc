@@ -84,6 +84,18 @@ Status ReadTorchDb(const std::filesystem::path& path, const Rules& rules, String
     auto it = sid.find(sqlite3_column_int64(st, col));
     return it == sid.end() ? 0 : it->second;
   };
+  // Shapes carry literal quotes as in the CSV ("\"32,3\""): the same unquoted text as the text export.
+  std::unordered_map<uint32_t, uint32_t> shape_of;
+  auto shape = [&](sqlite3_stmt* st, int col) -> uint32_t {
+    uint32_t id = str(st, col);
+    auto it = shape_of.find(id);
+    if (it != shape_of.end()) return it->second;
+    std::string_view v = strings.Get(id);
+    if (v.size() >= 2 && v.front() == '"' && v.back() == '"') v = v.substr(1, v.size() - 2);
+    uint32_t out = (v == "N/A" || v == "NA") ? 0 : strings.Intern(std::string(v));
+    shape_of.emplace(id, out);
+    return out;
+  };
 
   // PMU metrics per task.
   std::unordered_map<int64_t, PipelineFields> pmu;
@@ -134,8 +146,8 @@ Status ReadTorchDb(const std::filesystem::path& path, const Rules& rules, String
     int64_t b = Int(st, 8), m = Int(st, 9);
     e.block_dim = b >= 0 && b <= INT32_MAX ? static_cast<int32_t>(b) : -1;
     e.mix_block_dim = m >= 0 && m <= INT32_MAX ? static_cast<int32_t>(m) : -1;
-    e.input_shapes = str(st, 10);
-    e.output_shapes = str(st, 11);
+    e.input_shapes = shape(st, 10);
+    e.output_shapes = shape(st, 11);
     e.input_dtypes = str(st, 12);
     e.op_type = classify(e.core, e.name);
     auto it = pmu.find(sqlite3_column_int64(st, 13));
@@ -170,13 +182,6 @@ Status ReadTorchDb(const std::filesystem::path& path, const Rules& rules, String
     OPTRACE_RETURN_IF_ERROR(db.Query("SELECT id, startNs, endNs FROM STEP_TIME ORDER BY startNs", [&](sqlite3_stmt* st) {
       table.step_markers.push_back({Int(st, 0), sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2), "STEP_TIME"});
     }));
-    // torch_npu's rule: a task belongs to the first step whose [start, end] holds its start.
-    for (Event& e : table.events)
-      for (const StepMarker& m : table.step_markers)
-        if (e.start_ns >= m.start_ns && e.start_ns <= m.end_ns) {
-          e.step_id = m.step_id;
-          break;
-        }
   }
   if (db.HasTable("NPU_INFO")) {
     OPTRACE_RETURN_IF_ERROR(db.Query("SELECT name FROM NPU_INFO LIMIT 1", [&](sqlite3_stmt* st) {

@@ -119,5 +119,18 @@ TEST(DiagnoseTest, TwoRankSampleReportsCommunicationDominatedSteps) {
   EXPECT_EQ(comm, 2);
 }
 
+TEST(DiagnoseTest, TopOperatorsAreComputeOperators) {
+  // TP-L1 spends most device time in allreduce; the top list still names compute kernels.
+  AnalysisResult r = Analyze(Sample("tp_l1_text"));
+  int n = 0;
+  for (const Finding& f : r.findings) {
+    if (f.type != "top_operator") continue;
+    ++n;
+    EXPECT_EQ(f.summary.find("hcom_"), std::string::npos) << f.summary;
+    EXPECT_EQ(f.evidence.size(), 2u);  // one row range per rank
+  }
+  EXPECT_EQ(n, 5);
+}
+
 }  // namespace
 }  // namespace optrace::analyze

@@ -92,3 +92,24 @@ TEST(DiscoverTest, MissingRootIsNotFound) {
 
 }  // namespace
 }  // namespace optrace::analyze
+
+namespace optrace::analyze {
+namespace {
+
+TEST(DiscoverTest, RawProfDataInsideARankDirectoryIsNotASecondRank) {
+  testing::TempDir tmp;
+  tmp.Write("r_ascend_pt/profiler_info_2.json", "{}");
+  tmp.Write("r_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv", "Name,Start Time(us),Duration(us)\na,1,1\n");
+  tmp.Write("r_ascend_pt/PROF_000001_x/mindstudio_profiler_output/op_summary_1.csv", "Op Name\n");
+  for (const auto& root : {tmp.path(), tmp.path() / "r_ascend_pt"}) {
+    std::vector<DataIssue> issues;
+    auto d = Discover({root}, issues);
+    ASSERT_TRUE(d.ok()) << d.status().message();
+    ASSERT_EQ(d->ranks.size(), 1u) << root;
+    EXPECT_EQ(d->ranks[0].rank, 2);
+    EXPECT_EQ(d->ranks[0].kind, InputKind::kTorchText);
+  }
+}
+
+}  // namespace
+}  // namespace optrace::analyze

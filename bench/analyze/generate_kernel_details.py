@@ -1,0 +1,120 @@
+#!/usr/bin/python3
+"""Writes a large, realistic torch_npu kernel_details.csv (46 columns) and a matching trace_view.json.
+
+Rows follow the Level1 PipeUtilization header (FORMATS.md 3.1): an LLM-like step of attention /
+MoE / allreduce kernels repeated over steps, tab-suffixed start times, triple-quoted shapes, N/A
+pipeline fields on HCCL rows, CRLF line ends (as TP-L1). trace_view.json holds the ProfilerStep#N
+markers plus one Ascend Hardware X event per kernel (ts as a string, like torch_npu).
+Usage: generate_kernel_details.py OUT_DIR [SIZE_MB=1024]   (stdlib only, deterministic)
+"""
+import os
+import random
+import sys
+
+HEADER = ("Step Id,Model ID,Task ID,Stream ID,Name,Type,OP State,Accelerator Core,Start Time(us),Duration(us),"
+          "Wait Time(us),Block Dim,Mix Block Dim,HF32 Eligible,Input Shapes,Input Data Types,Input Formats,"
+          "Output Shapes,Output Data Types,Output Formats,Context ID,aicore_time(us),aic_total_cycles,"
+          "aic_mac_time(us),aic_mac_ratio,aic_scalar_time(us),aic_scalar_ratio,aic_mte1_time(us),aic_mte1_ratio,"
+          "aic_mte2_time(us),aic_mte2_ratio,aic_fixpipe_time(us),aic_fixpipe_ratio,aic_icache_miss_rate,"
+          "aiv_time(us),aiv_total_cycles,aiv_vec_time(us),aiv_vec_ratio,aiv_scalar_time(us),aiv_scalar_ratio,"
+          "aiv_mte2_time(us),aiv_mte2_ratio,aiv_mte3_time(us),aiv_mte3_ratio,aiv_icache_miss_rate,"
+          "cube_utilization(%)")
+
+OPS = [  # name, type, core, mean dur us, input shapes, dtypes, formats, output shapes
+    ("aclnnRmsNorm_RmsNormAiCore_RmsNorm", "RmsNorm", "AI_VECTOR_CORE", 32, "1,4096,7168;7168", "DT_BF16;DT_BF16", "ND;ND", "1,4096,7168;1,4096,1"),
+    ("aclnnMatmul_MatMulV3Common_MatMulV3", "MatMulV3", "AI_CORE", 150, "4096,7168;7168,2112", "DT_BF16;DT_BF16", "ND;ND", "4096,2112"),
+    ("aclnnFusedInferAttentionScore_FusedInferAttentionScore_FusedInferAttentionScore", "FusedInferAttentionScore", "MIX_AIC", 880, "1,4096,16,192;1,32768,1,576;1,32768,1,576", "DT_BF16;DT_BF16;DT_BF16", "ND;ND;ND", "1,4096,16,128"),
+    ("aclnnMatmul_MatMulV3Common_MatMulV3", "MatMulV3", "AI_CORE", 120, "4096,2048;2048,7168", "DT_BF16;DT_BF16", "ND;ND", "4096,7168"),
+    ("hcom_allReduce__358_0_1", "hcom_allReduce_", "HCCL", 400, "", "", "", ""),
+    ("aclnnMoeGatingTopK_MoeGatingTopK_MoeGatingTopK", "MoeGatingTopK", "AI_VECTOR_CORE", 25, "4096,256;256", "DT_BF16;FLOAT", "ND;ND", "4096,8;4096,8"),
+    ("aclnnGroupedMatmul_GroupedMatmul_GroupedMatmul", "GroupedMatmul", "MIX_AIC", 610, "32768,7168;32,7168,4096", "DT_BF16;DT_BF16", "ND;ND", "32768,4096"),
+    ("aclnnSwiGlu_SwiGlu_SwiGlu", "SwiGlu", "AI_VECTOR_CORE", 45, "32768,4096", "DT_BF16", "ND", "32768,2048"),
+    ("aclnnGroupedMatmul_GroupedMatmul_GroupedMatmul", "GroupedMatmul", "MIX_AIC", 560, "32768,2048;32,2048,7168", "DT_BF16;DT_BF16", "ND;ND", "32768,7168"),
+    ("aclnnAdd_AddAiCore_Add", "Add", "AI_VECTOR_CORE", 18, "1,4096,7168;1,4096,7168", "DT_BF16;DT_BF16", "ND;ND", "1,4096,7168"),
+]
+
+
+def pipe(rng, core, dur):
+    if core == "HCCL":
+        return "," .join(["N/A"] * 25)
+    t = dur * 0.93
+    aic = core in ("AI_CORE", "MIX_AIC")
+    aiv = core in ("AI_VECTOR_CORE", "MIX_AIC")
+    v = []
+    if aic:
+        r = [rng.uniform(0.2, 0.8) for _ in range(5)]
+        v += ["%.3f" % t, str(int(t * 43200))]
+        for x in r:
+            v += ["%.3f" % (t * x), "%.3f" % x]
+        v += ["%.3f" % rng.uniform(0, 0.05)]
+    else:
+        v += ["0.0", "0"] + ["0.0"] * 10 + ["0.0"]
+    if aiv:
+        r = [rng.uniform(0.1, 0.8) for _ in range(4)]
+        v += ["%.3f" % t, str(int(t * 86400))]
+        for x in r:
+            v += ["%.3f" % (t * x), "%.3f" % x]
+        v += ["%.3f" % rng.uniform(0, 0.05)]
+    else:
+        v += ["0.0", "0"] + ["0.0"] * 8 + ["0.0"]
+    v += ["%.3f" % (rng.uniform(10, 80) if aic else 0.0)]
+    return ",".join(v)
+
+
+def main():
+    out = sys.argv[1]
+    size = int(float(sys.argv[2]) * 1024 * 1024) if len(sys.argv) > 2 else 1 << 30
+    os.makedirs(out, exist_ok=True)
+    rng = random.Random(7)
+    ts = 1764246877073569.640
+    step = 1
+    task = 1000
+    written = 0
+    steps = []
+    kernels_per_step = 600
+    csv_path = os.path.join(out, "kernel_details.csv")
+    tv = open(os.path.join(out, "trace_view.json"), "w")
+    tv.write("[")
+    first_tv = True
+    with open(csv_path, "w", newline="") as f:
+        line = HEADER + "\r\n"
+        f.write(line)
+        written += len(line)
+        while written < size:
+            step_start = ts
+            buf = []
+            for i in range(kernels_per_step):
+                name, typ, core, mean, ish, dt, fm, osh = OPS[i % len(OPS)]
+                dur = mean * rng.uniform(0.9, 1.1)
+                wait = rng.uniform(1, 12)
+                ts += wait
+                task += 1
+                if core == "HCCL":
+                    row = "%d,4294967295,N/A,N/A,%s,%s,N/A,HCCL,%.3f\t,%.3f,%.3f,0,N/A,N/A,N/A,N/A,N/A,N/A,N/A,N/A,N/A,%s" % (
+                        step, name, typ, ts, dur, wait, pipe(rng, core, dur))
+                else:
+                    row = ('%d,4294967295,%d,2,%s,%s,dynamic,%s,%.3f\t,%.3f,%.3f,24,%s,NO,"""%s""",%s,%s,"""%s""",%s,%s,N/A,%s'
+                           % (step, task, name, typ, core, ts, dur, wait, "48" if core == "MIX_AIC" else "0", ish, dt, fm,
+                              osh, dt.split(";")[0], fm.split(";")[0], pipe(rng, core, dur)))
+                buf.append(row + "\r\n")
+                ev = '{"ph":"X","name":"%s","pid":800,"tid":2,"ts":"%.3f","dur":%.3f,"cat":"kernel","args":{"Task Type":"%s"}}' % (
+                    name, ts, dur, core)
+                tv.write(("" if first_tv else ",\n") + ev)
+                first_tv = False
+                ts += dur
+            chunk = "".join(buf)
+            f.write(chunk)
+            written += len(chunk)
+            steps.append((step, step_start, ts - step_start))
+            ts += rng.uniform(200, 400)
+            step += 1
+    for s, start, dur in steps:
+        tv.write(',\n{"ph":"X","name":"ProfilerStep#%d","pid":1,"tid":1,"ts":"%.3f","dur":%.3f,"cat":"cpu_op"}' % (
+            s, start - 50, dur + 100))
+    tv.write("]\n")
+    tv.close()
+    print("%s: %.1f MB, %d steps" % (csv_path, written / 1048576.0, len(steps)))
+
+
+if __name__ == "__main__":
+    main()

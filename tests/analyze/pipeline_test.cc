@@ -1,0 +1,215 @@
+#include "analyze/pipeline.h"
+
+#include <gtest/gtest.h>
+
+#include "analyze/stage_io.h"
+#include "analyze_test_util.h"
+
+namespace optrace::analyze {
+namespace {
+
+using testing::Sample;
+using testing::TempDir;
+
+class RecordingSink : public ProgressSink {
+ public:
+  void OnStage(const StageEvent& e) override { events.push_back(e); }
+  std::vector<StageEvent> events;
+  std::vector<std::string> Lines() const {
+    std::vector<std::string> out;
+    for (const StageEvent& e : events) out.push_back(std::string(StageName(e.stage)) + ":" + e.status);
+    return out;
+  }
+};
+
+std::vector<std::string> FindingKeys(const AnalysisResult& r) {
+  std::vector<std::string> out;
+  for (const Finding& f : r.findings) out.push_back(f.id + " " + f.type + " " + f.summary);
+  return out;
+}
+
+TEST(PipelineTest, EverySampleRootRunsToFindings) {
+  for (const char* root : {"tp_l0_text", "tp_l1_text", "tp_l0_db", "tp_l1_db", "st_l2", "msprof_minimal",
+                           "synthetic_8rank"}) {
+    SCOPED_TRACE(root);
+    AnalyzeOptions opt;
+    opt.roots = {Sample(root)};
+    opt.persist_stages = false;
+    auto r = RunAnalysis(opt);
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    EXPECT_GT(r->identity.event_count, 0u);
+    EXPECT_FALSE(r->findings.empty());
+    EXPECT_FALSE(r->summaries.operators.empty());
+    EXPECT_EQ(r->timings.size(), 7u);
+  }
+}
+
+TEST(PipelineTest, ProgressReportsEachStageWithCounts) {
+  RecordingSink sink;
+  AnalyzeOptions opt;
+  opt.roots = {Sample("tp_l1_text")};
+  opt.persist_stages = false;
+  opt.progress = &sink;
+  ASSERT_TRUE(RunAnalysis(opt).ok());
+  std::vector<std::string> expected;
+  for (const char* s : {"discover", "normalize", "segment", "classify", "summarize", "cross_rank", "diagnose"}) {
+    expected.push_back(std::string(s) + ":started");
+    expected.push_back(std::string(s) + ":done");
+  }
+  EXPECT_EQ(sink.Lines(), expected);
+  EXPECT_EQ(sink.events[3].counts.at("events"), 382);  // normalize: 191 per rank
+  EXPECT_EQ(sink.events[5].counts.at("steps"), 2);
+}
+
+TEST(PipelineTest, LaterStagesReuseEarlierStageFiles) {
+  TempDir out;
+  AnalyzeOptions full;
+  full.roots = {Sample("synthetic_8rank")};
+  full.out_dir = out.path() / "full";
+  auto a = RunAnalysis(full);
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  for (const char* s : {"discover", "normalize", "segment", "classify", "summarize", "cross_rank", "diagnose"})
+    EXPECT_TRUE(std::filesystem::exists(out.path() / "full" / "stages" / (std::string(s) + ".bin"))) << s;
+
+  // Stop after segment, then resume from classify without the roots.
+  AnalyzeOptions first;
+  first.roots = {Sample("synthetic_8rank")};
+  first.out_dir = out.path() / "split";
+  first.to = Stage::kSegment;
+  RecordingSink s1;
+  first.progress = &s1;
+  auto b = RunAnalysis(first);
+  ASSERT_TRUE(b.ok()) << b.status().message();
+  EXPECT_TRUE(b->findings.empty());
+  EXPECT_EQ(s1.Lines().back(), "diagnose:skipped");
+  EXPECT_FALSE(std::filesystem::exists(out.path() / "split" / "stages" / "classify.bin"));
+
+  AnalyzeOptions second;
+  second.out_dir = out.path() / "split";
+  second.from = Stage::kClassify;
+  RecordingSink s2;
+  second.progress = &s2;
+  auto c = RunAnalysis(second);
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(s2.Lines().front(), "discover:loaded");
+  EXPECT_EQ(s2.Lines()[2], "segment:loaded");
+  EXPECT_EQ(s2.Lines()[3], "classify:started");
+  EXPECT_EQ(FindingKeys(*c), FindingKeys(*a));
+  EXPECT_EQ(c->identity.event_count, a->identity.event_count);
+  EXPECT_EQ(c->steps.size(), a->steps.size());
+}
+
+TEST(PipelineTest, OnlyStageRunsOneStageFromItsInputs) {
+  TempDir out;
+  AnalyzeOptions full;
+  full.roots = {Sample("tp_l1_text")};
+  full.out_dir = out.path();
+  auto a = RunAnalysis(full);
+  ASSERT_TRUE(a.ok());
+  AnalyzeOptions only;
+  only.out_dir = out.path();
+  only.from = only.to = Stage::kDiagnose;
+  RecordingSink sink;
+  only.progress = &sink;
+  auto b = RunAnalysis(only);
+  ASSERT_TRUE(b.ok()) << b.status().message();
+  EXPECT_EQ(FindingKeys(*b), FindingKeys(*a));
+  EXPECT_EQ(sink.Lines().size(), 6u + 2u);  // 6 loaded + started + done
+}
+
+TEST(PipelineTest, MissingStageFileNamesItAndTheStageToRun) {
+  TempDir out;
+  AnalyzeOptions opt;
+  opt.out_dir = out.path();
+  opt.from = Stage::kSummarize;
+  auto r = RunAnalysis(opt);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("stages/discover.bin"), std::string::npos) << r.status().message();
+  EXPECT_NE(r.status().message().find("run the 'discover' stage first"), std::string::npos);
+}
+
+TEST(PipelineTest, TruncatedStageFileIsRejected) {
+  TempDir out;
+  AnalyzeOptions full;
+  full.roots = {Sample("tp_l1_text")};
+  full.out_dir = out.path();
+  full.to = Stage::kNormalize;
+  ASSERT_TRUE(RunAnalysis(full).ok());
+  std::filesystem::path p = out.path() / "stages" / "normalize.bin";
+  std::filesystem::resize_file(p, std::filesystem::file_size(p) / 2);
+  AnalyzeOptions again;
+  again.out_dir = out.path();
+  again.from = Stage::kSegment;
+  auto r = RunAnalysis(again);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kBadInput);
+  EXPECT_NE(r.status().message().find("normalize.bin: truncated or corrupt"), std::string::npos)
+      << r.status().message();
+}
+
+TEST(PipelineTest, FromAfterToIsAUsageError) {
+  AnalyzeOptions opt;
+  opt.roots = {Sample("tp_l1_text")};
+  opt.from = Stage::kDiagnose;
+  opt.to = Stage::kSegment;
+  auto r = RunAnalysis(opt);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kUsage);
+}
+
+TEST(PipelineTest, StageNamesParse) {
+  EXPECT_EQ(ParseStage("cross_rank"), Stage::kCrossRank);
+  EXPECT_EQ(ParseStage("cross-rank"), Stage::kCrossRank);
+  EXPECT_EQ(ParseStage("diagnostics"), Stage::kDiagnose);
+  EXPECT_EQ(ParseStage("report"), Stage::kReport);
+  EXPECT_EQ(ParseStage("bogus"), std::nullopt);
+}
+
+TEST(PipelineTest, RulesDirectoryOverridesBuiltinThresholds) {
+  TempDir rules;
+  rules.Write("diagnosis_rules.json", "{\"slow_rank_min_votes\": 99}");
+  AnalyzeOptions opt;
+  opt.roots = {Sample("synthetic_8rank")};
+  opt.persist_stages = false;
+  opt.rules_dir = rules.path();
+  auto r = RunAnalysis(opt);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  for (const Finding& f : r->findings) EXPECT_NE(f.type, "slow_rank");
+}
+
+TEST(PipelineTest, BadRulesFileNamesFileAndProblem) {
+  TempDir rules;
+  auto p = rules.Write("segmentation_rules.json", "{\"layer_anchors\": [{\"family\": \"x\", \"regex\": \"(\"}]}");
+  AnalyzeOptions opt;
+  opt.roots = {Sample("tp_l1_text")};
+  opt.persist_stages = false;
+  opt.rules_dir = rules.path();
+  auto r = RunAnalysis(opt);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find(p.string()), std::string::npos) << r.status().message();
+  EXPECT_NE(r.status().message().find("bad regex"), std::string::npos);
+  rules.Write("segmentation_rules.json", "{\"layer_anchors\": [");
+  r = RunAnalysis(opt);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("malformed JSON at byte"), std::string::npos) << r.status().message();
+}
+
+TEST(PipelineTest, LimitationsExplainWhatIsMissing) {
+  AnalyzeOptions opt;
+  opt.roots = {Sample("st_l2")};
+  opt.persist_stages = false;
+  auto r = RunAnalysis(opt);
+  ASSERT_TRUE(r.ok());
+  bool rank1 = false, single = false;
+  for (const std::string& l : r->limitations) {
+    rank1 |= l.find("rank_1_ascend_pt has no kernel data") != std::string::npos;
+    single |= l.find("Single rank") != std::string::npos;
+  }
+  EXPECT_TRUE(rank1);
+  EXPECT_TRUE(single);
+  EXPECT_EQ(r->identity.profiler_level, "Level2");
+  EXPECT_EQ(r->identity.cann_version, "8.3.RC1");
+}
+
+}  // namespace
+}  // namespace optrace::analyze
