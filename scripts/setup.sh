@@ -5,11 +5,8 @@ pkgs=(cmake ninja-build g++ pkg-config python3 python3-numpy
       libgtest-dev libgmock-dev libbenchmark-dev
       libfmt-dev libcli11-dev nlohmann-json3-dev libsimdjson-dev
       libzip-dev zlib1g-dev libsqlite3-dev libxlsxwriter-dev
-<<<<<<< HEAD
-      chromium)  # chromium: headless check of report.html (ctest label browser)
-=======
-      python3-pandas)  # pandas: only bench/analyze/pandas_baseline.py (the comparison baseline)
->>>>>>> analyze
+      chromium        # headless check of report.html (ctest label browser)
+      python3-pandas) # only bench/analyze/pandas_baseline.py (the comparison baseline)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
