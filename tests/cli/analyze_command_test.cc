@@ -19,11 +19,20 @@ using ::testing::HasSubstr;
 
 fs::path SamplesDir() { return fs::path(OPTRACE_TEST_DATA_DIR) / "analyze"; }
 
-// Sample roots: every directory of tests/data/analyze/ except report/ (the writer goldens).
+// Sample roots: every directory of tests/data/analyze/ holding *_ascend_pt or PROF_* folders
+// (report/ and golden/ hold expected outputs, not inputs).
+bool IsProfilingRoot(const fs::path& dir) {
+  for (const auto& e : fs::directory_iterator(dir)) {
+    std::string name = e.path().filename().string();
+    if (e.is_directory() && (name.ends_with("_ascend_pt") || name.starts_with("PROF_"))) return true;
+  }
+  return false;
+}
+
 std::vector<fs::path> SampleRoots() {
   std::vector<fs::path> roots;
   for (const auto& e : fs::directory_iterator(SamplesDir()))
-    if (e.is_directory() && e.path().filename() != "report") roots.push_back(e.path());
+    if (e.is_directory() && IsProfilingRoot(e.path())) roots.push_back(e.path());
   std::sort(roots.begin(), roots.end());
   return roots;
 }
@@ -49,7 +58,7 @@ const std::vector<std::string> kFastArtifacts = {
 
 TEST_F(AnalyzeCommandTest, EverySampleRootProducesTheReportSet) {
   std::vector<fs::path> roots = SampleRoots();
-  ASSERT_GE(roots.size(), 2u) << "sample roots are expected under " << SamplesDir();
+  ASSERT_GE(roots.size(), 6u) << "sample roots are expected under " << SamplesDir();
   for (const fs::path& root : roots) {
     SCOPED_TRACE(root.string());
     fs::path out = dir_ / root.filename();

@@ -18,6 +18,21 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// One line per rollup row: a multi-line error ("found instead:\n  a\n  b") becomes "...: a; b".
+std::string OneLine(const std::string& text) {
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '\n') {
+      out += text[i];
+      continue;
+    }
+    while (i + 1 < text.size() && text[i + 1] == ' ') ++i;
+    if (!out.empty() && out.back() != ':') out += ';';
+    out += ' ';
+  }
+  return out;
+}
+
 std::string SafeName(std::string name) {
   for (char& c : name)
     if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.')) c = '_';
@@ -103,7 +118,7 @@ Table SweepRollupTable(const std::vector<SweepRoot>& roots) {
       row[0] = r.root;
       row[1] = std::string("failed");
       row[2] = r.report_dir;
-      row.back() = r.error;
+      row.back() = OneLine(r.error);
       t.rows.push_back(std::move(row));
       continue;
     }
