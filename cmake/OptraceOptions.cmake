@@ -25,3 +25,14 @@ function(optrace_layer_library name dir)
   target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR}/src ${PROJECT_SOURCE_DIR}/include)
   target_link_libraries(${name} PRIVATE optrace_warnings)
 endfunction()
+
+# Precompiled third-party headers. Most of the build time is spent parsing CLI11, GoogleTest,
+# nlohmann/json and fmt again in every translation unit; one precompiled header per target
+# (tests share one) parses them once. Only third-party and standard headers go in, so a
+# translation unit never depends on what the PCH happens to include.
+# optrace_pch(<target> <header>...)
+function(optrace_pch target)
+  if(OPTRACE_PCH)
+    target_precompile_headers(${target} PRIVATE ${ARGN})
+  endif()
+endfunction()
