@@ -29,7 +29,8 @@ Result<PointMap> ParsePointMap(std::string_view json_text, std::string_view orig
   if (doc.is_discarded()) {
     // Re-parse with exceptions off is silent about where; find the byte offset for the message.
     try {
-      (void)json::parse(json_text);
+      json unused = json::parse(json_text);  // throws with the byte offset
+      (void)unused;
     } catch (const json::parse_error& e) {
       return BadInputError("{}: not valid JSON at byte {}; regenerate it with 'optrace scan'", origin, e.byte);
     }
