@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
 #include <map>
 #include <set>
@@ -11,28 +12,6 @@ namespace optrace::collect {
 namespace {
 
 constexpr size_t kFlushBytes = 1 << 20;
-
-// Appends ticks * us_per_tick as microseconds with 3 decimals (ns), via integers: much faster
-// than formatting doubles, and exact for the usual clocks (50 MHz = 20 ns per tick).
-void AppendUs(std::string& b, int64_t ticks, double us_per_tick) {
-  const double ns_d = static_cast<double>(ticks) * us_per_tick * 1000.0;
-  int64_t ns = static_cast<int64_t>(ns_d < 0 ? ns_d - 0.5 : ns_d + 0.5);
-  if (ns < 0) {
-    b += '-';
-    ns = -ns;
-  }
-  fmt::format_int whole(ns / 1000);
-  b.append(whole.data(), whole.size());
-  const int frac = static_cast<int>(ns % 1000);
-  const char digits[4] = {'.', static_cast<char>('0' + frac / 100), static_cast<char>('0' + frac / 10 % 10),
-                          static_cast<char>('0' + frac % 10)};
-  b.append(digits, 4);
-}
-
-void AppendInt(std::string& b, int64_t v) {
-  fmt::format_int f(v);
-  b.append(f.data(), f.size());
-}
 
 struct Origins {
   std::map<int32_t, int64_t> by_rank;  // earliest tick per rank
@@ -58,26 +37,79 @@ Origins FindOrigins(const Collection& c, Align align) {
   return o;
 }
 
-void Flush(std::string& buf, std::ostream& out) {
-  out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
-  buf.clear();
-}
+// The fixed part of one complete event without its name, core prefix and source args: keys,
+// punctuation, two timestamps and five integers (generously rounded up).
+constexpr size_t kEventFixedBytes = 256;
 
-void AppendArgs(std::string& b, const LabelInfo& l, uint32_t payload, bool end_side) {
-  b += "\"index\":";
-  AppendInt(b, payload);
-  b += ",\"extra\":";
-  AppendInt(b, ExtraOf(payload));
-  b += ",\"seq\":";
-  AppendInt(b, SeqOf(payload));
-  const std::string& file = end_side ? l.end_file : l.begin_file;
-  const int line = end_side ? l.end_line : l.begin_line;
-  if (!file.empty()) {
-    b += ",\"file\":";
-    AppendJsonString(b, file);  // short; escaping per event is cheaper than caching per label side
-    b += ",\"line\":";
-    AppendInt(b, line);
+// A flat output buffer for the event loop: Reserve() once per event, then appends are plain
+// copies of known size (no per-append capacity checks or strlen, which dominated the
+// std::string version).
+class TraceBuffer {
+ public:
+  explicit TraceBuffer(std::ostream& out) : out_(out), buf_(kFlushBytes + kEventFixedBytes) {}
+
+  void Reserve(size_t n) {
+    if (used_ + n <= buf_.size()) return;
+    Flush();
+    if (n > buf_.size()) buf_.resize(n);
   }
+  void Flush() {
+    out_.write(buf_.data(), static_cast<std::streamsize>(used_));
+    used_ = 0;
+  }
+  // For the parts whose size is not bounded by Reserve (metadata, other data, instants).
+  void Str(std::string_view s) {
+    if (used_ + s.size() > buf_.size()) {
+      Reserve(s.size());
+    }
+    std::memcpy(buf_.data() + used_, s.data(), s.size());
+    used_ += s.size();
+  }
+  template <size_t N>
+  void Lit(const char (&s)[N]) {
+    if (used_ + N > buf_.size()) Reserve(N);
+    std::memcpy(buf_.data() + used_, s, N - 1);
+    used_ += N - 1;
+  }
+  void Int(int64_t v) {
+    fmt::format_int f(v);
+    std::memcpy(buf_.data() + used_, f.data(), f.size());
+    used_ += f.size();
+  }
+  // ticks * us_per_tick as microseconds with 3 decimals (ns), via integers: much faster than
+  // formatting doubles, and exact for the usual clocks (50 MHz = 20 ns per tick).
+  void Us(int64_t ticks, double us_per_tick) {
+    const double ns_d = static_cast<double>(ticks) * us_per_tick * 1000.0;
+    int64_t ns = static_cast<int64_t>(ns_d < 0 ? ns_d - 0.5 : ns_d + 0.5);
+    char* p = buf_.data() + used_;
+    if (ns < 0) {
+      *p++ = '-';
+      ns = -ns;
+    }
+    fmt::format_int whole(ns / 1000);
+    std::memcpy(p, whole.data(), whole.size());
+    p += whole.size();
+    const int frac = static_cast<int>(ns % 1000);
+    p[0] = '.';
+    p[1] = static_cast<char>('0' + frac / 100);
+    p[2] = static_cast<char>('0' + frac / 10 % 10);
+    p[3] = static_cast<char>('0' + frac % 10);
+    used_ = static_cast<size_t>(p + 4 - buf_.data());
+  }
+
+ private:
+  std::ostream& out_;
+  std::vector<char> buf_;
+  size_t used_ = 0;
+};
+
+// ,"file":"op_kernel/x.h","line":12 (or nothing without a source location).
+std::string SourceArgs(const std::string& file, int line) {
+  if (file.empty()) return {};
+  std::string s = ",\"file\":";
+  AppendJsonString(s, file);
+  fmt::format_to(std::back_inserter(s), ",\"line\":{}", line);
+  return s;
 }
 
 }  // namespace
@@ -119,12 +151,11 @@ void AppendJsonString(std::string& out, std::string_view s) {
 Status WriteChromeTrace(const Collection& c, const ChromeTraceOptions& opt, std::string_view other_data_json,
                         std::ostream& out) {
   const Origins origins = FindOrigins(c, opt.align);
-  std::string b;
-  b.reserve(kFlushBytes + 4096);
-  b += "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n";
+  TraceBuffer b(out);
+  b.Lit("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
   bool first = true;
   auto sep = [&] {
-    if (!first) b += ",\n";
+    if (!first) b.Lit(",\n");
     first = false;
   };
   // Metadata: processes and threads, from the series (every core read, even one with no events).
@@ -134,78 +165,103 @@ Status WriteChromeTrace(const Collection& c, const ChromeTraceOptions& opt, std:
     ranks.insert(s.rank);
     threads.emplace(s.rank, TraceThreadId(s.kind, s.core_index), s.kind, s.core_index);
   }
+  std::string text;
   for (int32_t rank : ranks) {
     sep();
-    fmt::format_to(std::back_inserter(b),
+    text.clear();
+    fmt::format_to(std::back_inserter(text),
                    "{{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":{0},\"tid\":0,\"args\":{{\"name\":\"rank {0}\"}}}},\n"
                    "{{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":{0},\"tid\":0,\"args\":{{\"sort_index\":{0}}}}}",
                    rank);
+    b.Str(text);
   }
   for (const auto& [rank, tid, kind, core] : threads) {
     sep();
-    fmt::format_to(std::back_inserter(b),
+    text.clear();
+    fmt::format_to(std::back_inserter(text),
                    "{{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":{0},\"tid\":{1},\"args\":{{\"name\":\"{2} {3}\"}}}},\n"
                    "{{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":{0},\"tid\":{1},\"args\":{{\"sort_index\":{1}}}}}",
                    rank, tid, CoreKindName(kind), core);
+    b.Str(text);
   }
-  // Names are written once per label (escaped), not per event.
+  // Everything that is constant per label or per core is formatted once, not per event.
   std::vector<std::string> names(c.labels.size());
-  for (size_t i = 0; i < c.labels.size(); ++i) AppendJsonString(names[i], c.labels[i].name);
+  std::vector<std::string> begin_src(c.labels.size()), end_src(c.labels.size());
+  for (size_t i = 0; i < c.labels.size(); ++i) {
+    AppendJsonString(names[i], c.labels[i].name);
+    begin_src[i] = SourceArgs(c.labels[i].begin_file, c.labels[i].begin_line);
+    end_src[i] = SourceArgs(c.labels[i].end_file, c.labels[i].end_line);
+  }
+  struct SeriesText {
+    std::string complete;  // ,"cat":"AIC","ph":"X","pid":0,"tid":100000,"ts":
+    double us_per_tick = 0;
+    int64_t origin = 0;
+  };
+  std::vector<SeriesText> series(c.series.size());
+  for (size_t i = 0; i < c.series.size(); ++i) {
+    const SeriesInfo& s = c.series[i];
+    series[i].complete = fmt::format(",\"cat\":\"{}\",\"ph\":\"X\",\"pid\":{},\"tid\":{},\"ts\":", CoreKindName(s.kind),
+                                     s.rank, TraceThreadId(s.kind, s.core_index));
+    series[i].us_per_tick = 1e6 / s.clock_hz;
+    auto it = origins.by_rank.find(s.rank);
+    series[i].origin = it == origins.by_rank.end() ? 0 : it->second;
+  }
   std::string legacy_name;
   for (const Interval& iv : c.intervals) {
-    const SeriesInfo& s = c.series[iv.series];
-    const double us = 1e6 / s.clock_hz;
-    const int64_t origin = origins.by_rank.at(iv.rank);
-    sep();
-    b += "{\"name\":";
+    const SeriesText& st = series[iv.series];
+    std::string_view name = names[iv.label];
     if (opt.names == NameStyle::kLegacy && SeqOf(iv.begin_payload) != 0) {
       legacy_name.clear();
       AppendJsonString(legacy_name, IntervalName(c.labels[iv.label], iv.begin_payload, opt.names));
-      b += legacy_name;
-    } else {
-      b += names[iv.label];
+      name = legacy_name;
     }
-    b += ",\"cat\":\"";
-    b += CoreKindName(iv.kind);
-    b += "\",\"ph\":\"X\",\"pid\":";
-    AppendInt(b, iv.rank);
-    b += ",\"tid\":";
-    AppendInt(b, TraceThreadId(iv.kind, iv.core_index));
-    b += ",\"ts\":";
-    AppendUs(b, iv.begin_ticks - origin, us);
-    b += ",\"dur\":";
-    AppendUs(b, iv.end_ticks - iv.begin_ticks, us);
-    b += ",\"args\":{";
-    AppendArgs(b, c.labels[iv.label], iv.begin_payload, false);
+    const std::string& src = begin_src[iv.label];
+    b.Reserve(kEventFixedBytes + name.size() + st.complete.size() + src.size());
+    sep();
+    b.Lit("{\"name\":");
+    b.Str(name);
+    b.Str(st.complete);
+    b.Us(iv.begin_ticks - st.origin, st.us_per_tick);
+    b.Lit(",\"dur\":");
+    b.Us(iv.end_ticks - iv.begin_ticks, st.us_per_tick);
+    b.Lit(",\"args\":{\"index\":");
+    b.Int(iv.begin_payload);
+    b.Lit(",\"extra\":");
+    b.Int(ExtraOf(iv.begin_payload));
+    b.Lit(",\"seq\":");
+    b.Int(SeqOf(iv.begin_payload));
+    b.Str(src);
     if (iv.end_payload != iv.begin_payload) {
-      b += ",\"end_index\":";
-      AppendInt(b, iv.end_payload);
+      b.Lit(",\"end_index\":");
+      b.Int(iv.end_payload);
     }
-    b += ",\"depth\":";
-    AppendInt(b, iv.depth);
-    b += "}}";
-    if (b.size() >= kFlushBytes) Flush(b, out);
+    b.Lit(",\"depth\":");
+    b.Int(iv.depth);
+    b.Lit("}}");
   }
   for (const Instant& in : c.instants) {
-    const SeriesInfo& s = c.series[in.series];
-    const int64_t origin = origins.by_rank.at(in.rank);
+    const SeriesText& st = series[in.series];
     sep();
-    b += "{\"name\":";
-    b += names[in.label];
-    fmt::format_to(std::back_inserter(b),
-                   ",\"cat\":\"{}\",\"ph\":\"i\",\"s\":\"t\",\"pid\":{},\"tid\":{},\"ts\":",
+    text.clear();
+    text += "{\"name\":";
+    text += names[in.label];
+    fmt::format_to(std::back_inserter(text), ",\"cat\":\"{}\",\"ph\":\"i\",\"s\":\"t\",\"pid\":{},\"tid\":{},\"ts\":",
                    CoreKindName(in.kind), in.rank, TraceThreadId(in.kind, in.core_index));
-    AppendUs(b, in.ticks - origin, 1e6 / s.clock_hz);
-    b += ",\"args\":{\"unmatched\":\"";
-    b += in.is_begin ? "B\"," : "E\",";
-    AppendArgs(b, c.labels[in.label], in.payload, !in.is_begin);
-    b += "}}";
-    if (b.size() >= kFlushBytes) Flush(b, out);
+    b.Str(text);
+    b.Reserve(kEventFixedBytes);
+    b.Us(in.ticks - st.origin, st.us_per_tick);
+    text.assign(",\"args\":{\"unmatched\":\"");
+    text += in.is_begin ? "B\"," : "E\",";
+    fmt::format_to(std::back_inserter(text), "\"index\":{},\"extra\":{},\"seq\":{}", in.payload, ExtraOf(in.payload),
+                   SeqOf(in.payload));
+    text += in.is_begin ? begin_src[in.label] : end_src[in.label];
+    text += "}}";
+    b.Str(text);
   }
-  b += "\n],\n\"otherData\":";
-  b += other_data_json.empty() ? std::string_view("{}") : other_data_json;
-  b += "}\n";
-  Flush(b, out);
+  b.Lit("\n],\n\"otherData\":");
+  b.Str(other_data_json.empty() ? std::string_view("{}") : other_data_json);
+  b.Lit("}\n");
+  b.Flush();
   if (!out) return IoError("writing the trace failed (disk full?)");
   return Status::Ok();
 }

@@ -221,9 +221,13 @@ Result<CollectResult> Collect(const CollectOptions& o) {
       d.SetSummary(Problem::kSkippedNoMapping, counts);
     }
   }
-  std::stable_sort(c.intervals.begin(), c.intervals.end(), [](const Interval& a, const Interval& b) {
+  auto by_core = [](const Interval& a, const Interval& b) {
     return std::tie(a.rank, a.kind, a.core_index) < std::tie(b.rank, b.kind, b.core_index);
-  });
+  };
+  // Dumps are usually read in core order already: checking is one pass, sorting a copy of all.
+  if (!std::is_sorted(c.intervals.begin(), c.intervals.end(), by_core)) {
+    std::stable_sort(c.intervals.begin(), c.intervals.end(), by_core);
+  }
   ApplyDepth(c.intervals, o.depth);
   return r;
 }
