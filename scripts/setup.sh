@@ -3,7 +3,7 @@
 set -euo pipefail
 pkgs=(cmake ninja-build g++ pkg-config python3 python3-numpy
       libgtest-dev libgmock-dev libbenchmark-dev
-      libfmt-dev libcli11-dev nlohmann-json3-dev libsimdjson-dev
+      libfmt-dev libcli11-dev nlohmann-json3-dev
       libzip-dev zlib1g-dev libsqlite3-dev libxlsxwriter-dev
       chromium)  # chromium: headless check of report.html (ctest label browser)
 missing=()

@@ -1,11 +1,10 @@
-// NormalizeRank and the side files: communication.json, step_trace_time.csv, trace_view.json
-// step markers, profiler_info_<rank>.json.
+// NormalizeRank and the side files: communication.json, step_trace_time.csv,
+// profiler_info_<rank>.json (trace_view.json step markers: trace_view_steps.cc).
 #include "analyze/normalize.h"
 
 #include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
-#include <simdjson.h>
 
 #include "core/csv_reader.h"
 #include "core/file_io.h"
@@ -115,41 +114,6 @@ Status ReadStepTraceCsv(const std::filesystem::path& path, RankTable& table) {
     r.bubble_us = get(bub);
     r.preparing_us = get(prep);
     table.step_trace.push_back(r);
-  }
-  return Status::Ok();
-}
-
-Status ReadTraceViewSteps(const std::filesystem::path& path, RankTable& table) {
-  simdjson::dom::parser parser;
-  simdjson::dom::element doc;
-  auto err = parser.load(path.string()).get(doc);
-  if (err)
-    return BadInputError("{}: malformed JSON: {}; re-export the profiler output", path.string(),
-                         simdjson::error_message(err));
-  simdjson::dom::array events;
-  if (doc.is_array()) {
-    events = doc.get_array().value_unsafe();
-  } else if (doc["traceEvents"].get(events)) {
-    return BadInputError("{}: expected a JSON array of trace events or an object with traceEvents", path.string());
-  }
-  for (simdjson::dom::element ev : events) {
-    std::string_view name;
-    if (ev["name"].get(name) || name.rfind("ProfilerStep#", 0) != 0) continue;
-    std::string_view ph;
-    if (!ev["ph"].get(ph) && ph != "X") continue;
-    auto id = ParseCsvInt(name.substr(13));
-    if (!id) continue;
-    std::optional<int64_t> ts;
-    simdjson::dom::element tse;
-    if (!ev["ts"].get(tse)) {
-      if (tse.is_string()) ts = ParseUsToNs(std::string_view(tse.get_string().value_unsafe()));
-      else if (tse.is_number()) ts = static_cast<int64_t>(std::llround(double(tse.get_double().value_unsafe()) * 1000.0));
-    }
-    double dur = 0;
-    simdjson::dom::element de;
-    if (!ev["dur"].get(de) && de.is_number()) dur = double(de.get_double().value_unsafe());
-    if (!ts) continue;
-    table.step_markers.push_back({*id, *ts, *ts + static_cast<int64_t>(std::llround(dur * 1000.0)), "trace_view.json"});
   }
   return Status::Ok();
 }

@@ -29,6 +29,8 @@ Status ReadTorchDb(const std::filesystem::path& path, const Rules& rules, String
                    std::vector<DataIssue>& issues);
 Status ReadCommunicationJson(const std::filesystem::path& path, RankTable& table);
 Status ReadStepTraceCsv(const std::filesystem::path& path, RankTable& table);
+// ProfilerStep#N markers of a trace_view.json, streamed through a 1 MiB buffer (trace views run
+// to GBs; only these few events are kept).
 Status ReadTraceViewSteps(const std::filesystem::path& path, RankTable& table);
 Status ReadProfilerInfo(const std::filesystem::path& path, RankTable& table);
 

@@ -76,7 +76,9 @@ TEST(MoeExamplePlanTest, TextPlanMatchesGolden) {
   std::string root = kExample.lexically_normal().string();
   for (size_t p = text.find(root); p != std::string::npos; p = text.find(root)) text.replace(p, root.size(), "<op>");
   const fs::path golden = fs::path(OPTRACE_TEST_DATA_DIR) / "plan" / "moe_plan.txt";
-  if (std::getenv("OPTRACE_UPDATE_GOLDENS")) ASSERT_TRUE(WriteFileAtomic(golden, text).ok());
+  if (std::getenv("OPTRACE_UPDATE_GOLDENS")) {
+    ASSERT_TRUE(WriteFileAtomic(golden, text).ok());
+  }
   Result<std::string> want = ReadFileToString(golden);
   ASSERT_TRUE(want.ok()) << "missing golden; run with OPTRACE_UPDATE_GOLDENS=1";
   EXPECT_EQ(text, *want);
