@@ -27,7 +27,8 @@ int RunCollectCommand(const CommandArgs& args, CommandIo& io) {
   auto* map_opt = app.add_option("--map", map_path, "point_map.json of the build that produced the dumps");
   app.add_option("--source", source_dir, "scan this source tree for the point map instead of --map")
       ->excludes(map_opt);
-  app.add_option("-o,--output", output, "Chrome trace JSON to write (default chrome_trace.json)");
+  app.add_option("-o,--output", output,
+                 "trace to write: Chrome JSON (default chrome_trace.json), or Perfetto protobuf for .pftrace");
   app.add_option("--stats", stats_path, "also write the statistics: .json or .csv");
   app.add_option("--clock-mhz", clock_mhz, "counter frequency of legacy dumps in MHz (default 50)")
       ->check(CLI::PositiveNumber);

@@ -114,6 +114,8 @@ std::string SourceArgs(const std::string& file, int line) {
 
 }  // namespace
 
+std::map<int32_t, int64_t> RankOrigins(const Collection& c, Align align) { return FindOrigins(c, align).by_rank; }
+
 const char* AlignName(Align a) {
   switch (a) {
     case Align::kRank: return "rank";

@@ -11,6 +11,7 @@
 // (kGlobal), or the raw counter (kNone). `other_data_json` becomes "otherData".
 #pragma once
 
+#include <map>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -27,6 +28,9 @@ struct ChromeTraceOptions {
   Align align = Align::kRank;
   NameStyle names = NameStyle::kLabel;
 };
+
+// The tick each rank's timestamps count from, per `align` (shared with the Perfetto writer).
+std::map<int32_t, int64_t> RankOrigins(const Collection& c, Align align);
 
 // Thread id of a core in the trace: kind * 100000 + core index.
 int64_t TraceThreadId(CoreKind kind, uint32_t core_index);

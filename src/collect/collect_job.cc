@@ -1,6 +1,7 @@
 #include "collect/collect_job.h"
 
 #include "collect/output_file.h"
+#include "collect/perfetto_writer.h"
 #include "core/file_io.h"
 
 namespace optrace::collect {
@@ -24,6 +25,7 @@ Result<CollectReport> RunCollectJob(const CollectJob& job) {
   }
   const std::string other = OtherDataJson(rep.result, job.settings);
   OPTRACE_RETURN_IF_ERROR(WriteStreamAtomic(job.trace_path, [&](std::ostream& os) {
+    if (IsPerfettoPath(job.trace_path.string())) return WritePerfettoTrace(rep.result.collection, job.trace, os);
     return WriteChromeTrace(rep.result.collection, job.trace, other, os);
   }));
   rep.stats = ComputeStats(rep.result.collection, job.roles);

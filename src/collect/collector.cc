@@ -105,6 +105,9 @@ Result<CollectResult> Collect(const CollectOptions& o) {
   if (!o.map) {
     for (const RankFile& f : files) {
       if (f.format == DumpFormat::kLegacy) {
+        // A file that is not a legacy dump at all is the first thing to fix: say that, not "give a map".
+        OPTRACE_ASSIGN_OR_RETURN(std::string bytes, ReadFileToString(f.path));
+        OPTRACE_RETURN_IF_ERROR(DecodeLegacyDump(bytes, f.path.string(), f.rank, o.legacy_clock_mhz * 1e6).status());
         return UsageError("{}: legacy dumps number their points 1, 2, 3...; give the point_map.json of the same "
                           "build with --map (or the sources with --source)",
                           f.path.string());
@@ -141,8 +144,11 @@ Result<CollectResult> Collect(const CollectOptions& o) {
     InputSummary sum{path, f.rank, f.format, dump.slot_words, dump.cores.size(), dump.never_written, 0, 0, mode};
     if (dump.never_written > 0) {
       d.Add(Problem::kNeverWrittenSlot,
-            fmt::format("{}: {} {} never written", path, f.format == DumpFormat::kNative ? "slot(s)" : "row(s)",
-                        SlotList(dump.never_written_slots)),
+            fmt::format("{}: {} {} never written{}", path, f.format == DumpFormat::kNative ? "slot(s)" : "row(s)",
+                        SlotList(dump.never_written_slots),
+                        dump.never_written_nonzero
+                            ? fmt::format(" ({} holding leftover memory, not a slot header)", dump.never_written_nonzero)
+                            : ""),
             dump.never_written);
     }
     for (CoreSeries& core : dump.cores) {
@@ -188,6 +194,11 @@ Result<CollectResult> Collect(const CollectOptions& o) {
       PairStats ps = PairCore(CoreRef{f.rank, core.kind, core.core_index, series}, resolved, mode, c.intervals,
                               c.instants);
       if (ps.crossed) d.Add(Problem::kCrossedNesting, core_name, ps.crossed);
+      if (ps.reversed) {
+        d.Add(Problem::kTimestampBackwards,
+              fmt::format("{}: {} pair(s) end before they begin; kept as flagged instant events, not intervals",
+                          core_name, ps.reversed));
+      }
       ComputeNesting(std::span<Interval>(c.intervals).subspan(first));
       for (size_t i = first_instant; i < c.instants.size(); ++i) {
         const Instant& in = c.instants[i];

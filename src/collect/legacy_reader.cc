@@ -35,9 +35,15 @@ Result<Dump> DecodeLegacyTensors(const TorchFile& file, std::string_view path, i
         continue;
       }
       const int64_t count = row[0] - 1;
-      if (count < 0 || count > max_records) {
+      if (count < 0) {
+        return BadInputError("{}: tensor {} row {}: word 0 = {} is a negative record count; the row is corrupt or "
+                             "this is not a legacy profiling tensor: save the profiling output again",
+                             path, t, r, row[0]);
+      }
+      if (count > max_records) {
         return BadInputError("{}: tensor {} row {}: count {} > capacity {} records (word 0 = {}); the row is corrupt "
-                             "or PROF_SIZE differs from the tensor width {}",
+                             "or PROF_SIZE differs from the tensor width {}: save the profiling output again with "
+                             "the kernel's PROF_SIZE",
                              path, t, r, count, max_records, row[0], cols);
       }
       any_written = true;

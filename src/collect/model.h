@@ -50,6 +50,7 @@ struct Dump {
   uint32_t slot_words = 0;       // PROF_SIZE_PER_CORE (native) / PROF_SIZE (legacy)
   uint32_t never_written = 0;    // slots / rows without a header (kernel did not run there)
   std::vector<uint32_t> never_written_slots;
+  uint32_t never_written_nonzero = 0;  // of those, slots holding leftover memory (not zeroed)
   std::vector<CoreSeries> cores;
 };
 

@@ -62,13 +62,16 @@ Result<Dump> DecodeNativeDump(std::string_view bytes, std::string_view path, int
                          path, WordAt(bytes, 0), kMagic);
   }
   const uint64_t w0 = WordAt(bytes, first);
-  if (VersionOf(w0) != kVersion || HeaderWordsOf(w0) != kHeaderWords) {
+  // Version 1 readers take a longer header (a later writer may add words) and skip the words
+  // they do not know: events start at the header's own word count.
+  if (VersionOf(w0) != kVersion || HeaderWordsOf(w0) < kHeaderWords) {
     return BadInputError("{}: byte {}: buffer format version {} with {} header words; this optrace reads version {} "
-                         "({} words): update optrace or rebuild the kernel with this include/optrace",
+                         "(at least {} words): update optrace or rebuild the kernel with this include/optrace",
                          path, first * 8, VersionOf(w0), HeaderWordsOf(w0), kVersion, kHeaderWords);
   }
+  const uint32_t header_words = HeaderWordsOf(w0);
   const uint32_t slot_words = SlotWordsOf(WordAt(bytes, first + kWordCapacity));
-  if (slot_words <= kHeaderWords || first % slot_words != 0) {
+  if (slot_words <= header_words || first % slot_words != 0) {
     return BadInputError("{}: slot header @ byte {}: slot size {} words is impossible there; the slot header is "
                          "corrupt",
                          path, first * 8, slot_words);
@@ -89,18 +92,18 @@ Result<Dump> DecodeNativeDump(std::string_view bytes, std::string_view path, int
     const size_t byte = base * 8;
     const uint64_t magic_word = WordAt(bytes, base);
     if (MagicOf(magic_word) != kMagic) {
-      if (magic_word == 0) {
-        ++dump.never_written;
-        dump.never_written_slots.push_back(static_cast<uint32_t>(s));
-        continue;
-      }
-      return BadInputError("{}: slot {} @ byte {}: unknown magic 0x{:08x} (expected 0x{:08x} \"OPTR\"): the slot is "
-                           "corrupt or the buffer was overwritten; check that the kernel writes only its own slot",
-                           path, s, byte, MagicOf(magic_word), kMagic);
+      // SPEC 4: a slot without the magic was never written. Device memory is not zeroed, so
+      // unused slots may hold anything; they are counted, not decoded.
+      ++dump.never_written;
+      dump.never_written_slots.push_back(static_cast<uint32_t>(s));
+      if (magic_word != 0) ++dump.never_written_nonzero;
+      continue;
     }
-    if (VersionOf(magic_word) != kVersion) {
-      return BadInputError("{}: slot {} @ byte {}: unknown buffer format version {}; this optrace reads version {}",
-                           path, s, byte, VersionOf(magic_word), kVersion);
+    if (VersionOf(magic_word) != kVersion || HeaderWordsOf(magic_word) != header_words) {
+      return BadInputError("{}: slot {} @ byte {}: buffer format version {} with {} header words, but slot {} has "
+                           "version {} with {}: the dump mixes buffers or is corrupt",
+                           path, s, byte, VersionOf(magic_word), HeaderWordsOf(magic_word), first / slot_words,
+                           kVersion, header_words);
     }
     const uint64_t core = WordAt(bytes, base + kWordCore);
     const uint64_t cap_word = WordAt(bytes, base + kWordCapacity);
@@ -110,15 +113,16 @@ Result<Dump> DecodeNativeDump(std::string_view bytes, std::string_view path, int
                            path, s, byte, SlotWordsOf(cap_word), first / slot_words, slot_words);
     }
     const uint32_t capacity = CapacityOf(cap_word);
-    if (capacity != CapacityForSlotWords(slot_words)) {
+    const uint32_t want_capacity = (slot_words - header_words) / 2;
+    if (capacity != want_capacity) {
       return BadInputError("{}: slot {} @ byte {}: capacity {} does not fit a slot of {} words (expected {}); the slot "
-                           "header is corrupt",
-                           path, s, byte, capacity, slot_words, CapacityForSlotWords(slot_words));
+                           "header is corrupt: check that the kernel writes only its own slot",
+                           path, s, byte, capacity, slot_words, want_capacity);
     }
     const uint64_t count = WordAt(bytes, base + kWordEventCount);
     if (count > capacity) {
       return BadInputError("{}: slot {} @ byte {}: count {} > capacity {}; the slot header is corrupt or the dump is "
-                           "truncated",
+                           "truncated: save the whole profiling tensor again, after a device synchronize",
                            path, s, byte + kWordEventCount * 8, count, capacity);
     }
     CoreSeries c;
@@ -136,7 +140,7 @@ Result<Dump> DecodeNativeDump(std::string_view bytes, std::string_view path, int
     c.dropped = WordAt(bytes, base + kWordDropped);
     c.fingerprint = WordAt(bytes, base + kWordFingerprint);
     c.events.resize(count);
-    const size_t ev = base + kHeaderWords;
+    const size_t ev = base + header_words;
     for (size_t i = 0; i < count; ++i) {
       uint64_t id_word = WordAt(bytes, ev + 2 * i);
       c.events[i] = Event{PointIdOf(id_word), PayloadOf(id_word), static_cast<int64_t>(WordAt(bytes, ev + 2 * i + 1))};

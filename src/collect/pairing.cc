@@ -43,6 +43,17 @@ PairStats PairCore(const CoreRef& core, std::span<const ResolvedEvent> events, P
   PairStats st;
   // Open Bs as indices into `events`; `closed` marks those matched, for the leftovers pass.
   std::vector<bool> closed(events.size(), false);
+  // A pair whose E is earlier than its B would be a negative duration: keep both marks as
+  // flagged instants instead (the collector also reports the backwards timestamps).
+  auto add_pair = [&](uint32_t b, const ResolvedEvent& e) {
+    if (e.ticks < events[b].ticks) {
+      ++st.reversed;
+      instants.push_back(MakeInstant(core, events[b]));
+      instants.push_back(MakeInstant(core, e));
+      return;
+    }
+    intervals.push_back(MakeInterval(core, events[b], e));
+  };
   if (mode == PairMode::kNest) {
     std::vector<uint32_t> stack;
     for (uint32_t i = 0; i < events.size(); ++i) {
@@ -60,7 +71,7 @@ PairStats PairCore(const CoreRef& core, std::span<const ResolvedEvent> events, P
       const uint32_t b = *it;
       stack.erase(std::next(it).base());
       closed[b] = true;
-      intervals.push_back(MakeInterval(core, events[b], ev));
+      add_pair(b, ev);
     }
   } else {
     // FIFO queues as a vector plus a read position: no per-queue chunk allocations (a deque's).
@@ -83,7 +94,7 @@ PairStats PairCore(const CoreRef& core, std::span<const ResolvedEvent> events, P
       }
       const uint32_t b = it->second.items[it->second.head++];
       closed[b] = true;
-      intervals.push_back(MakeInterval(core, events[b], ev));
+      add_pair(b, ev);
     }
   }
   for (uint32_t i = 0; i < events.size(); ++i) {

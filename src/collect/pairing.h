@@ -40,7 +40,8 @@ struct CoreRef {
 };
 
 struct PairStats {
-  uint64_t crossed = 0;  // kNest: E closed a B that was not innermost
+  uint64_t crossed = 0;   // kNest: E closed a B that was not innermost
+  uint64_t reversed = 0;  // an E earlier than its B (clock went backwards): kept as two instants
 };
 
 PairStats PairCore(const CoreRef& core, std::span<const ResolvedEvent> events, PairMode mode,

@@ -63,12 +63,42 @@ TEST(NativeReader, PartialSlotIsTruncated) {
   EXPECT_THAT(d.status().message(), HasSubstr("not a whole number of slots of 16 words"));
 }
 
-TEST(NativeReader, UnknownMagicNamesSlotAndOffset) {
-  std::vector<uint64_t> w = BuildNativeBuffer({SlotSpec{}, SlotSpec{}}, 16);
-  w[16] = 0x1234567812345678ull;
+TEST(NativeReader, SlotWithoutMagicIsNeverWrittenEvenWhenNotZeroed) {
+  // SPEC 4: device memory is not zeroed, so an unused slot may hold anything.
+  std::vector<uint64_t> w = BuildNativeBuffer({SlotSpec{}, SlotSpec{}, SlotSpec{}}, 16);
+  for (size_t i = 16; i < 32; ++i) w[i] = 0x1234567812345678ull;
+  Result<Dump> d = DecodeNativeDump(ToBytes(w), "rank0.bin", 0);
+  ASSERT_TRUE(d.ok()) << d.status().message();
+  EXPECT_EQ(d->cores.size(), 2u);
+  EXPECT_EQ(d->never_written, 1u);
+  EXPECT_EQ(d->never_written_nonzero, 1u);
+  EXPECT_EQ(d->never_written_slots, std::vector<uint32_t>{1});
+}
+
+TEST(NativeReader, LongerHeaderOfALaterWriterIsSkipped) {
+  // Two extra header words: events start at word 10, capacity (16 - 10) / 2 = 3.
+  std::vector<uint64_t> w = BuildNativeBuffer({SlotSpec{}}, 16);
+  std::vector<uint64_t> g(16, 0);
+  for (int i = 0; i < 8; ++i) g[i] = w[i];
+  g[0] = (g[0] & ~(0xffffull << 48)) | (uint64_t{10} << 48);
+  g[format::kWordCapacity] = (g[format::kWordCapacity] & ~0xffffffffull) | 3u;  // capacity in the low word
+  g[format::kWordEventCount] = 1;
+  g[10] = 77;   // id 77
+  g[11] = 500;  // tick
+  Result<Dump> d = DecodeNativeDump(ToBytes(g), "rank0.bin", 0);
+  ASSERT_TRUE(d.ok()) << d.status().message();
+  ASSERT_EQ(d->cores.size(), 1u);
+  ASSERT_EQ(d->cores[0].events.size(), 1u);
+  EXPECT_EQ(d->cores[0].events[0].point_id, 77u);
+  EXPECT_EQ(d->cores[0].events[0].ticks, 500);
+}
+
+TEST(NativeReader, ShorterHeaderIsRefused) {
+  std::vector<uint64_t> w = BuildNativeBuffer({SlotSpec{}}, 16);
+  w[0] = (w[0] & ~(0xffffull << 48)) | (uint64_t{6} << 48);
   Result<Dump> d = DecodeNativeDump(ToBytes(w), "rank0.bin", 0);
   ASSERT_FALSE(d.ok());
-  EXPECT_THAT(d.status().message(), HasSubstr("rank0.bin: slot 1 @ byte 128: unknown magic 0x12345678"));
+  EXPECT_THAT(d.status().message(), HasSubstr("6 header words"));
 }
 
 TEST(NativeReader, NoHeaderAnywhereIsNotAnOptraceDump) {

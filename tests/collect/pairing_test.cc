@@ -41,6 +41,20 @@ TEST(Pairing, NestCrossedEndClosesItsLabelAndCountsIt) {
   EXPECT_EQ(p.intervals[1].end_ticks, 15);
 }
 
+TEST(Pairing, EndBeforeItsBeginIsKeptAsTwoInstantsNotANegativeInterval) {
+  for (PairMode mode : {PairMode::kNest, PairMode::kSeq}) {
+    Paired p = Pair({B(1, 100), E(1, 60), B(2, 200), E(2, 260)}, mode);
+    ASSERT_EQ(p.intervals.size(), 1u);
+    EXPECT_EQ(p.intervals[0].label, 2u);
+    EXPECT_EQ(p.stats.reversed, 1u);
+    ASSERT_EQ(p.instants.size(), 2u);
+    EXPECT_TRUE(p.instants[0].is_begin);
+    EXPECT_EQ(p.instants[0].ticks, 100);
+    EXPECT_FALSE(p.instants[1].is_begin);
+    EXPECT_EQ(p.instants[1].ticks, 60);
+  }
+}
+
 TEST(Pairing, OrphanBeginBecomesFlaggedInstant) {
   Paired p = Pair({B(1, 0), B(2, 5), E(2, 10)}, PairMode::kNest);
   ASSERT_EQ(p.intervals.size(), 1u);

@@ -29,7 +29,15 @@ namespace optrace {
 namespace backend {
 
 // The block's slot in global memory; written and read by the block's first thread only.
+// Shared memory is not zeroed at launch, so a mark before OPTRACE_KERNEL_BEGIN would read a
+// garbage pointer: the slot counts only when its check word matches (set together with it).
 static __shared__ int64_t* g_cuda_slot;
+static __shared__ uint64_t g_cuda_slot_check;
+constexpr uint64_t kCudaSlotKey = 0x4144554352545042ull;  // "BPTRCUDA"
+
+__device__ __forceinline__ uint64_t CudaSlotCheck(const int64_t* slot) {
+  return reinterpret_cast<uint64_t>(slot) ^ kCudaSlotKey;
+}
 
 __device__ __forceinline__ bool CudaIsLeader() {
   return threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0;
@@ -45,7 +53,11 @@ struct CudaBlock {
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
     return t;
   }
-  __device__ static __forceinline__ int64_t* Slot() { return CudaIsLeader() ? g_cuda_slot : nullptr; }
+  __device__ static __forceinline__ int64_t* Slot() {
+    if (!CudaIsLeader()) return nullptr;
+    int64_t* slot = g_cuda_slot;
+    return slot != nullptr && g_cuda_slot_check == CudaSlotCheck(slot) ? slot : nullptr;
+  }
   __device__ static __forceinline__ void Barrier() {}
 };
 
@@ -63,6 +75,7 @@ __device__ __forceinline__ void KernelBegin(int64_t* profiling) {
                      format::PackCore(format::CoreKind::kCudaBlock, backend::CudaSlotIndex(), 0),
                      backend::CudaBlock::kClockHz, backend::CudaBlock::Now());
     backend::g_cuda_slot = slot;
+    backend::g_cuda_slot_check = backend::CudaSlotCheck(slot);
   }
 }
 
@@ -72,6 +85,7 @@ __device__ __forceinline__ void KernelEnd(int64_t* profiling) {
   if (kProfilingEnabled && backend::CudaIsLeader()) {
     __threadfence();
     backend::g_cuda_slot = nullptr;
+    backend::g_cuda_slot_check = 0;
   }
 }
 

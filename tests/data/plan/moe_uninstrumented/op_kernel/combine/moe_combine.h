@@ -49,8 +49,7 @@ class MoeCombine {
     const uint32_t senders = ctx_.RoleCount(AivRole::kSend);
     for (uint32_t src = 0; src < ctx_.rankNum; ++src) {
       for (uint32_t s = 0; s < senders; ++s) {
-        while (own.GetValue(win.combineDone + src * kMaxCoreSlots + s) == 0) {
-        }
+        WaitFlagSet(own, win.combineDone + src * kMaxCoreSlots + s);
       }
     }
     const uint32_t receivers = ctx_.RoleCount(AivRole::kRecv);

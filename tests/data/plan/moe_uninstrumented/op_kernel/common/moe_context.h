@@ -77,6 +77,19 @@ __aicore__ inline void CopyRow(const AscendC::GlobalTensor<float>& dst, uint64_t
   }
 }
 
+// Spins until the int32 flag at `offset` of `flags` (written by another core or rank) is
+// non-zero; the cache line is invalidated before every read so a stale copy is never used.
+__aicore__ inline void WaitFlagSet(const AscendC::GlobalTensor<int32_t>& flags, uint64_t offset) {
+  AscendC::GlobalTensor<int32_t> flag = flags[offset];
+  while (true) {
+    AscendC::DataCacheCleanAndInvalid<int32_t, AscendC::CacheLine::SINGLE_CACHE_LINE,
+                                      AscendC::DcciDst::CACHELINE_OUT>(flag);
+    if (flag.GetValue(0) != 0) {
+      return;
+    }
+  }
+}
+
 }  // namespace MoeDispatchCombineImpl
 
 #endif  // MOE_DISPATCH_COMBINE_COMMON_MOE_CONTEXT_H
