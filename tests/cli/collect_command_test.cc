@@ -2,6 +2,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <set>
+
 #include <nlohmann/json.hpp>
 
 #include "collect/dump_builder.h"
@@ -173,6 +176,30 @@ TEST(CollectCommand, WithoutAMapLabelsAreHashedIds) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr(fmt::format("0x{:08x}", Bid("send") >> 1)));
   EXPECT_THAT(r.out, HasSubstr("no_point_map"));
+}
+
+TEST(CollectCommand, CudaBlockSlotsBecomeBlockThreadsAt1GHz) {
+  // The CUDA backend's slots: kind kCudaBlock, one per thread block, %globaltimer in ns.
+  fs::path dir = FreshDir();
+  SlotSpec b0{CoreKind::kCudaBlock, 0, 0, 1'000'000'000};
+  b0.events = {{Bid("send"), 0, 1000}, {Eid("send"), 0, 3500}};
+  SlotSpec b1{CoreKind::kCudaBlock, 1, 0, 1'000'000'000};
+  b1.events = {{Bid("send"), 0, 1200}, {Eid("send"), 0, 1700}};
+  WriteBytes(dir / "rank0.bin", ToBytes(BuildNativeBuffer({b0, b1}, 16)));
+  WriteBytes(dir / "point_map.json", MapFor({"send"}));
+  auto r = RunCli({"collect", (dir / "rank0.bin").string(), "--map", (dir / "point_map.json").string(), "-o",
+                   (dir / "t.json").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json trace = json::parse(ReadText(dir / "t.json"));
+  std::set<std::string> threads;
+  std::vector<double> durs;
+  for (const json& e : trace["traceEvents"]) {
+    if (e["name"] == "thread_name") threads.insert(e["args"]["name"].get<std::string>());
+    if (e["ph"] == "X") durs.push_back(e["dur"].get<double>());
+  }
+  EXPECT_EQ(threads, (std::set<std::string>{"block 0", "block 1"}));
+  std::sort(durs.begin(), durs.end());
+  EXPECT_EQ(durs, (std::vector<double>{0.5, 2.5}));  // microseconds
 }
 
 TEST(CollectCommand, PftraceOutputIsAPerfettoProtobufTrace) {
