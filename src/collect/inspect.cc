@@ -60,7 +60,21 @@ FileReport InspectOne(const RankFile& f, double clock_hz) {
       row.last_ticks = c.events.back().ticks;
     }
     if (c.dropped > 0 || (f.format == DumpFormat::kLegacy && c.capacity > 0 && c.events.size() == c.capacity)) {
-      rep.verdict = Verdict::kOverflowed;
+      if (rep.verdict != Verdict::kCorrupt) rep.verdict = Verdict::kOverflowed;
+    }
+    // Timestamps of one slot never decrease (docs/format.md): a decrease is a corrupt slot or
+    // a clock problem, and collect would have to drop those pairs.
+    for (size_t i = 1; i < c.events.size(); ++i) {
+      if (c.events[i].ticks < c.events[i - 1].ticks) {
+        if (rep.verdict != Verdict::kCorrupt) {
+          rep.verdict = Verdict::kCorrupt;
+          rep.message = fmt::format("{}: slot {} ({} {}): record {} at tick {} is earlier than record {} at tick {}; "
+                                    "the slot is corrupt or the core's clock jumped",
+                                    rep.path, c.slot, CoreKindName(c.kind), c.core_index, i, c.events[i].ticks, i - 1,
+                                    c.events[i - 1].ticks);
+        }
+        break;
+      }
     }
     rep.slots.push_back(row);
   }
@@ -91,12 +105,13 @@ std::string FormatInspectText(const std::vector<FileReport>& files) {
   for (const FileReport& f : files) {
     out += fmt::format("{}: rank {}, {}, {}", f.path, f.rank, f.format == DumpFormat::kNative ? "native" : "legacy",
                        VerdictName(f.verdict));
-    if (f.verdict == Verdict::kEmpty || f.verdict == Verdict::kCorrupt) {
+    if (f.verdict == Verdict::kEmpty || (f.verdict == Verdict::kCorrupt && f.slots.empty())) {
       out += "\n  " + f.message + "\n";
       continue;
     }
     out += fmt::format(" ({} slots of {} words, {} never written)\n", f.slots.size() + f.never_written, f.slot_words,
                        f.never_written);
+    if (f.verdict == Verdict::kCorrupt) out += "  " + f.message + "\n";  // decoded, but a slot is wrong
     out += fmt::format("  {:>5} {:<5} {:>5} {:>4} {:>7} {:>7} {:>6} {:>16} {:>16}\n", "slot", "kind", "core", "sub",
                        "events", "dropped", "fill%", "first tick", "last tick");
     for (const SlotRow& s : f.slots) {

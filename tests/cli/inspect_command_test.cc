@@ -24,6 +24,18 @@ TEST(InspectCommand, ValidDumpGivesAPerSlotTable) {
   EXPECT_THAT(r.out, HasSubstr("1 file(s): 1 valid, 0 empty, 0 overflowed, 0 corrupt"));
 }
 
+TEST(InspectCommand, TimestampsGoingBackwardsMakeTheFileCorruptButKeepTheTable) {
+  fs::path dir = FreshDir();
+  SlotSpec s{CoreKind::kAiv, 2};
+  s.events = {{Bid("a"), 0, 100}, {Eid("a"), 0, 60}};
+  WriteBytes(dir / "rank0.bin", ToBytes(BuildNativeBuffer({s}, 16)));
+  auto r = RunCli({"inspect", dir.string()});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.out, HasSubstr("rank0.bin: rank 0, native, corrupt (1 slots of 16 words, 0 never written)"));
+  EXPECT_THAT(r.out, HasSubstr("slot 0 (AIV 2): record 1 at tick 60 is earlier than record 0 at tick 100"));
+  EXPECT_THAT(r.out, HasSubstr("fill%"));
+}
+
 TEST(InspectCommand, VerdictsForEmptyOverflowedAndCorruptFiles) {
   fs::path dir = FreshDir();
   WriteBytes(dir / "rank0.bin", std::string(256, '\0'));
