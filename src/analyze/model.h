@@ -118,11 +118,13 @@ std::string_view PipeColumnName(Pipe p);
 std::string_view PipeDbName(Pipe p);   // "aic_mac_time" ("" when the db has no such metric)
 std::string_view PipeShortName(Pipe p);  // "aic_mac_time" — the CSV column name in our outputs
 
+// Stored in double: a float holds ~7 digits, so two msprof aiv_time values (38332.239 +
+// 38315.953) summed to 76648.191406 instead of 76648.192.
 struct PipelineFields {
-  std::array<float, kPipeCount> v;
-  PipelineFields() { v.fill(std::numeric_limits<float>::quiet_NaN()); }
+  std::array<double, kPipeCount> v;
+  PipelineFields() { v.fill(std::numeric_limits<double>::quiet_NaN()); }
   double Get(Pipe p) const { return v[static_cast<int>(p)]; }  // NaN when missing
-  void Set(Pipe p, double x) { v[static_cast<int>(p)] = static_cast<float>(x); }
+  void Set(Pipe p, double x) { v[static_cast<int>(p)] = x; }
   bool Has(Pipe p) const { return !std::isnan(v[static_cast<int>(p)]); }
 };
 
