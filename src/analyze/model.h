@@ -88,7 +88,8 @@ struct RankInput {
 };
 
 struct Discovery {
-  std::vector<std::filesystem::path> roots;
+  std::vector<std::filesystem::path> roots;  // absolute; --from-stage refuses stage files of other roots
+  std::string rules_fingerprint;             // Rules::fingerprint of the run that discovered (same check)
   std::vector<RankInput> ranks;             // with kernel data, sorted by rank
   std::vector<RankInput> ranks_without_kernels;  // seen (profiler_info, step_trace...) but no kernel rows
 };
@@ -492,7 +493,8 @@ struct Finding {
   std::string id;      // "F001"
   Severity severity = Severity::kInfo;
   std::string type;    // slow_rank, communication_dominated_step, recurring_bubble_pattern, prelaunch_gap_heavy,
-                       // tail_gap_heavy, aicpu_on_critical_path, top_operator, rank_step_skew, compute_imbalance
+                       // tail_gap_heavy, aicpu_on_critical_path, top_operator, rank_step_skew, compute_imbalance,
+                       // collective_rank_skew
   std::string summary; // one sentence
   int rank = -1;       // the rank it is about (-1 for all)
   int64_t step_id = -1;
