@@ -269,7 +269,8 @@ void CrossRankFindings(AnalysisResult& res, const Rules& rules, Builder& b) {
       if (key != worst->step_id) continue;
       f.evidence.push_back(b.RangeEvidence(
           s.rank, s.events, s.step_id,
-          ordinal ? fmt::format("rank {} step #{} (matched by order) wall {:.3f} ms", s.rank, key, Ms(s.anatomy.wall_ns))
+          ordinal ? fmt::format("rank {} step #{} (matched by order) wall {:.3f} ms", s.rank, key,
+                                Ms(s.anatomy.wall_ns))
                   : fmt::format("rank {} step {} wall {:.3f} ms", s.rank, s.step_id, Ms(s.anatomy.wall_ns))));
     }
     f.summary = fmt::format(
@@ -318,8 +319,9 @@ void CollectiveSkew(AnalysisResult& res, const Rules& rules, Builder& b, int slo
     over[c.kind].push_back(&c);
   }
   for (auto& [kind, list] : over) {
-    std::stable_sort(list.begin(), list.end(),
-                     [](const AlignedCollective* a, const AlignedCollective* c) { return a->skew_ratio > c->skew_ratio; });
+    std::stable_sort(list.begin(), list.end(), [](const AlignedCollective* a, const AlignedCollective* c) {
+      return a->skew_ratio > c->skew_ratio;
+    });
     const AlignedCollective& w = *list.front();
     Finding f;
     f.severity = Severity::kMedium;

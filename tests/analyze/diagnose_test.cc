@@ -35,22 +35,25 @@ const char kHeaderNoStep[] = "Name,Type,Accelerator Core,Start Time(us),Duration
 // Ranks with steps matched by order (no Step Id, no markers: one whole-capture step each) and a
 // skewed wall: the rank_step_skew evidence is each rank's matched step.
 void WriteOrdinalSkewRoot(const TempDir& tmp) {
-  WriteRanks(tmp, {std::string(kHeaderNoStep) + "MatMul,MatMul,AI_CORE,1000.000,100\nAdd,Add,AI_VECTOR_CORE,1100.000,100\n",
-                   std::string(kHeaderNoStep) + "MatMul,MatMul,AI_CORE,5000.000,150\nAdd,Add,AI_VECTOR_CORE,5150.000,150\n"});
+  WriteRanks(tmp, {std::string(kHeaderNoStep) +
+                       "MatMul,MatMul,AI_CORE,1000.000,100\nAdd,Add,AI_VECTOR_CORE,1100.000,100\n",
+                   std::string(kHeaderNoStep) +
+                       "MatMul,MatMul,AI_CORE,5000.000,150\nAdd,Add,AI_VECTOR_CORE,5150.000,150\n"});
 }
 
 // Three ranks whose allreduce durations are 100, 100 and 108 us: 7.8% skew, no outlier rank.
 void WriteCollectiveSkewRoot(const TempDir& tmp) {
   std::vector<std::string> ranks;
   for (int dur : {100, 100, 108})
-    ranks.push_back(std::string(kHeader) + "1,MatMul,MatMul,AI_CORE,1000.000,50\n1,hcom_allReduce__1_0_1,hcom_allReduce_,HCCL,1050.000," +
-                    std::to_string(dur) + "\n");
+    ranks.push_back(std::string(kHeader) + "1,MatMul,MatMul,AI_CORE,1000.000,50\n" +
+                    "1,hcom_allReduce__1_0_1,hcom_allReduce_,HCCL,1050.000," + std::to_string(dur) + "\n");
   WriteRanks(tmp, ranks);
 }
 
 // One rank, two steps 2.9 ms apart: a heavy tail gap after step 1 and pre-launch gap before step 2.
 void WriteGapRoot(const TempDir& tmp) {
-  WriteRanks(tmp, {std::string(kHeader) + "1,MatMul,MatMul,AI_CORE,1000.000,100\n2,MatMul,MatMul,AI_CORE,4000.000,100\n"});
+  WriteRanks(tmp,
+             {std::string(kHeader) + "1,MatMul,MatMul,AI_CORE,1000.000,100\n2,MatMul,MatMul,AI_CORE,4000.000,100\n"});
 }
 
 // One rank whose AI CPU operator runs 200 us with no other device work beside it.
