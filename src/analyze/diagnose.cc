@@ -260,11 +260,19 @@ void CrossRankFindings(AnalysisResult& res, const Rules& rules, Builder& b) {
     f.type = "rank_step_skew";
     f.step_id = worst->step_id;
     f.rank = worst->slowest_rank;
-    for (const Step& s : res.steps)
-      if ((C.alignment_method != "step_ordinal") && s.step_id == worst->step_id)
-        f.evidence.push_back(b.RangeEvidence(s.rank, s.events, s.step_id,
-                                             fmt::format("rank {} step {} wall {:.3f} ms", s.rank, s.step_id,
-                                                         Ms(s.anatomy.wall_ns))));
+    // Each rank's step matched into the worst aligned step: by step id, or (whole-capture steps)
+    // by the step's position on its rank, the key CrossRankAnalyze aligned them by.
+    bool ordinal = C.alignment_method == "step_ordinal";
+    std::map<int, int64_t> ordinal_of;
+    for (const Step& s : res.steps) {
+      int64_t key = ordinal ? ordinal_of[s.rank]++ : s.step_id;
+      if (key != worst->step_id) continue;
+      f.evidence.push_back(b.RangeEvidence(
+          s.rank, s.events, s.step_id,
+          ordinal ? fmt::format("rank {} step #{} (matched by order) wall {:.3f} ms", s.rank, key,
+                                Ms(s.anatomy.wall_ns))
+                  : fmt::format("rank {} step {} wall {:.3f} ms", s.rank, s.step_id, Ms(s.anatomy.wall_ns))));
+    }
     f.summary = fmt::format(
         "Step wall differs across ranks by more than {:.0f}% in {} of {} aligned steps (worst step {}: {:.1f}%, rank {} "
         "longest, rank {} shortest).",
@@ -291,6 +299,58 @@ void CrossRankFindings(AnalysisResult& res, const Rules& rules, Builder& b) {
         "imbalance makes the others wait.",
         100 * C.compute_imbalance_ratio, per.back().second, per.back().first, per.front().second, per.front().first);
     f.numbers = {{"imbalance_ratio", C.compute_imbalance_ratio}};
+    b.Add(std::move(f));
+  }
+}
+
+// Collectives whose duration differs across ranks by more than collective_skew_ratio, one
+// finding per HCCL op kind. Collectives already explained by the slow_rank finding (its outlier
+// votes) are left to that finding.
+void CollectiveSkew(AnalysisResult& res, const Rules& rules, Builder& b, int slow_rank) {
+  const Thresholds& th = rules.thresholds;
+  const CrossRank& C = res.cross_rank;
+  std::map<std::string, std::vector<const AlignedCollective*>> over;  // kind -> skewed collectives
+  std::map<std::string, int> tested;
+  for (const AlignedCollective& c : C.collectives) {
+    if (c.dur_us.size() < 2) continue;
+    ++tested[c.kind];
+    if (c.skew_ratio <= th.collective_skew_ratio) continue;
+    if (slow_rank >= 0 && c.outlier_rank == slow_rank) continue;
+    over[c.kind].push_back(&c);
+  }
+  for (auto& [kind, list] : over) {
+    std::stable_sort(list.begin(), list.end(), [](const AlignedCollective* a, const AlignedCollective* c) {
+      return a->skew_ratio > c->skew_ratio;
+    });
+    const AlignedCollective& w = *list.front();
+    Finding f;
+    f.severity = Severity::kMedium;
+    f.type = "collective_rank_skew";
+    f.step_id = w.step_id;
+    auto [mn, mx] = std::minmax_element(w.dur_us.begin(), w.dur_us.end(),
+                                        [](const RankValue& a, const RankValue& c) { return a.value < c.value; });
+    f.rank = mn->rank;  // arrived last: the others waited for it
+    // The worst collective on every rank first, then the next worst, up to max_evidence_items.
+    for (const AlignedCollective* c : list) {
+      for (const auto& where : c->events) {
+        double dur = 0;
+        for (const RankValue& x : c->dur_us)
+          if (x.rank == where.rank) dur = x.value;
+        f.evidence.push_back(b.RangeEvidence(where.rank, {where.event, where.event + 1}, c->step_id,
+                                             fmt::format("{} #{} on rank {}: {:.1f} us (skew {:.1f}%)",
+                                                         res.Str(c->name), c->occurrence, where.rank, dur,
+                                                         100 * c->skew_ratio)));
+      }
+      if (f.evidence.size() >= size_t(th.max_evidence_items)) break;
+    }
+    f.summary = fmt::format(
+        "{} of {} {} collectives differ in duration across ranks by more than {:.0f}% (worst {} #{} in step {}: "
+        "{:.1f}%, rank {} {:.1f} us vs rank {} {:.1f} us).",
+        list.size(), tested[kind], kind, 100 * th.collective_skew_ratio, res.Str(w.name), w.occurrence, w.step_id,
+        100 * w.skew_ratio, mx->rank, mx->value, mn->rank, mn->value);
+    f.numbers = {{"collectives_over", double(list.size())},
+                 {"collectives", double(tested[kind])},
+                 {"max_skew_ratio", w.skew_ratio}};
     b.Add(std::move(f));
   }
 }
@@ -333,7 +393,11 @@ void TopOperators(AnalysisResult& res, const Rules& rules, Builder& b) {
 void Diagnose(AnalysisResult& res, const Rules& rules) {
   Builder b(res, rules);
   SlowRank(res, rules, b);
+  int slow_rank = -1;
+  for (const Finding& f : b.out())
+    if (f.type == "slow_rank") slow_rank = f.rank;
   CrossRankFindings(res, rules, b);
+  CollectiveSkew(res, rules, b, slow_rank);
   PerRankStepFindings(res, rules, b);
   Aicpu(res, rules, b);
   TopOperators(res, rules, b);

@@ -88,7 +88,8 @@ struct RankInput {
 };
 
 struct Discovery {
-  std::vector<std::filesystem::path> roots;
+  std::vector<std::filesystem::path> roots;  // absolute; --from-stage refuses stage files of other roots
+  std::string rules_fingerprint;             // Rules::fingerprint of the run that discovered (same check)
   std::vector<RankInput> ranks;             // with kernel data, sorted by rank
   std::vector<RankInput> ranks_without_kernels;  // seen (profiler_info, step_trace...) but no kernel rows
 };
@@ -118,11 +119,13 @@ std::string_view PipeColumnName(Pipe p);
 std::string_view PipeDbName(Pipe p);   // "aic_mac_time" ("" when the db has no such metric)
 std::string_view PipeShortName(Pipe p);  // "aic_mac_time" — the CSV column name in our outputs
 
+// Stored in double: a float holds ~7 digits, so two msprof aiv_time values (38332.239 +
+// 38315.953) summed to 76648.191406 instead of 76648.192.
 struct PipelineFields {
-  std::array<float, kPipeCount> v;
-  PipelineFields() { v.fill(std::numeric_limits<float>::quiet_NaN()); }
+  std::array<double, kPipeCount> v;
+  PipelineFields() { v.fill(std::numeric_limits<double>::quiet_NaN()); }
   double Get(Pipe p) const { return v[static_cast<int>(p)]; }  // NaN when missing
-  void Set(Pipe p, double x) { v[static_cast<int>(p)] = static_cast<float>(x); }
+  void Set(Pipe p, double x) { v[static_cast<int>(p)] = x; }
   bool Has(Pipe p) const { return !std::isnan(v[static_cast<int>(p)]); }
 };
 
@@ -490,7 +493,8 @@ struct Finding {
   std::string id;      // "F001"
   Severity severity = Severity::kInfo;
   std::string type;    // slow_rank, communication_dominated_step, recurring_bubble_pattern, prelaunch_gap_heavy,
-                       // tail_gap_heavy, aicpu_on_critical_path, top_operator, rank_step_skew, compute_imbalance
+                       // tail_gap_heavy, aicpu_on_critical_path, top_operator, rank_step_skew, compute_imbalance,
+                       // collective_rank_skew
   std::string summary; // one sentence
   int rank = -1;       // the rank it is about (-1 for all)
   int64_t step_id = -1;

@@ -43,9 +43,9 @@ std::string_view ShapeText(std::string_view f) {
   return f;
 }
 
-// Pipeline fields are stored as float: plain decimals ("12", "-0.125", " 3.5\t") are parsed
-// without from_chars as mantissa * 10^-k in double (within an ulp of the exact value, far
-// below float precision; a multiply, not a 20-cycle divide, on 25 fields per row). Anything
+// Pipeline fields are stored as double: plain decimals ("12", "-0.125", " 3.5\t") are parsed
+// without from_chars as mantissa * 10^-k in double (within an ulp or two of the exact value, far
+// below the 3 decimals printed; a multiply, not a 20-cycle divide, on 25 fields per row). Anything
 // else (exponents, N/A, long digit strings) goes through ParseCsvNumber.
 std::optional<double> FastPipeNumber(std::string_view f) {
   static constexpr double kNegPow10[] = {1e0,   1e-1,  1e-2,  1e-3,  1e-4,  1e-5,  1e-6,  1e-7,
@@ -182,6 +182,17 @@ Status ReadKernelCsv(const std::filesystem::path& path, const Rules& rules, Stri
     }
     OPTRACE_ASSIGN_OR_RETURN(bool more, reader.Next(rec));
     if (!more) break;
+    if (rec.size() != header.names().size()) {
+      // A short or long row would put its values under the wrong columns (a 31-field row under
+      // a 32-column header turned a Duration into aicore_time): skip it, never guess.
+      AddIssue(issues, "kernel_row_field_count", "data_loss",
+               fmt::format("kernel rows whose field count differs from the header's {} columns were skipped "
+                           "(values would land in the wrong columns); check the export for a truncated or "
+                           "hand-edited row",
+                           header.names().size()),
+               fmt::format("{}:{} ({} fields)", path.string(), rec.line, rec.size()));
+      continue;
+    }
     auto start = ParseUsToNs(rec.Field(*c.start));
     auto dur = ParseUsToNs(rec.Field(*c.dur));
     if (!start || !dur || *dur < 0) {
@@ -234,7 +245,7 @@ Status ReadKernelCsv(const std::filesystem::path& path, const Rules& rules, Stri
         if (!c.pipe[i]) continue;
         auto v = FastPipeNumber(rec.Field(*c.pipe[i]));
         if (v) {
-          pf.v[i] = static_cast<float>(*v);
+          pf.v[i] = *v;
           have = true;
         }
       }

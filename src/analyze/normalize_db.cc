@@ -111,7 +111,7 @@ Status ReadTorchDb(const std::filesystem::path& path, const Rules& rules, String
       double v = sqlite3_column_double(st, 2);
       std::string_view n = PipeDbName(static_cast<Pipe>(it->second));
       if (n.size() > 5 && n.substr(n.size() - 5) == "_time") v /= 1000.0;  // ns -> us
-      pmu[sqlite3_column_int64(st, 0)].v[it->second] = static_cast<float>(v);
+      pmu[sqlite3_column_int64(st, 0)].v[it->second] = v;
     }));
   }
 
@@ -120,10 +120,15 @@ Status ReadTorchDb(const std::filesystem::path& path, const Rules& rules, String
   std::set<std::string> cols = db.Columns("COMPUTE_TASK_INFO");
   std::string block = cols.count("blockNum") ? "c.blockNum" : cols.count("blockDim") ? "c.blockDim" : "NULL";
   std::string mix = cols.count("mixBlockNum") ? "c.mixBlockNum" : cols.count("mixBlockDim") ? "c.mixBlockDim" : "NULL";
+  // waitNs (Level1+ exports) is the text export's Wait Time; TASK.taskType (KERNEL_AICORE,
+  // KERNEL_AIVEC, MIX_AIV, ...) stands in for the core where COMPUTE_TASK_INFO.taskType is N/A
+  // (Level0), so the op type comes out as aic/aiv/mix_cv instead of unknown.
+  std::string wait = cols.count("waitNs") ? "c.waitNs" : "NULL";
+  std::string task_type = db.Columns("TASK").count("taskType") ? "t.taskType" : "NULL";
   std::string sql =
       "SELECT t.rowid, t.startNs, t.endNs, t.streamId, t.taskId, c.name, c.opType, c.taskType, " + block + ", " +
-      mix + ", c.inputShapes, c.outputShapes, c.inputDataTypes, t.globalTaskId "
-      "FROM COMPUTE_TASK_INFO c JOIN TASK t ON t.globalTaskId = c.globalTaskId";
+      mix + ", c.inputShapes, c.outputShapes, c.inputDataTypes, t.globalTaskId, " + wait + ", " + task_type +
+      " FROM COMPUTE_TASK_INFO c JOIN TASK t ON t.globalTaskId = c.globalTaskId";
   std::unordered_map<uint64_t, OpType> op_cache;
   auto classify = [&](uint32_t core, uint32_t name) {
     uint64_t key = (uint64_t(core) << 32) | name;
@@ -143,6 +148,7 @@ Status ReadTorchDb(const std::filesystem::path& path, const Rules& rules, String
     e.name = str(st, 5);
     e.type = str(st, 6);
     e.core = str(st, 7);
+    if (e.core == 0) e.core = str(st, 15);
     int64_t b = Int(st, 8), m = Int(st, 9);
     e.block_dim = b >= 0 && b <= INT32_MAX ? static_cast<int32_t>(b) : -1;
     e.mix_block_dim = m >= 0 && m <= INT32_MAX ? static_cast<int32_t>(m) : -1;
@@ -150,6 +156,7 @@ Status ReadTorchDb(const std::filesystem::path& path, const Rules& rules, String
     e.output_shapes = shape(st, 11);
     e.input_dtypes = str(st, 12);
     e.op_type = classify(e.core, e.name);
+    e.wait_ns = Int(st, 14);
     auto it = pmu.find(sqlite3_column_int64(st, 13));
     if (it != pmu.end()) {
       e.pipe = static_cast<uint32_t>(table.pipes.size());

@@ -2,6 +2,7 @@
 #include "analyze/pipeline.h"
 
 #include <chrono>
+#include <map>
 #include <set>
 
 #include "analyze/classify.h"
@@ -74,6 +75,7 @@ Status RunStage(Stage s, AnalysisResult& r, const AnalyzeOptions& opt, const Rul
   switch (s) {
     case Stage::kDiscover: {
       OPTRACE_ASSIGN_OR_RETURN(r.discovery, Discover(opt.roots, r.issues));
+      r.discovery.rules_fingerprint = rules.fingerprint;
       break;
     }
     case Stage::kNormalize: {
@@ -95,6 +97,58 @@ Status RunStage(Stage s, AnalysisResult& r, const AnalyzeOptions& opt, const Rul
     case Stage::kReport: break;
   }
   FillIdentity(r);
+  return Status::Ok();
+}
+
+std::string JoinPaths(const std::vector<std::filesystem::path>& paths) {
+  std::string out;
+  for (const auto& p : paths) out += (out.empty() ? "" : ", ") + p.string();
+  return out;
+}
+
+// The first stage whose result depends on a rules file (diagnosis_rules.json holds the bubble
+// and gap thresholds segment applies).
+Stage FirstStageReading(std::string_view rule_file) {
+  if (rule_file == "op_taxonomy.json") return Stage::kNormalize;
+  if (rule_file == "segmentation_rules.json" || rule_file == "diagnosis_rules.json") return Stage::kSegment;
+  if (rule_file == "block_rules.json") return Stage::kClassify;
+  if (rule_file == "dixon_q95.json") return Stage::kCrossRank;
+  return Stage::kNormalize;  // unknown file: assume everything after discover reads it
+}
+
+std::map<std::string, std::string> FingerprintParts(std::string_view fp) {
+  std::map<std::string, std::string> out;
+  while (!fp.empty()) {
+    size_t comma = fp.find(',');
+    std::string_view part = fp.substr(0, comma);
+    size_t eq = part.find('=');
+    out[std::string(part.substr(0, eq))] = eq == std::string_view::npos ? "" : std::string(part.substr(eq + 1));
+    fp = comma == std::string_view::npos ? std::string_view() : fp.substr(comma + 1);
+  }
+  return out;
+}
+
+// Stage files reused by --from-stage must come from the same roots and rules as this run:
+// otherwise later stages would silently mix another capture's (or rule set's) results in. A
+// rules file that changed is fine when only stages from `from` on read it.
+Status CheckStagesMatch(const std::filesystem::path& out_dir, const AnalysisResult& r, const AnalyzeOptions& opt,
+                        const Rules& rules, Stage from) {
+  std::vector<std::filesystem::path> roots;
+  for (const auto& p : opt.roots) roots.push_back(ResolveAgainstCwd(p));
+  if (!roots.empty() && roots != r.discovery.roots)  // the library may resume without roots
+    return UsageError("{}: its stage files were made from root(s) {}, not {}; pass the same roots, re-run without "
+                      "--from-stage/--only-stage, or write to another -o OUT",
+                      out_dir.string(), JoinPaths(r.discovery.roots), JoinPaths(roots));
+  std::map<std::string, std::string> was = FingerprintParts(r.discovery.rules_fingerprint),
+                                     now = FingerprintParts(rules.fingerprint);
+  for (const auto& [file, hash] : now) {
+    if (was[file] == hash) continue;
+    Stage first = FirstStageReading(file);
+    if (first >= from) continue;
+    return UsageError("{}: its stage files (from root(s) {}) were made with another {} than this run's, which the "
+                      "'{}' stage already used; re-run with --from-stage {} (or without --from-stage/--only-stage)",
+                      out_dir.string(), JoinPaths(r.discovery.roots), file, StageName(first), StageName(first));
+  }
   return Status::Ok();
 }
 
@@ -173,8 +227,38 @@ Result<AnalysisResult> RunAnalysis(const AnalyzeOptions& opt) {
       emit({s, "failed", 0, {}, st.message()});
       return st;
     }
+    if (s == Stage::kDiscover) {
+      st = CheckStagesMatch(ResolveAgainstCwd(opt.out_dir), r, opt, rules, from);
+      if (!st.ok()) {
+        emit({s, "failed", 0, {}, st.message()});
+        return st;
+      }
+      // The rules changed only for stages that rerun now: from here on every stage file agrees
+      // with the current rules.
+      if (r.discovery.rules_fingerprint != rules.fingerprint) {
+        r.discovery.rules_fingerprint = rules.fingerprint;
+        if (opt.persist_stages) OPTRACE_RETURN_IF_ERROR(SaveStage(stages_dir, Stage::kDiscover, r));
+      }
+    }
     double secs = std::chrono::duration<double>(Clock::now() - t0).count();
     emit({s, "loaded", secs, StageCounts(s, r), ""});
+  }
+  // Loaded stages are reported as such (the file carries the timings of the run that made it).
+  for (int i = 0; i < static_cast<int>(from); ++i) {
+    std::string_view name = StageName(static_cast<Stage>(i));
+    for (StageTiming& t : r.timings)
+      if (t.stage == name) t.status = "loaded";
+  }
+  // The stages from `from` on are recomputed: their old files (and those after `to`) would be
+  // stale, so none may be reloaded by a later --from-stage.
+  if (opt.persist_stages && !stages_dir.empty()) {
+    std::error_code ec;
+    for (int i = static_cast<int>(from); i < kStageCount; ++i) {
+      std::filesystem::remove(StageFilePath(stages_dir, static_cast<Stage>(i)), ec);
+      if (ec)
+        return InternalError("{}: cannot remove the stale stage file ({}); remove it by hand",
+                             StageFilePath(stages_dir, static_cast<Stage>(i)).string(), ec.message());
+    }
   }
   // Timings of this run replace the loaded ones for the stages it runs.
   for (int i = static_cast<int>(from); i <= static_cast<int>(to); ++i) {

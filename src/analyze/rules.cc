@@ -103,6 +103,7 @@ Status ApplyDiagnosis(Rules& rules, const std::string& origin, const json& j) {
   num("comm_dominated_share", t.comm_dominated_share);
   num("rank_skew_ratio", t.rank_skew_ratio);
   num("compute_imbalance_ratio", t.compute_imbalance_ratio);
+  num("collective_skew_ratio", t.collective_skew_ratio);
   integer("slow_rank_min_votes", t.slow_rank_min_votes);
   num("slow_rank_min_vote_share", t.slow_rank_min_vote_share);
   num("slow_rank_two_rank_skew", t.slow_rank_two_rank_skew);
@@ -154,6 +155,11 @@ std::optional<BlockKind> ParseBlockKind(std::string_view name) {
 
 Result<Rules> LoadRules(const std::filesystem::path& dir) {
   Rules rules;
+  auto fnv = [](std::string_view s) {  // FNV-1a 64
+    uint64_t hash = 1469598103934665603ull;
+    for (unsigned char c : s) hash = (hash ^ c) * 1099511628211ull;
+    return hash;
+  };
   for (const BuiltinRuleFile& f : BuiltinRuleFiles()) {
     std::string name = f.name;
     std::string origin = "builtin:" + name;
@@ -168,6 +174,7 @@ Result<Rules> LoadRules(const std::filesystem::path& dir) {
     }
     OPTRACE_RETURN_IF_ERROR(ApplyFile(rules, name, origin, text));
     rules.sources.push_back(origin);
+    rules.fingerprint += fmt::format("{}{}={:016x}", rules.fingerprint.empty() ? "" : ",", name, fnv(text));
   }
   if (!dir.empty()) {
     std::error_code ec;

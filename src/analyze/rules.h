@@ -40,7 +40,7 @@ struct Thresholds {
   double recurring_bubble_min_ratio = 0.60;
   int recurring_bubble_min_complete_steps = 3;
   double comm_dominated_share = 0.50;
-  double rank_skew_ratio = 0.05, compute_imbalance_ratio = 0.05;
+  double rank_skew_ratio = 0.05, compute_imbalance_ratio = 0.05, collective_skew_ratio = 0.05;
   int slow_rank_min_votes = 2;
   double slow_rank_min_vote_share = 0.20, slow_rank_two_rank_skew = 0.05, three_sigma_k = 3.0;
   double aicpu_min_exposed_us = 50, aicpu_min_wall_share = 0.01;
@@ -60,6 +60,7 @@ struct Rules {
   std::vector<RegexRule> block_kind;     // value = block kind name
   Thresholds thresholds;
   std::map<int, double> dixon_q95;       // n -> critical value
+  std::string fingerprint;               // "op_taxonomy.json=<FNV-1a 64 hex>,..." per rule file
   std::vector<std::string> sources;      // "builtin:op_taxonomy.json", "/abs/dir/op_taxonomy.json"
 
   OpType ClassifyCore(std::string_view core, std::string_view name) const;

@@ -123,7 +123,7 @@ void Io(A& a, RankInput& x) {
 }
 template <typename A>
 void Io(A& a, Discovery& x) {
-  IoAll(a, x.roots, x.ranks, x.ranks_without_kernels);
+  IoAll(a, x.roots, x.rules_fingerprint, x.ranks, x.ranks_without_kernels);
 }
 template <typename A>
 void Io(A& a, SourceFile& x) {

@@ -17,7 +17,7 @@
 
 namespace optrace::analyze {
 
-inline constexpr uint32_t kStageFileVersion = 1;
+inline constexpr uint32_t kStageFileVersion = 2;
 
 std::filesystem::path StageFilePath(const std::filesystem::path& stages_dir, Stage stage);
 Status SaveStage(const std::filesystem::path& stages_dir, Stage stage, const AnalysisResult& result);

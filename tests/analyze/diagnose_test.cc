@@ -18,6 +18,56 @@ const Finding* FindType(const AnalysisResult& r, const std::string& type) {
   return nullptr;
 }
 
+using testing::TempDir;
+
+// A torch_npu root with one rank directory per entry of `csv_per_rank` (kernel_details.csv text).
+void WriteRanks(const TempDir& tmp, const std::vector<std::string>& csv_per_rank) {
+  for (size_t r = 0; r < csv_per_rank.size(); ++r) {
+    std::string dir = "r" + std::to_string(r) + "_ascend_pt/";
+    tmp.Write(dir + "profiler_info_" + std::to_string(r) + ".json", "{}");
+    tmp.Write(dir + "ASCEND_PROFILER_OUTPUT/kernel_details.csv", csv_per_rank[r]);
+  }
+}
+
+const char kHeader[] = "Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us)\n";
+const char kHeaderNoStep[] = "Name,Type,Accelerator Core,Start Time(us),Duration(us)\n";
+
+// Ranks with steps matched by order (no Step Id, no markers: one whole-capture step each) and a
+// skewed wall: the rank_step_skew evidence is each rank's matched step.
+void WriteOrdinalSkewRoot(const TempDir& tmp) {
+  WriteRanks(tmp, {std::string(kHeaderNoStep) +
+                       "MatMul,MatMul,AI_CORE,1000.000,100\nAdd,Add,AI_VECTOR_CORE,1100.000,100\n",
+                   std::string(kHeaderNoStep) +
+                       "MatMul,MatMul,AI_CORE,5000.000,150\nAdd,Add,AI_VECTOR_CORE,5150.000,150\n"});
+}
+
+// Three ranks whose allreduce durations are 100, 100 and 108 us: 7.8% skew, no outlier rank.
+void WriteCollectiveSkewRoot(const TempDir& tmp) {
+  std::vector<std::string> ranks;
+  for (int dur : {100, 100, 108})
+    ranks.push_back(std::string(kHeader) + "1,MatMul,MatMul,AI_CORE,1000.000,50\n" +
+                    "1,hcom_allReduce__1_0_1,hcom_allReduce_,HCCL,1050.000," + std::to_string(dur) + "\n");
+  WriteRanks(tmp, ranks);
+}
+
+// One rank, two steps 2.9 ms apart: a heavy tail gap after step 1 and pre-launch gap before step 2.
+void WriteGapRoot(const TempDir& tmp) {
+  WriteRanks(tmp,
+             {std::string(kHeader) + "1,MatMul,MatMul,AI_CORE,1000.000,100\n2,MatMul,MatMul,AI_CORE,4000.000,100\n"});
+}
+
+// One rank whose AI CPU operator runs 200 us with no other device work beside it.
+void WriteAicpuRoot(const TempDir& tmp) {
+  WriteRanks(tmp, {std::string(kHeader) + "1,MatMul,MatMul,AI_CORE,1000.000,100\n1,NonZero,NonZero,AI_CPU,1100.000,200\n"
+                   "1,Add,Add,AI_VECTOR_CORE,1300.000,100\n"});
+}
+
+double Number(const Finding& f, const std::string& name) {
+  for (auto& [k, v] : f.numbers)
+    if (k == name) return v;
+  return -1;
+}
+
 // The synthetic root plants a slow rank (5) and a recurring bubble (rank 2): exactly these two
 // problems come out, beside the informational top-operator list.
 TEST(DiagnoseTest, SyntheticRootYieldsExactlyThePlantedFindings) {
@@ -130,6 +180,101 @@ TEST(DiagnoseTest, TopOperatorsAreComputeOperators) {
     EXPECT_EQ(f.evidence.size(), 2u);  // one row range per rank
   }
   EXPECT_EQ(n, 5);
+}
+
+TEST(DiagnoseTest, RankStepSkewOfStepsMatchedByOrderCarriesEachRanksStep) {
+  TempDir tmp;
+  WriteOrdinalSkewRoot(tmp);
+  AnalysisResult r = Analyze(tmp.path());
+  ASSERT_EQ(r.cross_rank.alignment_method, "step_ordinal");
+  const Finding* f = FindType(r, "rank_step_skew");
+  ASSERT_NE(f, nullptr);
+  ASSERT_EQ(f->evidence.size(), 2u);
+  std::set<int> ranks;
+  for (const Evidence& e : f->evidence) {
+    ranks.insert(e.rank);
+    EXPECT_NE(e.file.find("kernel_details.csv"), std::string::npos) << e.file;
+    EXPECT_EQ(e.row_first, 2u);  // the step's rows: 2..3
+    EXPECT_EQ(e.row_last, 3u);
+    EXPECT_GT(e.window_end_ns, e.window_start_ns);
+  }
+  EXPECT_EQ(ranks, (std::set<int>{0, 1}));
+}
+
+TEST(DiagnoseTest, CollectiveSkewAboveTheThresholdIsAFindingPerKind) {
+  TempDir tmp;
+  WriteCollectiveSkewRoot(tmp);
+  AnalysisResult r = Analyze(tmp.path());
+  EXPECT_EQ(FindType(r, "slow_rank"), nullptr);  // no outlier: plain skew
+  const Finding* f = FindType(r, "collective_rank_skew");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f->summary.find("allreduce"), std::string::npos) << f->summary;
+  EXPECT_NEAR(Number(*f, "max_skew_ratio"), 8.0 / (308.0 / 3), 1e-9);
+  EXPECT_EQ(Number(*f, "collectives_over"), 1);
+  ASSERT_EQ(f->evidence.size(), 3u);  // the allreduce row on every rank
+  for (const Evidence& e : f->evidence) {
+    EXPECT_EQ(e.row_first, 3u);
+    EXPECT_EQ(e.row_last, 3u);
+    EXPECT_EQ(e.step_id, 1);
+  }
+}
+
+TEST(DiagnoseTest, CollectiveSkewThresholdComesFromTheRules) {
+  TempDir tmp;
+  WriteCollectiveSkewRoot(tmp);
+  AnalysisResult r = Analyze(tmp.path());
+  Rules rules = testing::BuiltinRules();
+  EXPECT_DOUBLE_EQ(rules.thresholds.collective_skew_ratio, 0.05);  // data/analyze/diagnosis_rules.json
+  rules.thresholds.collective_skew_ratio = 0.10;
+  Diagnose(r, rules);
+  EXPECT_EQ(FindType(r, "collective_rank_skew"), nullptr);
+}
+
+TEST(DiagnoseTest, HeavyTailAndPrelaunchGapsAreFindingsWithTheGapWindow) {
+  TempDir tmp;
+  WriteGapRoot(tmp);
+  AnalysisResult r = Analyze(tmp.path());
+  const Finding* tail = FindType(r, "tail_gap_heavy");
+  const Finding* pre = FindType(r, "prelaunch_gap_heavy");
+  ASSERT_NE(tail, nullptr);
+  ASSERT_NE(pre, nullptr);
+  ASSERT_EQ(tail->evidence.size(), 1u);
+  ASSERT_EQ(pre->evidence.size(), 1u);
+  EXPECT_EQ(tail->evidence[0].step_id, 1);
+  EXPECT_EQ(pre->evidence[0].step_id, 2);
+  const RankTable& t = *r.FindRank(0);
+  for (const Finding* f : {tail, pre}) {
+    EXPECT_EQ(f->evidence[0].window_start_ns, t.AbsNs(100000));  // step 1 ends at 1100 us
+    EXPECT_EQ(f->evidence[0].window_end_ns, t.AbsNs(3000000));   // step 2 starts at 4000 us
+    EXPECT_NEAR(Number(*f, "max_gap_ms"), 2.9, 1e-9);
+  }
+}
+
+TEST(DiagnoseTest, ExposedAicpuOperatorIsOnTheCriticalPath) {
+  TempDir tmp;
+  WriteAicpuRoot(tmp);
+  AnalysisResult r = Analyze(tmp.path());
+  const Finding* f = FindType(r, "aicpu_on_critical_path");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NEAR(Number(*f, "exposed_us"), 200, 1e-9);
+  ASSERT_EQ(f->evidence.size(), 1u);
+  EXPECT_EQ(f->evidence[0].row_first, 3u);  // the NonZero row
+  EXPECT_NE(f->evidence[0].note.find("NonZero"), std::string::npos) << f->evidence[0].note;
+}
+
+TEST(DiagnoseTest, EveryFindingCarriesEvidence) {
+  auto check = [](const AnalysisResult& r, const std::string& root) {
+    for (const Finding& f : r.findings) EXPECT_FALSE(f.evidence.empty()) << root << ": " << f.type << " " << f.summary;
+  };
+  for (const char* s : {"synthetic_8rank", "tp_l1_text", "tp_l0_text", "tp_l1_db", "tp_l0_db", "st_l2", "msprof_minimal"})
+    check(Analyze(Sample(s)), s);
+  for (auto write : {WriteOrdinalSkewRoot, WriteCollectiveSkewRoot, WriteGapRoot, WriteAicpuRoot}) {
+    TempDir tmp;
+    write(tmp);
+    AnalysisResult r = Analyze(tmp.path());
+    EXPECT_FALSE(r.findings.empty());
+    check(r, tmp.path().string());
+  }
 }
 
 }  // namespace

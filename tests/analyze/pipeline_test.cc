@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "analyze/stage_io.h"
 #include "analyze_test_util.h"
 
@@ -115,6 +117,90 @@ TEST(PipelineTest, OnlyStageRunsOneStageFromItsInputs) {
   ASSERT_TRUE(b.ok()) << b.status().message();
   EXPECT_EQ(FindingKeys(*b), FindingKeys(*a));
   EXPECT_EQ(sink.Lines().size(), 6u + 2u);  // 6 loaded + started + done
+}
+
+TEST(PipelineTest, FromStageRefusesStageFilesOfOtherRoots) {
+  TempDir out;
+  AnalyzeOptions first;
+  first.roots = {Sample("tp_l1_text")};
+  first.out_dir = out.path();
+  first.to = Stage::kSegment;
+  ASSERT_TRUE(RunAnalysis(first).ok());
+  AnalyzeOptions other;
+  other.roots = {Sample("synthetic_8rank")};
+  other.out_dir = out.path();
+  other.from = Stage::kClassify;
+  auto r = RunAnalysis(other);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kUsage);  // exit 2
+  const std::string& m = r.status().message();
+  EXPECT_NE(m.find(out.path().string()), std::string::npos) << m;
+  EXPECT_NE(m.find("made from root(s) " + Sample("tp_l1_text").string()), std::string::npos) << m;
+  EXPECT_NE(m.find("pass the same roots"), std::string::npos) << m;
+}
+
+TEST(PipelineTest, FromStageRefusesStageFilesMadeWithOtherRules) {
+  TempDir tmp;
+  tmp.Write("rules/diagnosis_rules.json", "{\"slow_rank_min_votes\": 99}");
+  AnalyzeOptions first;
+  first.roots = {Sample("tp_l1_text")};
+  first.out_dir = tmp.path() / "out";
+  first.rules_dir = tmp.path() / "rules";
+  first.to = Stage::kSegment;
+  ASSERT_TRUE(RunAnalysis(first).ok());
+  // diagnosis_rules.json holds thresholds segment applied: reusing segment.bin is refused.
+  AnalyzeOptions builtin = first;
+  builtin.rules_dir.clear();
+  builtin.from = Stage::kClassify;
+  builtin.to = Stage::kDiagnose;
+  auto r = RunAnalysis(builtin);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kUsage);
+  EXPECT_NE(r.status().message().find("another diagnosis_rules.json"), std::string::npos) << r.status().message();
+  EXPECT_NE(r.status().message().find("--from-stage segment"), std::string::npos) << r.status().message();
+  AnalyzeOptions same = builtin;
+  same.rules_dir = first.rules_dir;  // the rules the files were made with: accepted
+  EXPECT_TRUE(RunAnalysis(same).ok());
+  builtin.from = Stage::kSegment;  // rerunning the first stage that reads the changed file: accepted
+  auto again = RunAnalysis(builtin);
+  EXPECT_TRUE(again.ok()) << again.status().message();
+}
+
+TEST(PipelineTest, LoadedStagesAreTimedAsLoadedNotRan) {
+  TempDir out;
+  AnalyzeOptions full;
+  full.roots = {Sample("tp_l1_text")};
+  full.out_dir = out.path();
+  ASSERT_TRUE(RunAnalysis(full).ok());
+  AnalyzeOptions again = full;
+  again.from = Stage::kSummarize;
+  auto r = RunAnalysis(again);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  std::map<std::string, std::string> status;
+  for (const StageTiming& t : r->timings) status[t.stage] = t.status;
+  for (const char* s : {"discover", "normalize", "segment", "classify"}) EXPECT_EQ(status[s], "loaded") << s;
+  for (const char* s : {"summarize", "cross_rank", "diagnose"}) EXPECT_EQ(status[s], "ran") << s;
+}
+
+TEST(PipelineTest, RerunningAStageRemovesTheLaterStagesFiles) {
+  TempDir out;
+  AnalyzeOptions full;
+  full.roots = {Sample("tp_l1_text")};
+  full.out_dir = out.path();
+  ASSERT_TRUE(RunAnalysis(full).ok());
+  AnalyzeOptions only = full;
+  only.from = only.to = Stage::kSegment;
+  ASSERT_TRUE(RunAnalysis(only).ok());
+  std::filesystem::path stages = out.path() / "stages";
+  for (const char* s : {"discover", "normalize", "segment"})
+    EXPECT_TRUE(std::filesystem::exists(stages / (std::string(s) + ".bin"))) << s;
+  for (const char* s : {"classify", "summarize", "cross_rank", "diagnose"})
+    EXPECT_FALSE(std::filesystem::exists(stages / (std::string(s) + ".bin"))) << s;
+  AnalyzeOptions later = full;
+  later.from = Stage::kSummarize;  // classify.bin is gone: an error, not a stale reload
+  auto r = RunAnalysis(later);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("classify.bin"), std::string::npos) << r.status().message();
 }
 
 TEST(PipelineTest, MissingStageFileNamesItAndTheStageToRun) {

@@ -137,6 +137,13 @@ TEST(SummarizeTest, MissingPipelineFieldsStayMissingInSums) {
   EXPECT_EQ(r.summaries.events_with_pipeline, 0u);
 }
 
+TEST(SummarizeTest, PipelineSumsKeepTheThirdDecimalOfLargeValues) {
+  AnalysisResult r = Analyze(Sample("msprof_minimal"));
+  ASSERT_EQ(r.summaries.operators.size(), 1u);
+  // aiv_time(us) 38332.239 + 38315.953: a float sum gave 76648.191406.
+  EXPECT_NEAR(r.summaries.operators[0].pipe_sums[1], 76648.192, 1e-6);
+}
+
 TEST(SummarizeTest, RankSummaryCountsBubblingStepsOfTheSyntheticRoot) {
   AnalysisResult r = Analyze(Sample("synthetic_8rank"));
   ASSERT_EQ(r.summaries.ranks.size(), 8u);

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -188,6 +189,32 @@ TEST_F(AnalyzeCommandTest, FromStageReusesTheEarlierStagesInOut) {
   EXPECT_EQ(first["stage"], "discover");
   EXPECT_EQ(first["status"], "loaded");
   EXPECT_TRUE(fs::exists(dir_ / "report.md"));
+}
+
+TEST_F(AnalyzeCommandTest, FromStageReportsReloadedStagesAsLoadedOnStdoutAndInTheManifest) {
+  std::string root = (SamplesDir() / "tp_l1_text").string();
+  ASSERT_EQ(RunCli({"analyze", root, "-o", dir_.string()}).exit_code, 0);
+  auto r = RunCli({"analyze", root, "-o", dir_.string(), "--from-stage", "summarize"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto out = nlohmann::json::parse(r.out);
+  auto manifest = nlohmann::json::parse(std::ifstream(dir_ / "manifest.json"));
+  for (const auto& stages : {out["stage_timings"], manifest["stages"]}) {
+    std::map<std::string, std::string> status;
+    for (const auto& s : stages) status[s["stage"].get<std::string>()] = s["status"].get<std::string>();
+    EXPECT_EQ(status["discover"], "loaded");
+    EXPECT_EQ(status["classify"], "loaded");
+    EXPECT_EQ(status["summarize"], "ran");
+  }
+}
+
+TEST_F(AnalyzeCommandTest, FromStageWithOtherRootsIsRefused) {
+  std::string made = (SamplesDir() / "tp_l1_text").string();
+  ASSERT_EQ(RunCli({"analyze", made, "-o", dir_.string()}).exit_code, 0);
+  auto r = RunCli({"analyze", (SamplesDir() / "tp_l0_text").string(), "-o", dir_.string(), "--from-stage", "summarize"});
+  EXPECT_EQ(r.exit_code, kExitBadInput);
+  EXPECT_THAT(r.err, HasSubstr(dir_.string()));
+  EXPECT_THAT(r.err, HasSubstr(made));
+  EXPECT_THAT(r.err, HasSubstr("pass the same roots"));
 }
 
 TEST_F(AnalyzeCommandTest, OnlyStageReportRewritesTheReportFromSavedStages) {

@@ -1,5 +1,6 @@
 #include "analyze/report/report_writer.h"
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <functional>
@@ -170,6 +171,22 @@ Result<ReportResult> WriteReport(const AnalysisResult& r, const ReportOptions& o
     std::error_code ec;
     uint64_t bytes = std::filesystem::file_size(opt.out_dir / "report.xlsx", ec);
     out.artifacts.push_back({"report_xlsx", "report.xlsx", what_of("report_xlsx"), ec ? 0 : bytes, Since(t0), sheets.size()});
+  }
+  // Artifacts a previous run into the same OUT wrote and this one did not (a fast run after a
+  // --mode full run) would be stale and missing from manifest.json: remove them. Only names this
+  // writer produces are touched.
+  std::vector<std::string> producible = {"normalized_event_index.csv", "report.xlsx"};
+  for (const auto& [name, what] : TableDescriptions()) producible.push_back(name + ".csv");
+  for (const std::string& file : producible) {
+    bool written = std::any_of(out.artifacts.begin(), out.artifacts.end(),
+                               [&](const WrittenArtifact& a) { return a.file == file; });
+    std::error_code ec;
+    if (written || !std::filesystem::exists(opt.out_dir / file, ec)) continue;
+    std::filesystem::remove(opt.out_dir / file, ec);
+    if (ec)
+      return IoError("{}: cannot remove this artifact of an earlier run ({}); remove it by hand so OUT matches "
+                     "manifest.json",
+                     (opt.out_dir / file).string(), ec.message());
   }
   double report_seconds = Since(t_start);
   OPTRACE_RETURN_IF_ERROR(emit("manifest_json", "manifest.json", std::nullopt, [&](std::ostream& os) {

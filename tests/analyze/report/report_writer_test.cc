@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 
 #include "analyze/report/golden.h"
@@ -99,6 +100,29 @@ TEST_F(ReportWriterTest, FullModeAddsWorkbookAndEventIndex) {
   auto summary = nlohmann::json::parse(Slurp(dir_ / "analysis_summary.json"));
   EXPECT_EQ(summary["identity"]["mode"], "full");
   EXPECT_EQ(summary["artifacts"]["report_xlsx"], "report.xlsx");
+}
+
+TEST_F(ReportWriterTest, FastRunRemovesTheFullModeArtifactsOfAnEarlierRun) {
+  ReportOptions opt;
+  opt.out_dir = dir_;
+  opt.full = true;
+  ASSERT_TRUE(WriteReport(MakeReportFixture(), opt).ok());
+  std::ofstream(dir_ / "notes.txt") << "mine";  // not an artifact: left alone
+  opt.full = false;
+  ASSERT_TRUE(WriteReport(MakeReportFixture(), opt).ok());
+  for (const char* f : {"report.xlsx", "normalized_event_index.csv", "layer_summary.csv", "block_summary.csv",
+                        "collective_alignment.csv"})
+    EXPECT_FALSE(fs::exists(dir_ / f)) << f;
+  EXPECT_TRUE(fs::exists(dir_ / "notes.txt"));
+  // Every artifact file in OUT is in manifest.json.
+  auto m = nlohmann::json::parse(Slurp(dir_ / "manifest.json"));
+  std::set<std::string> listed;
+  for (const auto& a : m["artifacts"]) listed.insert(a["file"].get<std::string>());
+  for (const auto& entry : fs::directory_iterator(dir_)) {
+    std::string name = entry.path().filename().string();
+    if (name == "notes.txt" || name == "manifest.json" || entry.is_directory()) continue;
+    EXPECT_TRUE(listed.count(name)) << name;
+  }
 }
 
 TEST_F(ReportWriterTest, EveryArtifactInTheSummaryMapExists) {
