@@ -140,7 +140,11 @@ void WritePerIterationCsv(const LatencyTable& t, const LatencyReport& r, std::os
   for (int64_t rank : r.ranks) out << ",rank" << rank << "_us";
   out << "\n";
   for (const IterationMax& m : r.per_iteration) {
-    out << fmt::format("{},{:.10g},{},{}", m.iteration, m.max_us, m.slowest_rank, m.complete ? 1 : 0);
+    if (m.ranks == 0) {  // every value NA: no max, no slowest rank
+      out << fmt::format("{},,,0", m.iteration);
+    } else {
+      out << fmt::format("{},{:.10g},{},{}", m.iteration, m.max_us, m.slowest_rank, m.complete ? 1 : 0);
+    }
     for (int64_t rank : r.ranks) {
       auto it = value.find({m.iteration, rank});
       out << ",";

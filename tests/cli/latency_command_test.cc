@@ -135,5 +135,21 @@ TEST(LatencyCommandTest, BadUnitIsAUsageError) {
   EXPECT_THAT(r.err, HasSubstr("--unit"));
 }
 
+TEST(LatencyCommandTest, ShortRowExitsTwoNamingTheLine) {
+  auto r = RunCli({"latency", Data("short_row.csv")});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("short_row.csv:3: 3 fields but the header has 4"));
+}
+
+TEST(LatencyCommandTest, AllNaRankCountsAndIsReported) {
+  auto r = RunCli({"latency", Data("all_na_rank.csv"), "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["ranks"].size(), 3u);
+  EXPECT_EQ(j["iterations"]["complete"], 0);
+  EXPECT_TRUE(j["per_iteration_max"].is_null());
+  EXPECT_THAT(j["problems"].dump(), HasSubstr("rank_without_values"));
+}
+
 }  // namespace
 }  // namespace optrace
