@@ -50,6 +50,7 @@ int RunReportCommand(const CommandArgs& args, CommandIo& io) {
     auto run = evidence::LoadOpprof(std::vector<std::filesystem::path>(pipe.begin(), pipe.end()));
     if (!run.ok()) return ReportError("report", run.status(), io);
     in.pipe = evidence::SummarizePipe(*run, roles ? &*roles : nullptr);
+    if (Status st = evidence::CheckEveryTableYields(*in.pipe); !st.ok()) return ReportError("report", st, io);
   } else if (!roles_path.empty()) {
     io.err << "optrace report: warning: --roles has no effect without --pipe\n";
   }

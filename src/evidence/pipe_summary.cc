@@ -110,6 +110,14 @@ PipeSummary SummarizePipe(const OpprofRun& run, const RoleMap* user_roles) {
   for (const MetricTable& t : run.tables) {
     if (!KnownColumns(t.name)) order.push_back(t.name);
   }
+  // Which table provides each metric: the first in `order` whose file has the column, so a
+  // known metric in a table of another (or unknown) name is summarised, not "not provided".
+  std::map<std::string, const MetricTable*> provider;
+  for (const std::string& name : order) {
+    auto it = by_name.find(name);
+    if (it == by_name.end()) continue;
+    for (const std::string& c : it->second->columns) provider.emplace(c, it->second);
+  }
   std::set<std::string> seen_metrics;
   auto applies = [&](const Role& role, std::string_view metric) {
     CoreKind k = MetricKind(metric);
@@ -127,15 +135,16 @@ PipeSummary SummarizePipe(const OpprofRun& run, const RoleMap* user_roles) {
     const MetricTable* t = it == by_name.end() ? nullptr : it->second;
     s.tables.emplace_back(name, t ? t->path : "");
     const auto* known = KnownColumns(name);
+    auto provided_elsewhere = [&](std::string_view c) { return provider.count(std::string(c)) > 0; };
     if (!t) {
       for (std::string_view c : *known) {
-        if (seen_metrics.insert(std::string(c)).second) add_not_provided(name, c);
+        if (!provided_elsewhere(c) && seen_metrics.insert(std::string(c)).second) add_not_provided(name, c);
       }
       continue;
     }
     for (size_t c = 0; c < t->columns.size(); ++c) {
       const std::string& metric = t->columns[c];
-      if (!seen_metrics.insert(metric).second) continue;
+      if (provider[metric] != t || !seen_metrics.insert(metric).second) continue;
       MetricEntry e{name, metric, true, {}};
       for (const Role& role : roles.roles) {
         if (!applies(role, metric)) continue;
@@ -168,11 +177,25 @@ PipeSummary SummarizePipe(const OpprofRun& run, const RoleMap* user_roles) {
     }
     if (known) {  // known columns this export lacks (Ascend 950 drops some)
       for (std::string_view c : *known) {
-        if (!t->Column(c) && seen_metrics.insert(std::string(c)).second) add_not_provided(name, c);
+        if (!provided_elsewhere(c) && seen_metrics.insert(std::string(c)).second) add_not_provided(name, c);
       }
     }
   }
+  for (const MetricTable& t : run.tables) {
+    bool yields = std::any_of(s.metrics.begin(), s.metrics.end(), [&](const MetricEntry& m) {
+      return m.provided && provider[m.name] == &t;
+    });
+    if (!yields) s.tables_without_metrics.push_back(t.path);
+  }
   return s;
+}
+
+Status CheckEveryTableYields(const PipeSummary& s) {
+  if (s.tables_without_metrics.empty()) return Status::Ok();
+  return BadInputError("{}: yields no metric: each of its columns is already taken from another input of this run; "
+                       "expected an msprof op metric CSV with its own columns (PipeUtilization.csv, Memory.csv, "
+                       "L2Cache.csv, ...); leave it out or pass it as a separate run with --compare",
+                       s.tables_without_metrics.front());
 }
 
 std::vector<MetricDelta> ComparePipe(const PipeSummary& base, const PipeSummary& compare) {
