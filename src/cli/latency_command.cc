@@ -6,6 +6,7 @@
 
 #include "cli/cli_parse.h"
 #include "cli/commands.h"
+#include "cli/latency_flags.h"
 #include "core/file_io.h"
 #include "evidence/latency.h"
 #include "evidence/latency_writers.h"
@@ -15,32 +16,18 @@ namespace optrace::cli {
 int RunLatencyCommand(const CommandArgs& args, CommandIo& io) {
   CLI::App app{"Per-iteration max over ranks and per-rank latency distributions (microseconds)", "optrace latency"};
   std::vector<std::string> inputs;
-  evidence::LatencyOptions opt;
-  int64_t warmup = -1;
-  std::string unit = "us", format = "text", out_dir;
-  double clock_hz = 0;
+  LatencyFlags flags;
+  std::string format = "text", out_dir;
   bool strict = false;
   app.add_option("csv", inputs, "dispatch_latency.csv or any CSV with rank/iteration/value columns")->required();
-  app.add_option("--warmup", warmup, "exclude the first N iterations (overrides the is_warmup column)")
-      ->check(CLI::NonNegativeNumber);
-  app.add_option("--rank-col", opt.rank_column, "rank column name")->capture_default_str();
-  app.add_option("--iter-col", opt.iteration_column, "iteration column name")->capture_default_str();
-  app.add_option("--value-col", opt.value_column, "latency column (default: elapsed_us, else elapsed_ms)");
-  app.add_option("--unit", unit, "unit of --value-col")->check(CLI::IsMember({"us", "ms", "ns", "cycles"}))
-      ->capture_default_str();
-  app.add_option("--clock-hz", clock_hz, "clock for --unit cycles when the file has no clock_hz column")
-      ->check(CLI::PositiveNumber);
-  app.add_option("--last-n", opt.reference_last_n, "samples per rank in the reference mean")->capture_default_str()
-      ->check(CLI::Range(1, 1000000));
+  AddLatencyFlags(app, flags);
   app.add_option("--format", format, "output format")->check(CLI::IsMember({"text", "json", "csv"}))
       ->capture_default_str();
   app.add_option("-o,--output", out_dir, "directory for latency.svg and latency_per_iteration.csv");
   app.add_flag("--strict", strict, "exit 1 when data problems (missing pairs, unequal counts) are found");
   if (auto rc = ParseCommandLine(app, args, io)) return *rc;
 
-  opt.unit = *evidence::ParseLatencyUnit(unit);
-  if (warmup >= 0) opt.warmup = warmup;
-  if (clock_hz > 0) opt.clock_hz = clock_hz;
+  const evidence::LatencyOptions opt = flags.Options();
   std::vector<std::filesystem::path> paths;
   for (const std::string& p : inputs) paths.push_back(p);  // relative to the cwd; messages keep the given name
   auto table = evidence::ReadLatencyCsvFiles(paths, opt);

@@ -33,12 +33,16 @@ int RunPipeCommand(const CommandArgs& args, CommandIo& io) {
   auto base_run = load(inputs);
   if (!base_run.ok()) return ReportError("pipe", base_run.status(), io);
   evidence::PipeSummary base = evidence::SummarizePipe(*base_run, roles ? &*roles : nullptr);
+  if (Status st = evidence::CheckEveryTableYields(base); !st.ok()) return ReportError("pipe", st, io);
   std::optional<evidence::PipeSummary> other;
   std::vector<evidence::MetricDelta> deltas;
   if (!compare.empty()) {
     auto run = load(compare);
     if (!run.ok()) return ReportError("pipe", run.status().WithContext("--compare"), io);
     other = evidence::SummarizePipe(*run, roles ? &*roles : nullptr);
+    if (Status st = evidence::CheckEveryTableYields(*other); !st.ok()) {
+      return ReportError("pipe", st.WithContext("--compare"), io);
+    }
     deltas = evidence::ComparePipe(base, *other);
   }
   if (format == "json") {

@@ -6,6 +6,7 @@
 
 #include "cli/cli_parse.h"
 #include "cli/commands.h"
+#include "cli/latency_flags.h"
 #include "core/file_io.h"
 #include "evidence/opprof.h"
 #include "evidence/report.h"
@@ -17,9 +18,9 @@ int RunReportCommand(const CommandArgs& args, CommandIo& io) {
                "optrace report"};
   std::vector<std::string> latency, pipe;
   std::string roles_path, stall, output;
-  int64_t warmup = -1;
-  app.add_option("--latency", latency, "dispatch_latency.csv file(s)");
-  app.add_option("--warmup", warmup, "exclude the first N iterations of the latency data")->check(CLI::NonNegativeNumber);
+  LatencyFlags latency_flags;
+  app.add_option("--latency", latency, "dispatch_latency.csv or any CSV with rank/iteration/value columns");
+  AddLatencyFlags(app, latency_flags);  // the same column options as `optrace latency`
   app.add_option("--pipe", pipe, "OPPROF_* directory or msprof op CSVs of one run");
   app.add_option("--roles", roles_path, "roles file for the per-role metrics");
   app.add_option("--stall", stall, "stall-sample CSV (see 'optrace stall --help')");
@@ -33,8 +34,7 @@ int RunReportCommand(const CommandArgs& args, CommandIo& io) {
   evidence::EvidenceInputs in;
   in.roles_path = roles_path;
   if (!latency.empty()) {
-    evidence::LatencyOptions opt;
-    if (warmup >= 0) opt.warmup = warmup;
+    const evidence::LatencyOptions opt = latency_flags.Options();
     auto t = evidence::ReadLatencyCsvFiles(std::vector<std::filesystem::path>(latency.begin(), latency.end()), opt);
     if (!t.ok()) return ReportError("report", t.status(), io);
     evidence::LatencyReport r = evidence::AnalyzeLatency(*t, opt);
@@ -50,6 +50,7 @@ int RunReportCommand(const CommandArgs& args, CommandIo& io) {
     auto run = evidence::LoadOpprof(std::vector<std::filesystem::path>(pipe.begin(), pipe.end()));
     if (!run.ok()) return ReportError("report", run.status(), io);
     in.pipe = evidence::SummarizePipe(*run, roles ? &*roles : nullptr);
+    if (Status st = evidence::CheckEveryTableYields(*in.pipe); !st.ok()) return ReportError("report", st, io);
   } else if (!roles_path.empty()) {
     io.err << "optrace report: warning: --roles has no effect without --pipe\n";
   }

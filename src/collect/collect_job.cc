@@ -23,6 +23,8 @@ Result<CollectReport> RunCollectJob(const CollectJob& job) {
                          "ran with ENABLE_MOE_PROFILING=1 and that the map matches",
                          rep.result.inputs.size(), rep.result.records);
   }
+  // Before the trace's otherData so that the trace carries the same problems as the stats.
+  if (job.roles) AddRoleCoverageProblems(rep.result.collection, *job.roles, rep.result.diagnostics);
   const std::string other = OtherDataJson(rep.result, job.settings);
   OPTRACE_RETURN_IF_ERROR(WriteStreamAtomic(job.trace_path, [&](std::ostream& os) {
     if (IsPerfettoPath(job.trace_path.string())) return WritePerfettoTrace(rep.result.collection, job.trace, os);

@@ -22,6 +22,13 @@ constexpr std::array<ProblemInfo, static_cast<size_t>(Problem::kCount_)> kProble
     {"clock_missing", Severity::kInfo, "a slot header has no clock frequency; --clock-mhz was used"},
     {"legacy_row_full", Severity::kDataLoss,
      "a legacy row holds its maximum (PROF_SIZE - 2) / 2 records: later records were probably lost"},
+    {"role_matches_no_core", Severity::kInfo,
+     "a role of the --roles file matches no core in the dumps: it has no statistics; check the core kind and "
+     "ranges"},
+    {"role_cores_absent", Severity::kInfo,
+     "some cores a role declares are not in the dumps (the kernel did not run there, or the ranges are wrong)"},
+    {"core_without_role", Severity::kInfo,
+     "cores in the dumps that no role of the --roles file covers: they are in the per-kind rows only"},
 }};
 
 }  // namespace

@@ -30,6 +30,9 @@ enum class Problem {
   kTimestampBackwards,
   kClockMissing,
   kLegacyRowFull,
+  kRoleMatchesNoCore,  // --roles: a role none of whose cores is in the dumps
+  kRoleCoresAbsent,    // --roles: some of a role's declared cores are not in the dumps
+  kCoreWithoutRole,    // --roles: cores in the dumps that no role covers
   kCount_,  // number of problems; not a problem
 };
 

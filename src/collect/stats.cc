@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <tuple>
 #include <unordered_map>
 
@@ -92,6 +93,26 @@ StatsTable ComputeStats(const Collection& c, const RoleMap* roles) {
   SortRows(t.rows, false, t.roles);
   SortRows(t.role_rows, true, t.roles);
   return t;
+}
+
+void AddRoleCoverageProblems(const Collection& c, const RoleMap& roles, Diagnostics& diag) {
+  std::set<std::pair<CoreKind, uint32_t>> cores;
+  for (const SeriesInfo& si : c.series) {
+    if (si.kind == CoreKind::kAic || si.kind == CoreKind::kAiv) cores.insert({si.kind, si.core_index});
+  }
+  const RoleCoverage coverage = CheckRoleCoverage(roles, cores);
+  for (const RoleFit& fit : coverage.roles) {
+    if (fit.found_cores == 0) {
+      diag.Add(Problem::kRoleMatchesNoCore, fmt::format("role '{}' ({}): no such core in the dumps", fit.name,
+                                                        fit.declared));
+    } else if (!fit.missing.empty()) {
+      diag.Add(Problem::kRoleCoresAbsent, fmt::format("role '{}' declares {} but the dumps have no {}", fit.name,
+                                                      fit.declared, fit.missing));
+    }
+  }
+  if (!coverage.unassigned.empty()) {
+    diag.Add(Problem::kCoreWithoutRole, fmt::format("{}: in the dumps, in no role", coverage.unassigned));
+  }
 }
 
 namespace {

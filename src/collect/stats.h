@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "collect/diagnostics.h"
 #include "collect/model.h"
 #include "core/quantile.h"
 #include "core/roles.h"
@@ -41,6 +42,11 @@ struct StatsTable {
 };
 
 StatsTable ComputeStats(const Collection& c, const RoleMap* roles);
+
+// How the roles file fits the dumps' cores (every rank's AIC/AIV cores, by index): adds
+// role_matches_no_core, role_cores_absent and core_without_role (info) to `diag`, with the
+// same coverage rules as `optrace pipe` (core/roles.h CheckRoleCoverage).
+void AddRoleCoverageProblems(const Collection& c, const RoleMap& roles, Diagnostics& diag);
 
 // Fixed-width text table (one section for kinds, one for roles if any).
 std::string FormatStatsTable(const StatsTable& t);

@@ -1,6 +1,9 @@
 #include "core/roles.h"
 
+#include <algorithm>
 #include <charconv>
+
+#include <fmt/format.h>
 
 #include "core/file_io.h"
 
@@ -95,6 +98,57 @@ Result<RoleMap> ParseRoles(std::string_view text, std::string_view origin) {
   }
   if (map.roles.empty()) return BadInputError("{}: no roles defined; {}", origin, kHint);
   return map;
+}
+
+std::string CompressCores(format::CoreKind kind, const std::vector<uint32_t>& sorted) {
+  std::string out;
+  for (size_t i = 0; i < sorted.size();) {
+    size_t j = i;
+    while (j + 1 < sorted.size() && sorted[j + 1] == sorted[j] + 1) ++j;
+    out += out.empty() ? fmt::format("{} ", KindName(kind)) : ",";
+    out += j == i ? fmt::format("{}", sorted[i]) : fmt::format("{}-{}", sorted[i], sorted[j]);
+    i = j + 1;
+  }
+  return out;
+}
+
+RoleCoverage CheckRoleCoverage(const RoleMap& roles, const std::set<std::pair<format::CoreKind, uint32_t>>& cores) {
+  using format::CoreKind;
+  RoleCoverage c;
+  for (const Role& role : roles.roles) {
+    RoleFit fit;
+    fit.name = role.name;
+    std::vector<std::string> parts, missing;
+    for (CoreKind k : {CoreKind::kAic, CoreKind::kAiv}) {
+      std::vector<uint32_t> declared, absent;
+      for (const RoleRange& rr : role.ranges) {
+        if (rr.kind != k) continue;
+        uint64_t last = std::min<uint64_t>(rr.last, uint64_t{rr.first} + kMaxDeclaredCores - 1);
+        for (uint64_t i = rr.first; i <= last; ++i) declared.push_back(static_cast<uint32_t>(i));
+      }
+      std::sort(declared.begin(), declared.end());
+      fit.declared_cores += declared.size();
+      for (uint32_t i : declared) {
+        if (!cores.count({k, i})) absent.push_back(i);
+      }
+      if (!declared.empty()) parts.push_back(CompressCores(k, declared));
+      if (!absent.empty()) missing.push_back(CompressCores(k, absent));
+    }
+    fit.declared = fmt::format("{}", fmt::join(parts, "; "));
+    fit.missing = fmt::format("{}", fmt::join(missing, "; "));
+    c.roles.push_back(std::move(fit));
+  }
+  for (const auto& [kind, index] : cores) {
+    if (const Role* r = roles.Find(kind, index)) ++c.roles[static_cast<size_t>(r - roles.roles.data())].found_cores;
+  }
+  for (CoreKind k : {CoreKind::kAic, CoreKind::kAiv}) {
+    std::vector<uint32_t> free;
+    for (const auto& [kind, index] : cores) {
+      if (kind == k && roles.Find(kind, index) == nullptr) free.push_back(index);
+    }
+    if (!free.empty()) c.unassigned += (c.unassigned.empty() ? "" : "; ") + CompressCores(k, free);
+  }
+  return c;
 }
 
 Result<RoleMap> LoadRoles(const std::filesystem::path& path) {

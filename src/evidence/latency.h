@@ -10,11 +10,13 @@
 // is_warmup, in_average[, measurement, clock_hz]) or any CSV whose rank / iteration / value
 // columns are named in LatencyColumns. All values are converted to microseconds.
 //
-// Data problems (missing (rank, iteration) pairs, unequal per-rank counts, one rank only) are
-// reported in LatencyReport::problems and never averaged away: an iteration that lacks a rank
-// is left out of the per-iteration max statistics (a max over fewer ranks would understate it)
-// and counted. Malformed input (missing column, non-numeric cell, negative latency, duplicate
-// pair, mixed measurement modes) is an error naming file and line.
+// Data problems (missing (rank, iteration) pairs, NA values, unequal per-rank counts, gaps in
+// the rank numbers, one rank only) are reported in LatencyReport::problems and never averaged
+// away: a rank is present when it has any row, even one whose value is NA; an iteration that
+// lacks a rank's value is left out of the per-iteration max statistics (a max over fewer ranks
+// would understate it) and counted. Malformed input (missing column, a row with fewer fields
+// than the header, non-numeric cell, negative latency, duplicate pair, mixed measurement modes)
+// is an error naming file and line.
 #pragma once
 
 #include <cstdint>
@@ -55,6 +57,15 @@ struct LatencySample {
   uint64_t line = 0;   // 1-based line in that input
 };
 
+// A measured (not warm-up) row whose value cell is NA or empty: the rank and the iteration
+// exist, the sample does not.
+struct LatencyMissingValue {
+  int64_t rank = 0;
+  int64_t iteration = 0;
+  uint32_t input = 0;  // index into LatencyTable::inputs
+  uint64_t line = 0;
+};
+
 struct LatencyTable {
   std::vector<std::string> inputs;
   std::vector<LatencySample> samples;  // measured rows only (warm-up removed)
@@ -64,7 +75,7 @@ struct LatencyTable {
   std::string warmup_policy;           // human-readable: which rule removed which rows
   size_t warmup_rows_excluded = 0;
   size_t missing_value_rows = 0;       // rows whose value cell was NA / empty
-  std::vector<std::string> missing_value_where;
+  std::vector<LatencyMissingValue> missing_values;  // those rows, in read order
 };
 
 // Reads and concatenates the files (e.g. one per run segment or per rank).
@@ -90,11 +101,19 @@ struct IterationMax {
   int64_t iteration = 0;
   double max_us = 0;
   int64_t slowest_rank = 0;
-  size_t ranks = 0;
+  size_t ranks = 0;       // ranks with a value in this iteration (0: every value NA, max_us meaningless)
   bool complete = false;  // every rank has a sample
 };
 
-enum class LatencyProblemKind { kMissingPair, kUnequalCounts, kSingleRank, kMissingValue, kShortReference };
+enum class LatencyProblemKind {
+  kMissingPair,
+  kUnequalCounts,
+  kSingleRank,
+  kMissingValue,
+  kShortReference,
+  kRankWithoutValues,  // a rank whose every measured row is NA
+  kRankGap,            // ranks 0 and 2 present, 1 absent
+};
 
 struct LatencyProblem {
   LatencyProblemKind kind;
@@ -106,12 +125,12 @@ struct LatencyProblem {
 std::string_view ProblemKindName(LatencyProblemKind kind);
 
 struct LatencyReport {
-  std::vector<int64_t> ranks;          // sorted
+  std::vector<int64_t> ranks;          // sorted; every rank with a row, even an all-NA one
   size_t iterations = 0;               // distinct measured iterations
   size_t complete_iterations = 0;
   DistributionStats per_iteration_max; // over complete iterations only
   std::vector<IterationMax> per_iteration;  // every iteration, sorted
-  std::vector<RankStats> per_rank;     // sorted by rank
+  std::vector<RankStats> per_rank;     // sorted by rank; ranks with at least one value
   std::optional<int64_t> slowest_rank;  // slowest most often (ties: lowest rank)
   size_t slowest_rank_count = 0;
   double max_of_per_rank_p95 = 0;       // NOT the P95 of per-iteration maxima

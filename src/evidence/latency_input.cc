@@ -90,6 +90,10 @@ Status ReadOne(CsvReader& reader, const LatencyOptions& opt, ReadState& st) {
     return BadInputError("{}: --unit cycles needs a clock_hz column or --clock-hz", origin);
   }
 
+  // Fields a row must have: up to the last named column (a trailing comma adds an empty name).
+  size_t need_fields = header.names().size();
+  while (need_fields > 0 && header.names()[need_fields - 1].empty()) --need_fields;
+
   auto flag = [&](size_t col, std::string_view name) -> Result<bool> {
     std::string_view f = TrimCsvField(rec.Field(col));
     if (f == "1" || f == "true" || f == "True") return true;
@@ -102,6 +106,11 @@ Status ReadOne(CsvReader& reader, const LatencyOptions& opt, ReadState& st) {
     if (!more) break;
     // Built only for messages: formatting it per row dominated the read time.
     auto where = [&] { return fmt::format("{}:{}", origin, rec.line); };
+    if (rec.size() < need_fields) {
+      return BadInputError("{}: {} fields but the header has {} ({}); the row is cut short: fix or remove it "
+                           "(write NA for a missing value)",
+                           where(), rec.size(), need_fields, ColumnList(header));
+    }
     RawRow row;
     auto rank = ParseCsvInt(rec.Field(rank_col));
     if (!rank) return BadInputError("{}: {} '{}' is not an integer", where(), opt.rank_column, TrimCsvField(rec.Field(rank_col)));
@@ -219,7 +228,7 @@ Result<LatencyTable> Finish(ReadState st, std::vector<std::string> inputs, const
     }
     if (r.value_missing) {
       ++t.missing_value_rows;
-      t.missing_value_where.push_back(fmt::format("{}:{}", st.origins[r.sample.input], r.sample.line));
+      t.missing_values.push_back({r.sample.rank, r.sample.iteration, r.sample.input, r.sample.line});
       continue;
     }
     t.samples.push_back(std::move(r.sample));

@@ -87,7 +87,7 @@ std::string RenderLatencySvg(const LatencyTable& t, const LatencyReport& r) {
     for (const IterationMax& m : r.per_iteration) {
       if (m.complete) {
         pts.emplace_back(x(m.iteration), y(m.max_us));
-      } else {
+      } else if (m.ranks > 0) {  // an iteration whose every value is NA has no max to draw
         svg.Circle(x(m.iteration), y(m.max_us), 3, "#d62728");
       }
     }

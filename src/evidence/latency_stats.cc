@@ -29,6 +29,8 @@ std::string_view ProblemKindName(LatencyProblemKind kind) {
     case LatencyProblemKind::kSingleRank: return "single_rank";
     case LatencyProblemKind::kMissingValue: return "missing_value";
     case LatencyProblemKind::kShortReference: return "short_reference";
+    case LatencyProblemKind::kRankWithoutValues: return "rank_without_values";
+    case LatencyProblemKind::kRankGap: return "rank_gap";
   }
   return "unknown";
 }
@@ -47,13 +49,31 @@ LatencyReport AnalyzeLatency(const LatencyTable& table, const LatencyOptions& op
   std::sort(by_rank.begin(), by_rank.end(), [](const LatencySample* a, const LatencySample* b) {
     return std::pair(a->rank, a->iteration) < std::pair(b->rank, b->iteration);
   });
-  for (const LatencySample* s : by_rank) {
-    if (r.ranks.empty() || r.ranks.back() != s->rank) r.ranks.push_back(s->rank);
+  // NA rows, by (iteration, rank): their rank and iteration exist even without a value.
+  std::vector<const LatencyMissingValue*> na;
+  na.reserve(table.missing_values.size());
+  for (const LatencyMissingValue& m : table.missing_values) na.push_back(&m);
+  std::sort(na.begin(), na.end(), [](const LatencyMissingValue* a, const LatencyMissingValue* b) {
+    return std::pair(a->iteration, a->rank) < std::pair(b->iteration, b->rank);
+  });
+  {
+    // A rank counts as present from any row it has, with or without a value.
+    std::vector<int64_t> ranks;
+    ranks.reserve(by_rank.size() + na.size());
+    for (const LatencySample* s : by_rank) {
+      if (ranks.empty() || ranks.back() != s->rank) ranks.push_back(s->rank);
+    }
+    for (const LatencyMissingValue* m : na) ranks.push_back(m->rank);
+    std::sort(ranks.begin(), ranks.end());
+    ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+    r.ranks = std::move(ranks);
   }
 
-  for (const std::string& where : table.missing_value_where) {
-    r.problems.push_back({LatencyProblemKind::kMissingValue, std::nullopt, std::nullopt,
-                          fmt::format("{}: latency cell is empty or NA; the pair counts as missing", where)});
+  for (const LatencyMissingValue* m : na) {
+    r.problems.push_back({LatencyProblemKind::kMissingValue, m->rank, m->iteration,
+                          fmt::format("{}:{}: rank {} iteration {}: latency cell is empty or NA; the pair counts as "
+                                      "missing and iteration {} is left out of the per-iteration max statistics",
+                                      table.inputs[m->input], m->line, m->rank, m->iteration, m->iteration)});
   }
   if (r.ranks.size() == 1) {
     r.problems.push_back({LatencyProblemKind::kSingleRank, r.ranks[0], std::nullopt,
@@ -61,15 +81,29 @@ LatencyReport AnalyzeLatency(const LatencyTable& table, const LatencyOptions& op
                                       "not a cross-rank baseline; pass every rank's rows",
                                       r.ranks[0])});
   }
+  for (size_t i = 1; i < r.ranks.size(); ++i) {
+    if (r.ranks[i] == r.ranks[i - 1] + 1) continue;
+    int64_t first = r.ranks[i - 1] + 1, last = r.ranks[i] - 1;
+    std::string absent = first == last ? fmt::format("rank {} is", first) : fmt::format("ranks {}-{} are", first, last);
+    r.problems.push_back({LatencyProblemKind::kRankGap, first, std::nullopt,
+                          fmt::format("ranks {} and {} are present but {} absent: if they ran, their rows are "
+                                      "missing and every per-iteration max may be understated; pass every rank's rows",
+                                      r.ranks[i - 1], r.ranks[i], absent)});
+  }
 
-  // Per iteration: the max over the ranks present; complete when every rank is present.
+  // Per iteration: the max over the ranks with a value; complete when every rank has one.
   std::map<int64_t, size_t> slowest;
   std::vector<double> maxima;
-  for (size_t i = 0; i < by_iter.size();) {
+  for (size_t i = 0, a = 0; i < by_iter.size() || a < na.size();) {
+    // The next iteration in either list (an iteration may have only NA rows).
+    int64_t iteration = i < by_iter.size() ? by_iter[i]->iteration : na[a]->iteration;
+    if (a < na.size() && na[a]->iteration < iteration) iteration = na[a]->iteration;
     size_t j = i;
-    while (j < by_iter.size() && by_iter[j]->iteration == by_iter[i]->iteration) ++j;
+    while (j < by_iter.size() && by_iter[j]->iteration == iteration) ++j;
+    size_t b = a;
+    while (b < na.size() && na[b]->iteration == iteration) ++b;
     IterationMax m;
-    m.iteration = by_iter[i]->iteration;
+    m.iteration = iteration;
     m.ranks = j - i;
     m.complete = m.ranks == r.ranks.size();
     for (size_t k = i; k < j; ++k) {  // ascending rank: ties keep the lowest
@@ -80,10 +114,14 @@ LatencyReport AnalyzeLatency(const LatencyTable& table, const LatencyOptions& op
       maxima.push_back(m.max_us);
       ++slowest[m.slowest_rank];
     } else {
-      size_t k = i;
-      for (int64_t rank : r.ranks) {  // merge: both lists are sorted by rank
+      size_t k = i, n = a;
+      for (int64_t rank : r.ranks) {  // merge: all three lists are sorted by rank
         if (k < j && by_iter[k]->rank == rank) {
           ++k;
+          continue;
+        }
+        if (n < b && na[n]->rank == rank) {  // reported above as missing_value
+          ++n;
           continue;
         }
         r.problems.push_back({LatencyProblemKind::kMissingPair, rank, m.iteration,
@@ -93,7 +131,7 @@ LatencyReport AnalyzeLatency(const LatencyTable& table, const LatencyOptions& op
       }
     }
     r.per_iteration.push_back(m);
-    i = j;
+    i = j, a = b;
   }
   r.iterations = r.per_iteration.size();
   r.per_iteration_max = Describe(maxima);
@@ -131,10 +169,25 @@ LatencyReport AnalyzeLatency(const LatencyTable& table, const LatencyOptions& op
                                       "those ranks' means use all their samples",
                                       options.reference_last_n, short_ranks)});
   }
+  // Ranks whose every measured row is NA have no distribution; they still count as present.
+  for (size_t i = 0, k = 0; i < r.ranks.size(); ++i) {
+    if (k < r.per_rank.size() && r.per_rank[k].rank == r.ranks[i]) {
+      ++k;
+      continue;
+    }
+    min_count = 0;
+    r.problems.push_back({LatencyProblemKind::kRankWithoutValues, r.ranks[i], std::nullopt,
+                          fmt::format("rank {} has rows but no latency value (every cell NA or empty): no iteration "
+                                      "is complete with it, and the per-rank statistics, the max of per-rank P95 "
+                                      "and the reference mean cover the other ranks only",
+                                      r.ranks[i])});
+  }
   if (min_count != max_count) {
     std::string counts;
-    for (const RankStats& rs : r.per_rank) {
-      counts += fmt::format("{}rank {}: {}", counts.empty() ? "" : ", ", rs.rank, rs.stats.samples);
+    for (size_t i = 0, k = 0; i < r.ranks.size(); ++i) {
+      size_t n = 0;
+      if (k < r.per_rank.size() && r.per_rank[k].rank == r.ranks[i]) n = r.per_rank[k++].stats.samples;
+      counts += fmt::format("{}rank {}: {}", counts.empty() ? "" : ", ", r.ranks[i], n);
     }
     r.problems.push_back({LatencyProblemKind::kUnequalCounts, std::nullopt, std::nullopt,
                           fmt::format("ranks have different sample counts ({}); per-rank statistics use each rank's "

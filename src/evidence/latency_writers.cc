@@ -10,6 +10,14 @@ namespace {
 
 std::string Us(double v) { return fmt::format("{:.3f}", v); }
 
+// RFC 4180: quote a field holding a comma, quote or newline; double the quotes.
+std::string CsvQuote(std::string_view s) {
+  if (s.find_first_of(",\"\n\r") == std::string_view::npos) return std::string(s);
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
 nlohmann::ordered_json DistJson(const DistributionStats& d) {
   if (d.samples == 0) return nullptr;
   return {{"median", d.median}, {"p95", d.p95}, {"p99", d.p99}, {"mean", d.mean},
@@ -131,6 +139,24 @@ void WriteLatencyCsv(const LatencyReport& r, std::ostream& out) {
   };
   row("per_iteration_max", "", r.per_iteration_max, "");
   for (const RankStats& rs : r.per_rank) row("rank", std::to_string(rs.rank), rs.stats, std::to_string(rs.slowest_count));
+  // The two other headline numbers, each in the column that names it; empty cells elsewhere.
+  if (!r.per_rank.empty()) {
+    size_t samples = 0;
+    for (const RankStats& rs : r.per_rank) {
+      if (rs.rank == r.max_of_per_rank_p95_rank) samples = rs.stats.samples;
+    }
+    out << fmt::format("max_of_per_rank_p95,{},{},,{:.10g},,,,,\n", r.max_of_per_rank_p95_rank, samples,
+                       r.max_of_per_rank_p95);
+  }
+  if (r.reference_mean) {
+    out << fmt::format("reference_mean,,{},,,,{:.10g},,,\n", r.per_rank.size(), *r.reference_mean);
+  }
+  // Second section after a blank line: the problems, always with its header (none: header only).
+  out << "\nproblem,rank,iteration,message\n";
+  for (const LatencyProblem& p : r.problems) {
+    out << fmt::format("{},{},{},{}\n", ProblemKindName(p.kind), p.rank ? std::to_string(*p.rank) : "",
+                       p.iteration ? std::to_string(*p.iteration) : "", CsvQuote(p.message));
+  }
 }
 
 void WritePerIterationCsv(const LatencyTable& t, const LatencyReport& r, std::ostream& out) {
@@ -140,7 +166,11 @@ void WritePerIterationCsv(const LatencyTable& t, const LatencyReport& r, std::os
   for (int64_t rank : r.ranks) out << ",rank" << rank << "_us";
   out << "\n";
   for (const IterationMax& m : r.per_iteration) {
-    out << fmt::format("{},{:.10g},{},{}", m.iteration, m.max_us, m.slowest_rank, m.complete ? 1 : 0);
+    if (m.ranks == 0) {  // every value NA: no max, no slowest rank
+      out << fmt::format("{},,,0", m.iteration);
+    } else {
+      out << fmt::format("{},{:.10g},{},{}", m.iteration, m.max_us, m.slowest_rank, m.complete ? 1 : 0);
+    }
     for (int64_t rank : r.ranks) {
       auto it = value.find({m.iteration, rank});
       out << ",";

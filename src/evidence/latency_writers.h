@@ -19,7 +19,9 @@ namespace optrace::evidence {
 
 void WriteLatencyText(const LatencyTable& table, const LatencyReport& report, std::ostream& out);
 nlohmann::ordered_json LatencyJson(const LatencyTable& table, const LatencyReport& report);
-// One row per scope: the per-iteration max distribution, then each rank.
+// One row per scope: the per-iteration max distribution, each rank, the max of per-rank P95
+// (in p95_us) and the reference mean (in mean_us); then a blank line and a second table of the
+// problems: problem,rank,iteration,message (docs/evidence.md).
 void WriteLatencyCsv(const LatencyReport& report, std::ostream& out);
 // iteration, max_us, slowest_rank, complete, then one column per rank (empty when missing).
 void WritePerIterationCsv(const LatencyTable& table, const LatencyReport& report, std::ostream& out);

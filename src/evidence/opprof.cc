@@ -51,10 +51,23 @@ Result<MetricTable> ParseMetricTable(CsvReader& reader, const std::string& name)
     metric_cols.push_back(i);
     t.columns.push_back(n);
   }
+  if (t.columns.empty()) {
+    return BadInputError("{}:{}: no metric column after block_id and sub_block_id; expected an msprof op metric CSV "
+                         "such as PipeUtilization.csv (aic_time(us), aiv_time(us), aiv_vec_ratio, ...)",
+                         origin, rec.line);
+  }
+  // Fields a row must have: up to the last named column (real exports end every line with a comma).
+  size_t need_fields = header.names().size();
+  while (need_fields > 0 && header.names()[need_fields - 1].empty()) --need_fields;
   std::set<std::pair<uint32_t, std::string>> seen;
   while (true) {
     OPTRACE_ASSIGN_OR_RETURN(bool more, reader.Next(rec));
     if (!more) break;
+    if (rec.size() < need_fields) {
+      return BadInputError("{}:{}: {} fields but the header has {}; the row is cut short: fix or remove it (write NA "
+                           "for a missing value)",
+                           origin, rec.line, rec.size(), need_fields);
+    }
     MetricRow row;
     row.line = rec.line;
     auto block = ParseCsvInt(rec.Field(*block_col));
@@ -142,6 +155,32 @@ std::string CanonicalTableName(std::string_view stem) {
   return "";
 }
 
+std::string TableKindFromColumns(const std::vector<std::string>& columns) {
+  auto has = [&](std::string_view n) { return std::find(columns.begin(), columns.end(), n) != columns.end(); };
+  if (!has("block_id")) return has("Op Name") ? "OpBasicInfo" : "";
+  // Columns every known table has (aic_time(us), ...) say nothing about the kind.
+  const auto& tables = KnownMetricTables();
+  auto in_every_table = [&](std::string_view c) {
+    return std::all_of(tables.begin(), tables.end(), [&](std::string_view t) {
+      const auto* k = KnownColumns(t);
+      return std::find(k->begin(), k->end(), c) != k->end();
+    });
+  };
+  std::string best;
+  size_t best_score = 0;
+  bool tie = false;
+  for (std::string_view t : tables) {
+    size_t score = 0;
+    for (std::string_view c : *KnownColumns(t)) score += has(c) && !in_every_table(c);
+    if (score > best_score) {
+      best = std::string(t), best_score = score, tie = false;
+    } else if (score == best_score && score > 0) {
+      tie = true;
+    }
+  }
+  return tie ? "" : best;
+}
+
 format::CoreKind MetricKind(std::string_view metric) {
   if (metric.starts_with("aic_")) return format::CoreKind::kAic;
   if (metric.starts_with("aiv_")) return format::CoreKind::kAiv;
@@ -175,6 +214,12 @@ Result<OpprofRun> LoadOpprof(const std::vector<fs::path>& paths) {
       }
     } else if (fs::exists(p, ec)) {
       std::string name = CanonicalTableName(p.stem().string());
+      if (name.empty()) {  // a renamed export (run1_pipe.csv): recognise it by its columns
+        OPTRACE_ASSIGN_OR_RETURN(CsvReader reader, CsvReader::Open(p));
+        CsvRecord rec;
+        OPTRACE_ASSIGN_OR_RETURN(bool have_header, reader.Next(rec));
+        if (have_header) name = TableKindFromColumns(CsvHeader(rec).names());
+      }
       files.push_back({p, name.empty() ? p.stem().string() : name});
     } else {
       return NotFoundError("{}: no such file or directory", p.string());

@@ -62,10 +62,17 @@ const std::vector<std::string_view>& KnownMetricTables();
 const std::vector<std::string_view>* KnownColumns(std::string_view table);
 // "PipeUtilization" for PipeUtilization.csv and PipeUtilization_20250101120000.csv; "" otherwise.
 std::string CanonicalTableName(std::string_view file_stem);
+// The table kind a header describes when the file name does not say (a renamed
+// PipeUtilization.csv): the known table sharing the most columns that not every table has;
+// "OpBasicInfo" for its header; "" when nothing or several tables match equally.
+std::string TableKindFromColumns(const std::vector<std::string>& columns);
 // The core kind a metric describes: aic_* -> kAic, aiv_* -> kAiv, other -> kUnknown (any).
 format::CoreKind MetricKind(std::string_view metric);
 
 // Files and OPPROF directories; a table given twice is an error (use --compare for a 2nd run).
+// A file whose name is not a known table is recognised by its columns (TableKindFromColumns)
+// and otherwise kept under its own name. A metric CSV without a metric column, or with a row
+// shorter than its header, is an error.
 Result<OpprofRun> LoadOpprof(const std::vector<std::filesystem::path>& paths);
 // One metric CSV from text (tests); `name` is the canonical table name.
 Result<MetricTable> ParseMetricTableText(std::string text, const std::string& origin, const std::string& name);

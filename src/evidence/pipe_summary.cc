@@ -13,8 +13,6 @@ namespace {
 
 using format::CoreKind;
 
-constexpr uint64_t kMaxDeclaredCores = 4096;
-
 std::string_view KindName(CoreKind k) { return k == CoreKind::kAic ? "aic" : "aiv"; }
 
 bool RoleHasKind(const Role& r, CoreKind k) {
@@ -37,15 +35,7 @@ RoleMap DefaultRoles(const OpprofRun& run) {
 }  // namespace
 
 std::string CompressCores(CoreKind kind, const std::vector<uint32_t>& sorted) {
-  std::string out;
-  for (size_t i = 0; i < sorted.size();) {
-    size_t j = i;
-    while (j + 1 < sorted.size() && sorted[j + 1] == sorted[j] + 1) ++j;
-    out += out.empty() ? fmt::format("{} ", KindName(kind)) : ",";
-    out += j == i ? fmt::format("{}", sorted[i]) : fmt::format("{}-{}", sorted[i], sorted[j]);
-    i = j + 1;
-  }
-  return out;
+  return optrace::CompressCores(kind, sorted);
 }
 
 PipeSummary SummarizePipe(const OpprofRun& run, const RoleMap* user_roles) {
@@ -62,46 +52,24 @@ PipeSummary SummarizePipe(const OpprofRun& run, const RoleMap* user_roles) {
   for (const MetricTable& t : run.tables) {
     for (const MetricRow& r : t.rows) owner[{r.kind, run.CoreIndex(r)}] = roles.Find(r.kind, run.CoreIndex(r));
   }
-  for (const Role& role : roles.roles) {
+  std::set<std::pair<CoreKind, uint32_t>> cores;
+  for (const auto& [core, r] : owner) cores.insert(core);
+  const RoleCoverage coverage = CheckRoleCoverage(roles, cores);
+  for (size_t i = 0; i < roles.roles.size(); ++i) {
+    const RoleFit& fit = coverage.roles[i];
     RoleInfo info;
-    info.name = role.name;
-    std::set<std::pair<CoreKind, uint32_t>> found;
-    for (const auto& [core, r] : owner) {
-      if (r == &role) found.insert(core);
-    }
-    info.found_cores = found.size();
+    info.name = fit.name;
+    info.found_cores = fit.found_cores;
     if (s.default_roles) {
-      info.declared = fmt::format("all {}", KindName(role.ranges[0].kind));
+      info.declared = fmt::format("all {}", KindName(roles.roles[i].ranges[0].kind));
     } else {
-      std::vector<std::string> parts, missing;
-      for (CoreKind k : {CoreKind::kAic, CoreKind::kAiv}) {
-        std::vector<uint32_t> declared, absent;
-        for (const RoleRange& rr : role.ranges) {
-          if (rr.kind != k) continue;
-          // A range wider than any chip ("aiv 0-99999") is open-ended: only found cores count.
-          uint64_t last = std::min<uint64_t>(rr.last, uint64_t{rr.first} + kMaxDeclaredCores - 1);
-          for (uint64_t i = rr.first; i <= last; ++i) declared.push_back(static_cast<uint32_t>(i));
-        }
-        std::sort(declared.begin(), declared.end());
-        info.declared_cores += declared.size();
-        for (uint32_t i : declared) {
-          if (!found.count({k, i})) absent.push_back(i);
-        }
-        if (!declared.empty()) parts.push_back(CompressCores(k, declared));
-        if (!absent.empty()) missing.push_back(CompressCores(k, absent));
-      }
-      info.declared = fmt::format("{}", fmt::join(parts, "; "));
-      info.missing = fmt::format("{}", fmt::join(missing, "; "));
+      info.declared = fit.declared;
+      info.declared_cores = fit.declared_cores;
+      info.missing = fit.missing;
     }
     s.roles.push_back(std::move(info));
   }
-  for (CoreKind k : {CoreKind::kAic, CoreKind::kAiv}) {
-    std::vector<uint32_t> free;
-    for (const auto& [core, r] : owner) {
-      if (core.first == k && r == nullptr) free.push_back(core.second);
-    }
-    if (!free.empty()) s.unassigned += (s.unassigned.empty() ? "" : "; ") + CompressCores(k, free);
-  }
+  s.unassigned = coverage.unassigned;
 
   // Tables: known ones (present or not), then unknown ones that were given.
   std::map<std::string, const MetricTable*> by_name;
@@ -109,6 +77,14 @@ PipeSummary SummarizePipe(const OpprofRun& run, const RoleMap* user_roles) {
   std::vector<std::string> order(KnownMetricTables().begin(), KnownMetricTables().end());
   for (const MetricTable& t : run.tables) {
     if (!KnownColumns(t.name)) order.push_back(t.name);
+  }
+  // Which table provides each metric: the first in `order` whose file has the column, so a
+  // known metric in a table of another (or unknown) name is summarised, not "not provided".
+  std::map<std::string, const MetricTable*> provider;
+  for (const std::string& name : order) {
+    auto it = by_name.find(name);
+    if (it == by_name.end()) continue;
+    for (const std::string& c : it->second->columns) provider.emplace(c, it->second);
   }
   std::set<std::string> seen_metrics;
   auto applies = [&](const Role& role, std::string_view metric) {
@@ -127,15 +103,16 @@ PipeSummary SummarizePipe(const OpprofRun& run, const RoleMap* user_roles) {
     const MetricTable* t = it == by_name.end() ? nullptr : it->second;
     s.tables.emplace_back(name, t ? t->path : "");
     const auto* known = KnownColumns(name);
+    auto provided_elsewhere = [&](std::string_view c) { return provider.count(std::string(c)) > 0; };
     if (!t) {
       for (std::string_view c : *known) {
-        if (seen_metrics.insert(std::string(c)).second) add_not_provided(name, c);
+        if (!provided_elsewhere(c) && seen_metrics.insert(std::string(c)).second) add_not_provided(name, c);
       }
       continue;
     }
     for (size_t c = 0; c < t->columns.size(); ++c) {
       const std::string& metric = t->columns[c];
-      if (!seen_metrics.insert(metric).second) continue;
+      if (provider[metric] != t || !seen_metrics.insert(metric).second) continue;
       MetricEntry e{name, metric, true, {}};
       for (const Role& role : roles.roles) {
         if (!applies(role, metric)) continue;
@@ -168,11 +145,25 @@ PipeSummary SummarizePipe(const OpprofRun& run, const RoleMap* user_roles) {
     }
     if (known) {  // known columns this export lacks (Ascend 950 drops some)
       for (std::string_view c : *known) {
-        if (!t->Column(c) && seen_metrics.insert(std::string(c)).second) add_not_provided(name, c);
+        if (!provided_elsewhere(c) && seen_metrics.insert(std::string(c)).second) add_not_provided(name, c);
       }
     }
   }
+  for (const MetricTable& t : run.tables) {
+    bool yields = std::any_of(s.metrics.begin(), s.metrics.end(), [&](const MetricEntry& m) {
+      return m.provided && provider[m.name] == &t;
+    });
+    if (!yields) s.tables_without_metrics.push_back(t.path);
+  }
   return s;
+}
+
+Status CheckEveryTableYields(const PipeSummary& s) {
+  if (s.tables_without_metrics.empty()) return Status::Ok();
+  return BadInputError("{}: yields no metric: each of its columns is already taken from another input of this run; "
+                       "expected an msprof op metric CSV with its own columns (PipeUtilization.csv, Memory.csv, "
+                       "L2Cache.csv, ...); leave it out or pass it as a separate run with --compare",
+                       s.tables_without_metrics.front());
 }
 
 std::vector<MetricDelta> ComparePipe(const PipeSummary& base, const PipeSummary& compare) {

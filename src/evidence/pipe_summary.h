@@ -9,7 +9,8 @@
 // roles with AIC cores, aiv_* to roles with AIV cores, unprefixed ones to every role.
 // A metric the export lacks (a known A2/A3 column, or a whole table) is listed with reason
 // "not provided" and no value. A metric present in several tables (aiv_time(us)) is taken
-// from the first table in KnownMetricTables() order that provides it.
+// from the first table in KnownMetricTables() order that provides it, then from tables of
+// unknown names: a known column is summarised wherever it appears.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -61,9 +62,13 @@ struct PipeSummary {
   std::vector<std::pair<std::string, std::string>> tables;  // name -> file ("" = not provided)
   std::vector<MetricEntry> metrics;
   std::string unassigned;  // cores in the export that no role claims, "aiv 32-39"
+  std::vector<std::string> tables_without_metrics;  // files every column of which came from another file
 };
 
 PipeSummary SummarizePipe(const OpprofRun& run, const RoleMap* roles);
+// An error naming the first input that yields no metric (see tables_without_metrics); the
+// CLI exits 2 rather than print a summary that silently ignores a file.
+Status CheckEveryTableYields(const PipeSummary& s);
 
 struct MetricDelta {
   std::string table, name, role;

@@ -160,6 +160,22 @@ TEST(CollectCommand, RolesAddPerRoleStatistics) {
   EXPECT_EQ(roles, (std::set<std::string>{"send", "idle", "gemm"}));
 }
 
+TEST(CollectCommand, RolesMatchingNoCoreAndCoresWithoutRoleAreWarned) {
+  Fixture f = TwoRanks();  // cores: aic 0, aiv 0, aiv 1 on each rank
+  WriteBytes(f.dir / "roles.txt", "send: aiv 0\ncombine: aiv 64-79\n");
+  auto r = RunCli({"collect", f.dumps.string(), "--map", f.map.string(), "-o", (f.dir / "t.json").string(), "--roles",
+                   (f.dir / "roles.txt").string(), "--stats", (f.dir / "s.json").string(), "--strict"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;  // info, not data loss
+  EXPECT_THAT(r.out, HasSubstr("role_matches_no_core"));
+  EXPECT_THAT(r.out, HasSubstr("role 'combine' (aiv 64-79): no such core in the dumps"));
+  EXPECT_THAT(r.out, HasSubstr("aic 0; aiv 1: in the dumps, in no role"));
+  json stats = json::parse(ReadText(f.dir / "s.json"));
+  std::set<std::string> names;
+  for (const json& d : stats["diagnostics"]) names.insert(d["name"].get<std::string>());
+  EXPECT_TRUE(names.count("role_matches_no_core"));
+  EXPECT_TRUE(names.count("core_without_role"));
+}
+
 TEST(CollectCommand, FormatJsonPrintsTheStatsDocument) {
   Fixture f = TwoRanks();
   auto r = RunCli({"collect", f.dumps.string(), "--map", f.map.string(), "-o", (f.dir / "t.json").string(),

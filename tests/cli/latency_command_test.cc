@@ -135,5 +135,40 @@ TEST(LatencyCommandTest, BadUnitIsAUsageError) {
   EXPECT_THAT(r.err, HasSubstr("--unit"));
 }
 
+TEST(LatencyCommandTest, ShortRowExitsTwoNamingTheLine) {
+  auto r = RunCli({"latency", Data("short_row.csv")});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("short_row.csv:3: 3 fields but the header has 4"));
+}
+
+TEST(LatencyCommandTest, AllNaRankCountsAndIsReported) {
+  auto r = RunCli({"latency", Data("all_na_rank.csv"), "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["ranks"].size(), 3u);
+  EXPECT_EQ(j["iterations"]["complete"], 0);
+  EXPECT_TRUE(j["per_iteration_max"].is_null());
+  EXPECT_THAT(j["problems"].dump(), HasSubstr("rank_without_values"));
+}
+
+TEST(LatencyCommandTest, CsvHasMaxOfPerRankP95AndReferenceMeanRows) {
+  auto r = RunCli({"latency", Data("dispatch_latency.csv"), "--format", "csv"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("\nmax_of_per_rank_p95,2,5,,15.6,,,,,\n"));
+  EXPECT_THAT(r.out, HasSubstr("\nreference_mean,,3,,,,11.86666667,,,\n"));
+  EXPECT_THAT(r.out, HasSubstr("\n\nproblem,rank,iteration,message\n"));
+}
+
+TEST(LatencyCommandTest, CsvListsProblemsInASecondSection) {
+  auto r = RunCli({"latency", Data("missing_pair.csv"), "--format", "csv"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto section = r.out.find("\n\nproblem,rank,iteration,message\n");
+  ASSERT_NE(section, std::string::npos) << r.out;
+  std::string problems = r.out.substr(section);
+  EXPECT_THAT(problems, HasSubstr("\nmissing_pair,2,2,rank 2 has no sample for iteration 2;"));
+  EXPECT_THAT(problems, HasSubstr("\nunequal_counts,,,\"ranks have different sample counts (rank 0: 4, rank 1: 4, "
+                                  "rank 2: 3); per-rank"));
+}
+
 }  // namespace
 }  // namespace optrace

@@ -1,6 +1,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "testing/cli_runner.h"
@@ -88,6 +90,26 @@ TEST(PipeCommandTest, NotAMetricCsvExitsTwo) {
   auto r = RunCli({"pipe", std::string(OPTRACE_TEST_DATA_DIR) + "/evidence/latency/dispatch_latency.csv"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.err, HasSubstr("dispatch_latency.csv:1: no block_id column"));
+}
+
+TEST(PipeCommandTest, RenamedPipeUtilizationIsSummarisedFromItsColumns) {
+  auto r = RunCli({"pipe", Data("renamed/run1_pipe.csv"), "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  const auto* m = Metric(j, "aiv_icache_miss_rate");
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ((*m)["provided"], true);
+  EXPECT_NEAR((*m)["per_role"]["aiv"]["summary"]["mean"].get<double>(), (0.257732 + 0.279070) / 2, 1e-9);
+}
+
+TEST(PipeCommandTest, MetricCsvWithoutMetricsExitsTwoSayingWhatWasExpected) {
+  std::string path = (std::filesystem::temp_directory_path() / "optrace_pipe_no_metrics.csv").string();
+  std::ofstream(path) << "block_id,sub_block_id\n0,vector0\n";
+  auto r = RunCli({"pipe", path});
+  std::filesystem::remove(path);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("optrace_pipe_no_metrics.csv:1: no metric column"));
+  EXPECT_THAT(r.err, HasSubstr("expected an msprof op metric CSV"));
 }
 
 }  // namespace

@@ -52,6 +52,21 @@ TEST(ReportCommandTest, BadLatencyFileExitsTwo) {
   EXPECT_THAT(r.err, HasSubstr("non_numeric.csv:3:"));
 }
 
+TEST(ReportCommandTest, LatencyColumnFlagsReadGenericCsvLikeLatencyDoes) {
+  auto r = RunCli({"report", "--latency", kData + "/latency/cycles.csv", "--rank-col", "r", "--iter-col", "it",
+                   "--value-col", "cycles", "--unit", "cycles", "--clock-hz", "5e7", "--last-n", "2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("| per-iteration max over ranks: P95 | 15.800 |"));
+  EXPECT_THAT(r.out, HasSubstr("| max over ranks of per-rank P95 (a different statistic) | 15.600 (rank 2) |"));
+  EXPECT_THAT(r.out, HasSubstr("each rank's last-2 mean"));
+}
+
+TEST(ReportCommandTest, GenericCsvWithoutColumnFlagsNamesTheFlag) {
+  auto r = RunCli({"report", "--latency", kData + "/latency/cycles.csv"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--rank-col"));
+}
+
 }  // namespace
 }  // namespace optrace
 

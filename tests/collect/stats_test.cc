@@ -66,6 +66,28 @@ TEST(Stats, RolesGroupCoresByTheRolesFile) {
   EXPECT_EQ(t.role_rows[2].label, "wait");
 }
 
+TEST(Stats, RoleCoverageFlagsRolesWithoutCoresAndCoresWithoutRole) {
+  Result<RoleMap> roles = ParseRoles("ghost: aiv 8-9\npart: aiv 1-3\n", "roles.txt");
+  ASSERT_TRUE(roles.ok()) << roles.status().message();
+  Diagnostics d;
+  AddRoleCoverageProblems(Sample(), *roles, d);  // the sample has aiv 0 and aiv 1
+  ASSERT_EQ(d.Count(Problem::kRoleMatchesNoCore), 1u);
+  EXPECT_EQ(d.Get(Problem::kRoleMatchesNoCore).examples[0], "role 'ghost' (aiv 8-9): no such core in the dumps");
+  ASSERT_EQ(d.Count(Problem::kRoleCoresAbsent), 1u);
+  EXPECT_EQ(d.Get(Problem::kRoleCoresAbsent).examples[0], "role 'part' declares aiv 1-3 but the dumps have no aiv 2-3");
+  ASSERT_EQ(d.Count(Problem::kCoreWithoutRole), 1u);
+  EXPECT_EQ(d.Get(Problem::kCoreWithoutRole).examples[0], "aiv 0: in the dumps, in no role");
+  EXPECT_FALSE(d.HasDataLoss());  // warnings, not data loss: --strict is unaffected
+}
+
+TEST(Stats, RolesThatFitTheDumpsAddNoProblem) {
+  Result<RoleMap> roles = ParseRoles("first: aiv 0\nsecond: aiv 1\n", "roles.txt");
+  ASSERT_TRUE(roles.ok()) << roles.status().message();
+  Diagnostics d;
+  AddRoleCoverageProblems(Sample(), *roles, d);
+  EXPECT_TRUE(d.Empty());
+}
+
 TEST(Stats, TableListsEveryLabelWithItsCoreKind) {
   std::string text = FormatStatsTable(ComputeStats(Sample(), nullptr));
   EXPECT_NE(text.find("send"), std::string::npos);

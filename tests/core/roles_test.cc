@@ -45,5 +45,21 @@ TEST(RolesTest, EmptyFileIsRejected) {
   EXPECT_NE(roles.status().message().find("no roles defined"), std::string::npos);
 }
 
+TEST(RolesTest, CoverageNamesMissingCoresAndCoresWithoutRole) {
+  auto roles = ParseRoles("send: aiv 0-3\nghost: aic 8\n", "roles.txt");
+  ASSERT_TRUE(roles.ok()) << roles.status().message();
+  using format::CoreKind;
+  RoleCoverage c = CheckRoleCoverage(*roles, {{CoreKind::kAiv, 0}, {CoreKind::kAiv, 1}, {CoreKind::kAiv, 7},
+                                              {CoreKind::kAic, 0}});
+  ASSERT_EQ(c.roles.size(), 2u);
+  EXPECT_EQ(c.roles[0].declared, "aiv 0-3");
+  EXPECT_EQ(c.roles[0].declared_cores, 4u);
+  EXPECT_EQ(c.roles[0].found_cores, 2u);
+  EXPECT_EQ(c.roles[0].missing, "aiv 2-3");
+  EXPECT_EQ(c.roles[1].found_cores, 0u);
+  EXPECT_EQ(c.roles[1].missing, "aic 8");
+  EXPECT_EQ(c.unassigned, "aic 0; aiv 7");
+}
+
 }  // namespace
 }  // namespace optrace

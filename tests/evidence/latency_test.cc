@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 namespace optrace::evidence {
 namespace {
@@ -238,6 +239,91 @@ TEST(LatencyTest, AllRowsWarmupIsAnError) {
   auto t = ReadLatencyCsvFiles({Data("dispatch_latency.csv")}, opt);
   ASSERT_FALSE(t.ok());
   EXPECT_NE(t.status().message().find("nothing left to analyze"), std::string::npos);
+}
+
+TEST(LatencyTest, RankWhoseValuesAreAllNaStillCountsAsPresent) {
+  LatencyReport r = Analyze("all_na_rank.csv");
+  EXPECT_EQ(r.ranks, (std::vector<int64_t>{0, 1, 2}));
+  EXPECT_EQ(r.iterations, 3u);
+  EXPECT_EQ(r.complete_iterations, 0u);
+  EXPECT_EQ(r.per_iteration_max.samples, 0u);
+  ASSERT_EQ(r.per_rank.size(), 2u);
+  EXPECT_EQ(r.per_rank[0].rank, 0);
+  EXPECT_EQ(r.per_rank[1].rank, 2);
+  int na = 0, without = 0, pairs = 0;
+  for (const LatencyProblem& p : r.problems) {
+    if (p.kind == LatencyProblemKind::kMissingValue) {
+      ++na;
+      EXPECT_EQ(*p.rank, 1);
+    }
+    if (p.kind == LatencyProblemKind::kRankWithoutValues) {
+      ++without;
+      EXPECT_EQ(*p.rank, 1);
+    }
+    if (p.kind == LatencyProblemKind::kMissingPair) ++pairs;
+    if (p.kind == LatencyProblemKind::kUnequalCounts) {
+      EXPECT_NE(p.message.find("rank 1: 0"), std::string::npos) << p.message;
+    }
+  }
+  EXPECT_EQ(na, 3);
+  EXPECT_EQ(without, 1);
+  EXPECT_EQ(pairs, 0);  // an NA pair is reported once, as missing_value
+}
+
+TEST(LatencyTest, NaPairLeavesItsIterationOutOfTheMaxStatistics) {
+  // Iteration 1 would have max 5 from rank 0 alone; with rank 1 NA it must not count.
+  auto t = ReadLatencyCsvText("rank,iteration,elapsed_us\n0,0,1\n1,0,2\n0,1,5\n1,1,NA\n0,2,3\n1,2,4\n", "na.csv", {});
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  LatencyReport r = AnalyzeLatency(*t, {});
+  EXPECT_EQ(r.complete_iterations, 2u);
+  EXPECT_NEAR(r.per_iteration_max.max, 4.0, 1e-9);
+  EXPECT_NEAR(r.per_iteration_max.mean, 3.0, 1e-9);
+  ASSERT_EQ(r.problems.front().kind, LatencyProblemKind::kMissingValue);
+  EXPECT_EQ(*r.problems.front().rank, 1);
+  EXPECT_EQ(*r.problems.front().iteration, 1);
+  EXPECT_NE(r.problems.front().message.find("na.csv:5: rank 1 iteration 1"), std::string::npos)
+      << r.problems.front().message;
+}
+
+TEST(LatencyTest, IterationWithOnlyNaValuesCountsAsIncomplete) {
+  auto t = ReadLatencyCsvText("rank,iteration,elapsed_us\n0,0,1\n1,0,2\n0,1,NA\n1,1,NA\n", "na.csv", {});
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  LatencyReport r = AnalyzeLatency(*t, {});
+  EXPECT_EQ(r.iterations, 2u);
+  EXPECT_EQ(r.complete_iterations, 1u);
+  ASSERT_EQ(r.per_iteration.size(), 2u);
+  EXPECT_EQ(r.per_iteration[1].ranks, 0u);
+  EXPECT_FALSE(r.per_iteration[1].complete);
+}
+
+TEST(LatencyTest, GapInRankNumbersIsReported) {
+  LatencyReport r = Analyze("rank_gap.csv");
+  EXPECT_EQ(r.complete_iterations, 2u);
+  int gaps = 0;
+  for (const LatencyProblem& p : r.problems) {
+    if (p.kind != LatencyProblemKind::kRankGap) continue;
+    ++gaps;
+    EXPECT_EQ(*p.rank, 1);
+    EXPECT_NE(p.message.find("ranks 0 and 2 are present but rank 1 is absent"), std::string::npos) << p.message;
+  }
+  EXPECT_EQ(gaps, 1);
+}
+
+TEST(LatencyTest, ContiguousRanksHaveNoGapProblem) {
+  LatencyReport r = Analyze("dispatch_latency.csv");
+  EXPECT_TRUE(r.problems.empty());
+}
+
+TEST(LatencyTest, RowWithFewerFieldsThanTheHeaderIsAnError) {
+  auto t = ReadLatencyCsvFiles({Data("short_row.csv")}, {});
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.status().message().find("short_row.csv:3: 3 fields but the header has 4"), std::string::npos)
+      << t.status().message();
+}
+
+TEST(LatencyTest, TrailingCommaInTheHeaderDoesNotMakeRowsShort) {
+  auto t = ReadLatencyCsvText("rank,iteration,elapsed_us,\n0,0,1\n1,0,2\n", "tc.csv", {});
+  EXPECT_TRUE(t.ok()) << t.status().message();
 }
 
 }  // namespace

@@ -98,5 +98,39 @@ TEST(OpprofTest, DirectoryWithoutOpprofCsvsIsRejected) {
   EXPECT_NE(run.status().message().find("no msprof op CSVs"), std::string::npos);
 }
 
+TEST(OpprofTest, RenamedExportIsRecognisedByItsColumns) {
+  auto run = LoadOpprof({Data("renamed/run1_pipe.csv")});
+  ASSERT_TRUE(run.ok()) << run.status().message();
+  ASSERT_EQ(run->tables.size(), 1u);
+  EXPECT_EQ(run->tables[0].name, "PipeUtilization");
+  EXPECT_NE(run->tables[0].path.find("run1_pipe.csv"), std::string::npos);
+}
+
+TEST(OpprofTest, TableKindFromColumnsIgnoresColumnsEveryTableHas) {
+  EXPECT_EQ(TableKindFromColumns({"block_id", "sub_block_id", "aic_time(us)", "aiv_time(us)"}), "");
+  EXPECT_EQ(TableKindFromColumns({"block_id", "sub_block_id", "aiv_time(us)", "aiv_vec_bankgroup_cflt_ratio"}),
+            "ResourceConflictRatio");
+  EXPECT_EQ(TableKindFromColumns({"block_id", "sub_block_id", "aiv_vec_ratio", "aiv_icache_miss_rate"}),
+            "PipeUtilization");
+  EXPECT_EQ(TableKindFromColumns({"Op Name", "Op Type", "Block Dim"}), "OpBasicInfo");
+  EXPECT_EQ(TableKindFromColumns({"rank", "iteration"}), "");
+}
+
+TEST(OpprofTest, MetricCsvWithoutMetricColumnsIsRejected) {
+  auto t = ParseMetricTableText("block_id,sub_block_id,\n0,vector0,\n", "p.csv", "PipeUtilization");
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.status().message().find("p.csv:1: no metric column after block_id and sub_block_id"),
+            std::string::npos)
+      << t.status().message();
+}
+
+TEST(OpprofTest, RowShorterThanTheHeaderIsRejected) {
+  auto t = ParseMetricTableText("block_id,sub_block_id,aiv_time(us),aiv_vec_ratio,\n0,vector0,1,0.5,\n1,vector0,2\n",
+                                "p.csv", "PipeUtilization");
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.status().message().find("p.csv:3: 3 fields but the header has 4"), std::string::npos)
+      << t.status().message();
+}
+
 }  // namespace
 }  // namespace optrace::evidence

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 namespace optrace::evidence {
 namespace {
@@ -161,6 +162,38 @@ TEST(PipeSummaryTest, CompareGivesPerRoleDeltasOfMeans) {
 
 TEST(PipeSummaryTest, CompressCoresWritesRanges) {
   EXPECT_EQ(CompressCores(format::CoreKind::kAiv, {0, 1, 2, 5, 7, 8}), "aiv 0-2,5,7-8");
+}
+
+TEST(PipeSummaryTest, KnownColumnsInATableOfUnknownNameAreSummarised) {
+  auto t = ParseMetricTableText("block_id,sub_block_id,aiv_time(us),my_counter\n0,vector0,4,1\n1,vector0,6,3\n",
+                                "mystery.csv", "mystery");
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  OpprofRun run;
+  run.tables.push_back(std::move(*t));
+  PipeSummary s = SummarizePipe(run, nullptr);
+  const MetricEntry* m = FindMetric(s, "aiv_time(us)");
+  ASSERT_NE(m, nullptr);
+  EXPECT_TRUE(m->provided);
+  EXPECT_EQ(m->table, "mystery");
+  EXPECT_DOUBLE_EQ(ForRole(*m, "aiv")->summary->mean, 5.0);
+  const MetricEntry* extra = FindMetric(s, "my_counter");
+  ASSERT_NE(extra, nullptr);
+  EXPECT_TRUE(extra->provided);
+  EXPECT_TRUE(s.tables_without_metrics.empty());
+  EXPECT_TRUE(CheckEveryTableYields(s).ok());
+}
+
+TEST(PipeSummaryTest, FileWhoseColumnsAllComeFromAnotherFileYieldsNoMetric) {
+  auto run = LoadOpprof({Data("synthetic_a/PipeUtilization.csv")});
+  ASSERT_TRUE(run.ok()) << run.status().message();
+  auto dup = ParseMetricTableText("block_id,sub_block_id,aiv_time(us)\n0,vector0,4\n", "dup.csv", "dup");
+  ASSERT_TRUE(dup.ok()) << dup.status().message();
+  run->tables.push_back(std::move(*dup));
+  PipeSummary s = SummarizePipe(*run, nullptr);
+  ASSERT_EQ(s.tables_without_metrics, std::vector<std::string>{"dup.csv"});
+  Status st = CheckEveryTableYields(s);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("dup.csv: yields no metric"), std::string::npos) << st.message();
 }
 
 }  // namespace
