@@ -329,7 +329,7 @@ class Lexer {
     out_.directives.push_back(std::move(d));
   }
 
-  void ApplyConditional(const Directive& d) {
+  void ApplyConditional(Directive& d) {
     bool guard = false;
     switch (d.kind) {
       case DirectiveKind::kIf:
@@ -351,6 +351,7 @@ class Lexer {
           f.guard_index = static_cast<int>(out_.guards.size());
           out_.guards.push_back({d.line, d.column, d.brace_depth, 0, 0, 0});
         }
+        d.branch_active = f.branch_active;
         frames_.push_back(f);
         break;
       }
@@ -378,6 +379,7 @@ class Lexer {
           f.known_taken = f.known_taken || c == Condition::kTrue;
           f.profiling_guard = guard && c == Condition::kTrue;
         }
+        d.branch_active = f.branch_active;
         break;
       }
       case DirectiveKind::kEndif:

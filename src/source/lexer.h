@@ -62,6 +62,7 @@ struct Directive {
   int column = 1;
   bool active = true;        // the directive itself sits in an active region
   int brace_depth = 0;       // brace depth of active code at the directive (for guard checks)
+  bool branch_active = false;  // #if/#ifdef/#ifndef/#elif/#else: the branch it starts is active
 };
 
 // A conditional that is opened but never closed, or closed without being opened, or similar.

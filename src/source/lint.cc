@@ -35,14 +35,15 @@ size_t LintReport::Count(Severity s) const {
 
 namespace {
 
-bool IsPythonCandidate(const fs::path& p, bool explicitly_named) {
+// `every`: all .py files (an operator's examples/ directory), else samples and tests only.
+bool IsPythonCandidate(const fs::path& p, bool every) {
   if (p.extension() != ".py") return false;
-  if (explicitly_named) return true;
+  if (every) return true;
   std::string name = p.filename().string();
   return name.rfind("test_", 0) == 0 || (name.size() > 10 && name.substr(name.size() - 10) == "_sample.py");
 }
 
-Status ListPython(const fs::path& root, std::vector<fs::path>* out) {
+Status ListPython(const fs::path& root, std::vector<fs::path>* out, bool every = false) {
   fs::path abs = ResolveAgainstCwd(root).lexically_normal();
   std::error_code ec;
   if (fs::is_regular_file(abs, ec)) {
@@ -58,7 +59,7 @@ Status ListPython(const fs::path& root, std::vector<fs::path>* out) {
       it.disable_recursion_pending();
       continue;
     }
-    if (it->is_regular_file(ec) && IsPythonCandidate(it->path(), false)) out->push_back(it->path().lexically_normal());
+    if (it->is_regular_file(ec) && IsPythonCandidate(it->path(), every)) out->push_back(it->path().lexically_normal());
   }
   return Status::Ok();
 }
@@ -137,6 +138,8 @@ Result<LintReport> RunLint(const LintOptions& options) {
     }
     OPTRACE_RETURN_IF_ERROR(ListPython(r, &ctx.python_files));
   }
+  // Every script under the operator's examples/ drives it (run.py, bench.py, ...), not only *_sample.py.
+  if (!options.op_dir.empty()) OPTRACE_RETURN_IF_ERROR(ListPython(options.op_dir / "examples", &ctx.python_files, true));
   std::sort(ctx.python_files.begin(), ctx.python_files.end());
   ctx.python_files.erase(std::unique(ctx.python_files.begin(), ctx.python_files.end()), ctx.python_files.end());
 

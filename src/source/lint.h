@@ -34,6 +34,9 @@ struct LintRule {
 const std::vector<LintRule>& AllLintRules();
 const LintRule* FindLintRule(std::string_view id);
 
+// The label-style rule: lowercase words of a-z, 0-9 and '-', separated by single spaces.
+bool LabelStyleOk(std::string_view label);
+
 struct LintOptions {
   std::vector<std::filesystem::path> paths;  // files or directories (C/C++/CUDA and Python)
   std::filesystem::path op_dir;              // operator project: op_host/ op_kernel/ pybind/ examples/ ...

@@ -104,10 +104,10 @@ class BindingChecker {
   void Run() {
     def_ = ParseOpDef(host_);
     if (def_.outputs.empty()) {
-      if (!host_.empty()) {
-        ctx_.Report(host_[0], 1, 1, "binding-opdef-last",
-                    "no this->Output(\"...\") found in op_host/; cannot check where profiling_data sits");
-      }
+      // Silently skipping would pass an operator whose binding was never looked at.
+      ctx_.Report(host_.empty() ? std::string("op_host") : host_[0]->rel, 1, 1, "binding-opdef-last",
+                  "no OpDef found under op_host/ (no this->Output(\"...\")), binding rules not checked; "
+                  "give --op the operator directory that holds op_host/");
       return;
     }
     const Param& last = def_.outputs.back();
@@ -193,6 +193,17 @@ class BindingChecker {
         if (args.empty()) continue;
         if (IndexValue(t, args[0], constants) != want) continue;
         (get_shape ? shape : dtype) = true;
+        // With profiling misplaced in the OpDef the indices mean other outputs: opdef-last reports it.
+        bool profiling_last = static_cast<size_t>(def_.profiling) + 1 == def_.outputs.size();
+        if (set_dtype && profiling_last && args.size() >= 2) {
+          std::string type = JoinTokens(t, args[1].first, args[1].second);
+          if (type != "DT_INT64" && type != "ge::DT_INT64" && type != "::ge::DT_INT64") {
+            ctx_.Report(f, t[args[1].first].line, t[args[1].first].column, "binding-infer",
+                        fmt::format("the profiling output {} gets dtype {}; it holds int64 records, set "
+                                    "SetOutputDataType({}, ge::DT_INT64)",
+                                    want, type, JoinTokens(t, args[0].first, args[0].second)));
+          }
+        }
       }
     }
     if (shape && dtype) return;
@@ -265,48 +276,71 @@ class BindingChecker {
     }
   }
 
+  // EXEC_NPU_CMD(aclnnOp, inputs..., attrs..., outputs...) and direct two-phase calls
+  // aclnnOpGetWorkspaceSize(inputs..., attrs..., outputs..., &workspaceSize, &executor).
   void CheckPybind() {
-    size_t n_out = def_.outputs.size();
-    size_t expected_args = def_.inputs.size() + def_.attrs + n_out;
     for (const SourceFile* f : pybind_) {
       const auto& t = f->lex.tokens;
       const CodeStructure& cs = ctx_.Structure(f);
       for (size_t i = 0; i + 1 < t.size(); ++i) {
         if (!t[i].active || t[i].in_directive || !t[i + 1].Is("(")) continue;
-        if (!StartsWith(t[i].text, "EXEC_NPU_CMD")) continue;
-        auto args = Args(t, i + 1);
-        if (args.size() < 2) continue;
-        std::vector<std::pair<size_t, size_t>> data(args.begin() + 1, args.end());
-        int prof_pos = -1;
-        for (size_t a = 0; a < data.size(); ++a)
-          if (IsProfilingName(JoinTokens(t, data[a].first, data[a].second))) prof_pos = static_cast<int>(a);
-        // Outputs are the last n_out arguments when the count matches the OpDef.
-        if (data.size() == expected_args) {
-          for (size_t k = 0; k < n_out; ++k) {
-            auto r = data[data.size() - n_out + k];
-            if (def_.outputs[k].required && IsNullArg(t, r)) {
-              ctx_.Report(f, t[r.first].line, t[r.first].column, "binding-required-null",
-                          fmt::format("REQUIRED output \"{}\" is given {}; pass a real tensor (or declare it "
-                                      "OPTIONAL in the OpDef)",
-                                      def_.outputs[k].name, JoinTokens(t, r.first, r.second)));
-            }
+        std::vector<std::pair<size_t, size_t>> data;
+        if (StartsWith(t[i].text, "EXEC_NPU_CMD")) {
+          auto args = Args(t, i + 1);
+          if (args.size() < 2) continue;
+          data.assign(args.begin() + 1, args.end());
+        } else if (StartsWith(t[i].text, "aclnn") && t[i].kind == TokenKind::kIdentifier) {
+          bool declaration = i > 0 && ((t[i - 1].kind == TokenKind::kIdentifier && !t[i - 1].Is("return")) ||
+                                       t[i - 1].Is("*") || t[i - 1].Is("::"));
+          if (declaration || cs.EnclosingFunction(i) < 0) continue;
+          for (auto r : Args(t, i + 1)) {
+            std::string text = Normalize(JoinTokens(t, r.first, r.second));
+            bool runtime = text.find("workspace") != std::string::npos || text.find("executor") != std::string::npos ||
+                           text.find("stream") != std::string::npos;
+            if (!runtime) data.push_back(r);
           }
+          if (data.empty()) continue;  // aclnnOp(workspace, workspaceSize, executor, stream): no tensors
+        } else {
+          continue;
         }
-        if (prof_pos < 0) {
-          bool nulled = data.size() == expected_args && IsNullArg(t, data.back());
-          if (!nulled) {
-            ctx_.Report(f, t[i].line, t[i].column, "binding-pybind",
-                        fmt::format("{} does not pass the profiling tensor; pass it as the last output", t[i].text));
-          }
-        } else if (static_cast<size_t>(prof_pos) + 1 != data.size()) {
-          auto r = data[static_cast<size_t>(prof_pos)];
-          ctx_.Report(f, t[r.first].line, t[r.first].column, "binding-pybind",
-                      fmt::format("the profiling tensor is argument {} of {} passed to {}; it must be the last "
-                                  "(after the main outputs)",
-                                  prof_pos + 1, data.size(), t[i].text));
-        }
+        CheckOutputArgs(f, i, data);
         CheckReturn(f, cs, i);
       }
+    }
+  }
+
+  // The data arguments of one launch: profiling last, REQUIRED outputs not null.
+  void CheckOutputArgs(const SourceFile* f, size_t call, const std::vector<std::pair<size_t, size_t>>& data) {
+    const auto& t = f->lex.tokens;
+    size_t n_out = def_.outputs.size();
+    size_t expected_args = def_.inputs.size() + def_.attrs + n_out;
+    int prof_pos = -1;
+    for (size_t a = 0; a < data.size(); ++a)
+      if (IsProfilingName(JoinTokens(t, data[a].first, data[a].second))) prof_pos = static_cast<int>(a);
+    // Outputs are the last n_out arguments when the count matches the OpDef.
+    if (data.size() == expected_args) {
+      for (size_t k = 0; k < n_out; ++k) {
+        auto r = data[data.size() - n_out + k];
+        if (def_.outputs[k].required && IsNullArg(t, r)) {
+          ctx_.Report(f, t[r.first].line, t[r.first].column, "binding-required-null",
+                      fmt::format("REQUIRED output \"{}\" is given {}; pass a real tensor (or declare it "
+                                  "OPTIONAL in the OpDef)",
+                                  def_.outputs[k].name, JoinTokens(t, r.first, r.second)));
+        }
+      }
+    }
+    if (prof_pos < 0) {
+      bool nulled = data.size() == expected_args && IsNullArg(t, data.back());
+      if (!nulled) {
+        ctx_.Report(f, t[call].line, t[call].column, "binding-pybind",
+                    fmt::format("{} does not pass the profiling tensor; pass it as the last output", t[call].text));
+      }
+    } else if (static_cast<size_t>(prof_pos) + 1 != data.size()) {
+      auto r = data[static_cast<size_t>(prof_pos)];
+      ctx_.Report(f, t[r.first].line, t[r.first].column, "binding-pybind",
+                  fmt::format("the profiling tensor is argument {} of {} passed to {}; it must be the last "
+                              "(after the main outputs)",
+                              prof_pos + 1, data.size(), t[call].text));
     }
   }
 

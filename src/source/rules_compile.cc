@@ -185,6 +185,20 @@ bool LooksLikeDeclaration(const std::vector<Token>& t, size_t k) {
   return prev_ok && next_ok;
 }
 
+// `auto [a, b] = f();`, `const auto& [a, b] = f();`, `for (auto [a, b] : m)`: t[k] is one of the names.
+bool InStructuredBinding(const std::vector<Token>& t, size_t k) {
+  size_t open = k;
+  while (open > 0 && (t[open].kind == TokenKind::kIdentifier || t[open].Is(","))) --open;
+  if (!t[open].Is("[") || open == 0) return false;
+  size_t before = open - 1;
+  if ((t[before].Is("&") || t[before].Is("&&")) && before > 0) --before;
+  if (!t[before].Is("auto")) return false;
+  size_t close = k;
+  while (close + 1 < t.size() && (t[close].kind == TokenKind::kIdentifier || t[close].Is(","))) ++close;
+  return t[close].Is("]") && close + 1 < t.size() &&
+         (t[close + 1].Is("=") || t[close + 1].Is(":") || t[close + 1].Is("{") || t[close + 1].Is("("));
+}
+
 class IndexScope {
  public:
   explicit IndexScope(LintContext& ctx) : ctx_(ctx) {
@@ -233,7 +247,7 @@ class IndexScope {
       for (size_t k = b.head_begin; k < b.head_end; ++k)
         if (t[k].Is(name)) return true;
       for (size_t k = b.open + 1; k < use; ++k) {
-        if (!t[k].active || !t[k].Is(name) || !LooksLikeDeclaration(t, k)) continue;
+        if (!t[k].active || !t[k].Is(name) || !(LooksLikeDeclaration(t, k) || InStructuredBinding(t, k))) continue;
         int scope = cs.InnermostBlock(k);
         for (size_t h = 0; h < cs.blocks.size(); ++h) {  // declared in a for/if head: scoped to that block
           const Block& hb = cs.blocks[h];

@@ -1,6 +1,9 @@
 // Label rules: label-style, root-label, depth, pairing, early-return, label-collision.
 // Pairing walks each function body in token order with a stack of open ranges; a block
-// must close what it opens, and a block that ends in `return` may close outer ranges.
+// must close what it opens, and a block that ends in `return` may close outer ranges. An
+// if/else pair may close an outer range when both branches close it (or the other returns).
+// `#if`/`#elif`/`#else` branches that are all active (unknown condition) are alternatives:
+// each starts from the ranges open at the `#if`.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -11,9 +14,6 @@
 #include "source/lint_context.h"
 
 namespace optrace::source {
-namespace {
-
-constexpr size_t kMaxLevels = 7;
 
 bool LabelStyleOk(std::string_view label) {
   if (label.empty() || label.front() == ' ' || label.back() == ' ') return false;
@@ -25,6 +25,10 @@ bool LabelStyleOk(std::string_view label) {
   }
   return true;
 }
+
+namespace {
+
+constexpr size_t kMaxLevels = 7;
 
 size_t Levels(std::string_view label) {
   if (label == "processing") return 1;
@@ -52,11 +56,26 @@ class PairingChecker {
   }
 
  private:
+  using Closes = std::vector<std::pair<const TraceSite*, Open>>;
   struct Frame {
     int block;
     std::vector<Open> snapshot;
-    std::vector<std::pair<const TraceSite*, Open>> outer_closes;
+    Closes outer_closes;
   };
+  // An if block that closed outer ranges and is followed by an else block.
+  struct PendingIf {
+    bool returned = false;
+    Closes closes;
+  };
+
+  static bool SameOpen(const Open& a, const Open& b) { return a.line == b.line && a.column == b.column; }
+  static bool ClosedIn(const Closes& closes, const Open& o) {
+    return std::any_of(closes.begin(), closes.end(), [&](const auto& c) { return SameOpen(c.second, o); });
+  }
+  static void RemoveClosed(std::vector<Open>& stack, const Closes& closes) {
+    stack.erase(std::remove_if(stack.begin(), stack.end(), [&](const Open& o) { return ClosedIn(closes, o); }),
+                stack.end());
+  }
 
   const Token& Tok(size_t i) const { return f_->lex.tokens[i]; }
 
@@ -92,11 +111,40 @@ class PairingChecker {
     size_t last_return_semi = static_cast<size_t>(-1);
     bool in_return = false;
     size_t prev_code = fn.open;
+    pending_if_.clear();
+    // Conditional directives inside the body, in order; each #if group remembers the open ranges
+    // at its start so that every active alternative starts from them.
+    const auto& dirs = f_->lex.directives;
+    uint32_t body_begin = Tok(fn.open).offset;
+    auto next_dir = std::upper_bound(dirs.begin(), dirs.end(), body_begin,
+                                     [](uint32_t off, const Directive& d) { return off < d.offset; });
+    std::vector<std::vector<Open>> pp_groups;
+    auto apply_directives = [&](uint32_t before) {
+      for (; next_dir != dirs.end() && next_dir->offset < before; ++next_dir) {
+        switch (next_dir->kind) {
+          case DirectiveKind::kIf:
+          case DirectiveKind::kIfdef:
+          case DirectiveKind::kIfndef:
+            pp_groups.push_back(stack);
+            break;
+          case DirectiveKind::kElif:
+          case DirectiveKind::kElse:
+            if (!pp_groups.empty() && next_dir->branch_active) stack = pp_groups.back();
+            break;
+          case DirectiveKind::kEndif:
+            if (!pp_groups.empty()) pp_groups.pop_back();
+            break;
+          default:
+            break;
+        }
+      }
+    };
     auto begin = std::upper_bound(cs_.code.begin(), cs_.code.end(), fn.open);
     for (auto it = begin; it != cs_.code.end() && *it < fn.close; ++it) {
       size_t i = *it;
       if (cs_.EnclosingFunction(i) != fb) continue;  // inside a nested lambda: checked on its own
       const Token& tok = Tok(i);
+      apply_directives(tok.offset);
       if (tok.Is("{")) {
         frames.push_back({cs_.InnermostBlock(i), stack, {}});
       } else if (tok.Is("}")) {
@@ -116,9 +164,10 @@ class PairingChecker {
                       fmt::format("return leaves {} open; emit the E marks before returning", open_labels));
         }
         for (Open& o : stack) o.reported = true;
-      } else if ((tok.Is("break") || tok.Is("continue")) && IsBranchBlock(cs_.InnermostBlock(i))) {
+      } else if (tok.Is("break") || tok.Is("continue")) {
+        LeaveLoop(tok, stack, frames);
         // `if (...) { E; break; }` leaves the loop body: it may close ranges opened in it, as a return does.
-        in_return = true;
+        if (IsBranchBlock(cs_.InnermostBlock(i))) in_return = true;
       } else if (tok.Is(";") && in_return) {
         in_return = false;
         last_return_semi = i;
@@ -141,6 +190,31 @@ class PairingChecker {
                                 o.label));
       }
     }
+  }
+
+  // break/continue leaves the innermost loop body (break: or switch body); ranges opened in it
+  // and still open stay open forever.
+  void LeaveLoop(const Token& tok, std::vector<Open>& stack, const std::vector<Frame>& frames) {
+    const Frame* target = nullptr;
+    for (auto f = frames.rbegin(); f != frames.rend() && !target; ++f) {
+      if (f->block < 0) continue;
+      const Block& blk = cs_.blocks[static_cast<size_t>(f->block)];
+      if (blk.kind != BlockKind::kControl) continue;
+      if (blk.name == "for" || blk.name == "while" || blk.name == "do" || (tok.Is("break") && blk.name == "switch"))
+        target = &*f;
+    }
+    if (!target) return;
+    std::string open_labels;
+    for (size_t k = 0; k < stack.size(); ++k) {
+      bool opened_inside = k >= target->snapshot.size() || !SameOpen(stack[k], target->snapshot[k]);
+      if (!opened_inside || stack[k].reported) continue;
+      open_labels += fmt::format("{}\"{}\" (B at line {})", open_labels.empty() ? "" : ", ", stack[k].label,
+                                 stack[k].line);
+      stack[k].reported = true;
+    }
+    if (open_labels.empty()) return;
+    ctx_.Report(f_, tok.line, tok.column, "early-return",
+                fmt::format("{} leaves {} open; emit the E marks before the {}", tok.text, open_labels, tok.text));
   }
 
   void Event(const TraceSite& s, std::vector<Open>& stack, std::vector<Frame>& frames) {
@@ -205,15 +279,26 @@ class PairingChecker {
     return false;
   }
 
+  // True when the '}' at `close_token` is followed by `else {`.
+  bool FollowedByElseBlock(size_t close_token) const {
+    auto it = std::lower_bound(cs_.code.begin(), cs_.code.end(), close_token);
+    return it != cs_.code.end() && it + 2 < cs_.code.end() && Tok(*(it + 1)).Is("else") && Tok(*(it + 2)).Is("{");
+  }
+
+  void ReportOnePath(const std::pair<const TraceSite*, Open>& close) {
+    ctx_.Report(f_, close.first->line, close.first->column, "pairing",
+                fmt::format("\"{}\" E closes a range opened outside this block (B at line {}) on one path only",
+                            close.first->label, close.second.line));
+  }
+
   void CloseBlock(const Frame& frame, std::vector<Open>& stack, bool ends_in_return, size_t close_token) {
+    const Block* blk = frame.block >= 0 ? &cs_.blocks[static_cast<size_t>(frame.block)] : nullptr;
     if (!ends_in_return) {
       for (size_t k = 0; k < stack.size(); ++k) {
-        bool opened_here = k >= frame.snapshot.size() || stack[k].line != frame.snapshot[k].line ||
-                           stack[k].column != frame.snapshot[k].column;
+        bool opened_here = k >= frame.snapshot.size() || !SameOpen(stack[k], frame.snapshot[k]);
         if (!opened_here || stack[k].reported) continue;
         std::string key = BranchKey(frame.block);
-        const Block& blk = cs_.blocks[static_cast<size_t>(frame.block)];
-        if (!key.empty() && blk.kind == BlockKind::kControl && (blk.name == "if" || blk.name == "else")) {
+        if (!key.empty() && IsBranchBlock(frame.block)) {
           conditional_[key].push_back(stack[k]);
           continue;
         }
@@ -222,13 +307,42 @@ class PairingChecker {
                                 "in the same block",
                                 stack[k].label, Tok(close_token).line));
       }
-      for (const auto& [site, open] : frame.outer_closes) {
-        ctx_.Report(f_, site->line, site->column, "pairing",
-                    fmt::format("\"{}\" E closes a range opened outside this block (B at line {}) on one path only",
-                                site->label, open.line));
-      }
     }
     stack = frame.snapshot;
+    if (blk && blk->kind == BlockKind::kControl && blk->name == "if" &&
+        (ends_in_return || !frame.outer_closes.empty()) &&
+        FollowedByElseBlock(close_token)) {
+      pending_if_[frame.block] = {ends_in_return, frame.outer_closes};  // judged with its else
+      return;
+    }
+    if (blk && blk->kind == BlockKind::kControl && blk->name == "else" && blk->else_of >= 0) {
+      auto p = pending_if_.find(blk->else_of);
+      if (p != pending_if_.end()) {
+        PendingIf branch = std::move(p->second);
+        pending_if_.erase(p);
+        if (branch.returned && ends_in_return) return;
+        if (branch.returned) {
+          RemoveClosed(stack, frame.outer_closes);  // the else is the only path on
+        } else if (ends_in_return) {
+          RemoveClosed(stack, branch.closes);  // the if is the only path on
+        } else {
+          Closes both;
+          for (const auto& c : branch.closes) {
+            if (ClosedIn(frame.outer_closes, c.second)) {
+              both.push_back(c);
+            } else {
+              ReportOnePath(c);
+            }
+          }
+          for (const auto& c : frame.outer_closes)
+            if (!ClosedIn(branch.closes, c.second)) ReportOnePath(c);
+          RemoveClosed(stack, both);
+        }
+        return;
+      }
+    }
+    if (!ends_in_return)
+      for (const auto& c : frame.outer_closes) ReportOnePath(c);
   }
 
   LintContext& ctx_;
@@ -236,6 +350,7 @@ class PairingChecker {
   const CodeStructure& cs_;
   std::unordered_map<size_t, const TraceSite*> site_at_;
   std::map<std::string, std::vector<Open>> conditional_;
+  std::map<int, PendingIf> pending_if_;  // by if block
 };
 
 }  // namespace

@@ -3,6 +3,8 @@
 // Path(...).expanduser().resolve() before multiprocessing spawn.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
 #include <regex>
 
 #include "core/file_io.h"
@@ -85,11 +87,111 @@ int OwningDef(const std::vector<PyLine>& lines, size_t k) {
   return -1;
 }
 
+// Top-level comma-separated pieces of text[begin, end), trimmed (strings are already blanked).
+std::vector<std::string> SplitTopLevel(const std::string& text, size_t begin, size_t end) {
+  std::vector<std::string> out;
+  int depth = 0;
+  size_t start = begin;
+  auto push = [&](size_t stop) {
+    std::string piece = text.substr(start, stop - start);
+    size_t a = piece.find_first_not_of(" \t\r\n\\");
+    size_t b = piece.find_last_not_of(" \t\r\n\\");
+    if (a != std::string::npos) out.push_back(piece.substr(a, b - a + 1));
+  };
+  for (size_t i = begin; i < end; ++i) {
+    char c = text[i];
+    if (c == '(' || c == '[' || c == '{') ++depth;
+    if (c == ')' || c == ']' || c == '}') --depth;
+    if (c == ',' && depth == 0) {
+      push(i);
+      start = i + 1;
+    }
+  }
+  push(end);
+  return out;
+}
+
+size_t MatchingParen(const std::string& text, size_t open) {
+  int depth = 0;
+  for (size_t i = open; i < text.size(); ++i) {
+    if (text[i] == '(' || text[i] == '[' || text[i] == '{') ++depth;
+    if ((text[i] == ')' || text[i] == ']' || text[i] == '}') && --depth == 0) return i;
+  }
+  return std::string::npos;
+}
+
+bool IsPathLikeName(std::string name) {
+  name = name.substr(name.rfind('.') == std::string::npos ? 0 : name.rfind('.') + 1);
+  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const char* w : {"dir", "path", "file", "map", "trace", "out"})
+    if (name.find(w) != std::string::npos) return true;
+  return false;
+}
+
+// G5: every path-like argument handed to spawned workers (multiprocessing.spawn / mp.spawn /
+// start_processes args, get_context("spawn").Process(args=...)) is a variable whose last
+// assignment before the call goes through .expanduser() and .resolve().
+void CheckSpawnPaths(LintContext& ctx, const std::string& rel, const std::string& raw, const std::vector<PyLine>& lines) {
+  static const std::regex kSpawn(R"(\b(spawn|start_processes|Process)\s*\()");
+  static const std::regex kChain(R"([A-Za-z_][A-Za-z0-9_.]*)");
+  std::string text = BlankStringsAndComments(raw);
+  for (auto m = std::sregex_iterator(text.begin(), text.end(), kSpawn); m != std::sregex_iterator(); ++m) {
+    size_t at = static_cast<size_t>(m->position(0));
+    size_t line_start = text.rfind('\n', at) == std::string::npos ? 0 : text.rfind('\n', at) + 1;
+    if (text.substr(line_start, at - line_start).find("def ") != std::string::npos) continue;
+    int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(at), '\n'));
+    size_t open = at + static_cast<size_t>(m->length(0)) - 1;
+    size_t close = MatchingParen(text, open);
+    if (close == std::string::npos) continue;
+    std::string name = m->str(1);
+    std::string value;
+    std::vector<std::string> call_args = SplitTopLevel(text, open + 1, close);
+    for (const std::string& a : call_args) {
+      static const std::regex kArgsKw(R"(^args\s*=([^=][\s\S]*)$)");
+      std::smatch kw;
+      if (std::regex_match(a, kw, kArgsKw)) value = kw.str(1);
+    }
+    if (value.empty() && name != "Process" && call_args.size() >= 2 && call_args[1].find('=') == std::string::npos)
+      value = call_args[1];
+    size_t v = value.find_first_not_of(" \t\r\n");
+    if (v == std::string::npos) continue;
+    value = value.substr(v);
+    if (value[0] != '(' && value[0] != '[') continue;  // a tuple built elsewhere: not followed
+    size_t vclose = MatchingParen(value, 0);
+    if (vclose == std::string::npos) continue;
+    for (const std::string& element : SplitTopLevel(value, 1, vclose)) {
+      for (auto c = std::sregex_iterator(element.begin(), element.end(), kChain); c != std::sregex_iterator(); ++c) {
+        std::string chain = c->str(0);
+        size_t after = static_cast<size_t>(c->position(0) + c->length(0));
+        size_t next = element.find_first_not_of(" \t", after);
+        if (next != std::string::npos && element[next] == '(') continue;  // a function: str(x), Path(x)
+        if (!IsPathLikeName(chain)) continue;
+        // The last assignment `chain = ...` before the call.
+        std::string escaped = std::regex_replace(chain, std::regex(R"(\.)"), R"(\.)");
+        std::regex assign("^\\s*" + escaped + R"(\s*(:[^=]*)?=[^=])");
+        const PyLine* last = nullptr;
+        for (const PyLine& l : lines)
+          if (l.number < line && std::regex_search(l.code, assign)) last = &l;
+        bool resolved = last && last->code.find("expanduser()") != std::string::npos &&
+                        last->code.find(".resolve()") != std::string::npos;
+        if (resolved) continue;
+        std::string where = last ? fmt::format("its last assignment (line {}) does not go through "
+                                               ".expanduser().resolve()",
+                                               last->number)
+                                 : "it is never assigned in this file";
+        ctx.Report(rel, line, static_cast<int>(at - line_start) + 1, "sample-path-resolve",
+                   fmt::format("\"{}\" reaches the spawned workers unresolved ({}); set it to "
+                               "Path(...).expanduser().resolve() before {}(",
+                               chain, where, name));
+      }
+    }
+  }
+}
+
 void CheckFile(LintContext& ctx, const std::string& rel, const std::string& text) {
   std::vector<PyLine> lines = SplitPython(text);
   static const std::regex kSave(R"(\bsave_profiling_data\s*\()");
   static const std::regex kSync(R"(\bsynchronize\s*\()");
-  static const std::regex kSpawn(R"(\b(spawn|start_processes)\s*\()");
   // G4: synchronize before save_profiling_data, in the same function.
   for (size_t k = 0; k < lines.size(); ++k) {
     std::smatch m;
@@ -106,29 +208,7 @@ void CheckFile(LintContext& ctx, const std::string& rel, const std::string& text
                  "torch_npu.npu.synchronize() (or torch.cuda.synchronize()) first, or the buffer may be empty");
     }
   }
-  // G5: path arguments resolved before spawn.
-  for (size_t k = 0; k < lines.size(); ++k) {
-    std::smatch m;
-    if (!std::regex_search(lines[k].code, m, kSpawn)) continue;
-    if (lines[k].code.find("def ") != std::string::npos) continue;
-    for (const char* name : {"profiling_dir", "chrome_trace", "point_map"}) {
-      if (text.find(name) == std::string::npos) continue;
-      bool resolved = false;
-      for (size_t j = 0; j < k; ++j) {
-        const std::string& c = lines[j].code;
-        if (c.find(name) != std::string::npos && c.find(".resolve()") != std::string::npos &&
-            c.find("expanduser()") != std::string::npos) {
-          resolved = true;
-        }
-      }
-      if (!resolved) {
-        ctx.Report(rel, lines[k].number, static_cast<int>(m.position(0)) + 1, "sample-path-resolve",
-                   fmt::format("\"{}\" reaches the spawned workers unresolved; set it to "
-                               "Path(...).expanduser().resolve() before {}(",
-                               name, m.str(1)));
-      }
-    }
-  }
+  CheckSpawnPaths(ctx, rel, text, lines);
 }
 
 }  // namespace

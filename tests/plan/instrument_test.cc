@@ -134,6 +134,107 @@ TEST_F(InstrumentTest, StaleSiteIsReportedAndSkipped) {
   EXPECT_THAT(r->warnings.front(), HasSubstr("op_kernel/stage/stage.h:26: no function Stage::CubeWork here"));
 }
 
+// Instruments one hand-written file with hand-made sites; returns its new text.
+std::string InstrumentOne(const std::string& text, std::vector<PlanSite> sites) {
+  testing::TempTree tree({{"a.h", text}});
+  Plan plan;
+  plan.op_dir = tree.path();
+  for (PlanSite& s : sites) {
+    s.file = "a.h";
+    s.decision = Decision::kPhase;
+    plan.sites.push_back(s);
+  }
+  Result<InstrumentResult> r = Instrument(plan);
+  EXPECT_TRUE(r.ok()) << r.status().message();
+  if (!r.ok() || r->changes.empty()) return text;
+  EXPECT_TRUE(r->warnings.empty()) << r->warnings.front();
+  return r->changes[0].after;
+}
+
+PlanSite Site(SiteKind kind, int line, const std::string& name, const std::string& label) {
+  PlanSite s;
+  s.kind = kind;
+  s.line = line;
+  s.name = name;
+  s.label = label;
+  return s;
+}
+
+const char* kContinueInBraces =
+    "#include \"optrace/trace.h\"\n"
+    "void F(int n) {\n"
+    "  for (int i = 0; i < n; ++i) {\n"
+    "    if (i == 2) { x_ = 0; continue; }\n"
+    "    if (i == 3) continue;\n"
+    "    Work(i);\n"
+    "  }\n"
+    "}\n";
+
+TEST(InstrumentExitsTest, ContinueInsideExistingBracesGetsItsEndMarkInsideThem) {
+  std::string after = InstrumentOne(kContinueInBraces, {Site(SiteKind::kLoopBody, 3, "for i", "step")});
+  EXPECT_THAT(after, HasSubstr("    if (i == 2) { x_ = 0; MoeTracing(TRACE_POINT(\"step\", \"E\")); continue; }"
+                               "  // optrace:orig     if (i == 2) { x_ = 0; continue; }\n"));
+  EXPECT_EQ(RevertText(after), kContinueInBraces);
+}
+
+TEST(InstrumentExitsTest, UnbracedContinueIsStillWrappedInBraces) {
+  std::string after = InstrumentOne(kContinueInBraces, {Site(SiteKind::kLoopBody, 3, "for i", "step")});
+  EXPECT_THAT(after, HasSubstr("    if (i == 3) { MoeTracing(TRACE_POINT(\"step\", \"E\")); continue; }"
+                               "  // optrace:orig     if (i == 3) continue;\n"));
+}
+
+TEST(InstrumentExitsTest, ContinueInsideExistingBracesPassesLintPairing) {
+  std::string after = InstrumentOne(kContinueInBraces, {Site(SiteKind::kLoopBody, 3, "for i", "step")});
+  testing::TempTree tree({{"a.cpp", after}});
+  LintOptions o;
+  o.paths = {tree.path()};
+  Result<LintReport> r = RunLint(o);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  for (const Diagnostic& d : r->diagnostics) {
+    EXPECT_NE(d.rule, "pairing") << FormatDiagnostic(d);
+    EXPECT_NE(d.rule, "early-return") << FormatDiagnostic(d);
+  }
+}
+
+const char* kReturnsCall =
+    "#include \"optrace/trace.h\"\n"
+    "int G(int n) {\n"
+    "  Work(n);\n"
+    "  return n;\n"
+    "}\n"
+    "int F(int n) {\n"
+    "  Prep(n);\n"
+    "  return G(n) + 1;\n"
+    "}\n"
+    "void KernImpl::H(int n) {\n"
+    "  Prep(n);\n"
+    "  if (n > 2) return V(n);\n"
+    "  Other(n);\n"
+    "}\n"
+    "void V(int n) {\n"
+    "  Work(n);\n"
+    "}\n";
+
+std::vector<PlanSite> ReturnSites() {
+  return {Site(SiteKind::kFunction, 2, "G", "g"), Site(SiteKind::kFunction, 6, "F", "f"),
+          Site(SiteKind::kFunction, 10, "KernImpl::H", "h"), Site(SiteKind::kFunction, 15, "V", "v")};
+}
+
+TEST(InstrumentExitsTest, ReturnOfATracedCallClosesTheParentAfterTheCall) {
+  std::string after = InstrumentOne(kReturnsCall, ReturnSites());
+  EXPECT_THAT(after, HasSubstr("  { auto optrace_ret = G(n) + 1; MoeTracing(TRACE_POINT(\"f\", \"E\")); "
+                               "return optrace_ret; }  // optrace:orig   return G(n) + 1;\n"));
+  EXPECT_THAT(after, HasSubstr("  if (n > 2) { V(n); MoeTracing(TRACE_POINT(\"h\", \"E\")); return; }"
+                               "  // optrace:orig   if (n > 2) return V(n);\n"));
+  EXPECT_EQ(RevertText(after), kReturnsCall);
+}
+
+TEST(InstrumentExitsTest, ReturnOfAPlainValueKeepsItsEndMarkBeforeIt) {
+  std::string after = InstrumentOne(kReturnsCall, ReturnSites());
+  EXPECT_THAT(after, HasSubstr("  MoeTracing(TRACE_POINT(\"g\", \"E\"));  // optrace:auto\n  return n;\n"));
+  EXPECT_THAT(after, Not(HasSubstr("optrace_ret = n")));
+}
+
 Result<SiteMarks> MarksFor(const std::string& text, SiteKind kind, int line) {
   SourceSet set("/op");
   const SourceFile* f = set.AddText("a.h", text);

@@ -115,6 +115,36 @@ TEST_F(PlanCommandTest, PlanSiteWithoutLabelExits2AndNamesTheSite) {
   EXPECT_THAT(r.err, HasSubstr("p.json: site 7 (op_kernel/kern.cpp:3): decision \"phase\" needs a \"label\""));
 }
 
+TEST_F(PlanCommandTest, EditedLabelBreakingLabelStyleExits2AndNamesPlanAndLabel) {
+  auto r = RunCli({"plan", "--op", tree_.path(), "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0);
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  for (auto& s : j["sites"])
+    if (s["name"] == "Stage::CubeWork") s["label"] = "Stage_Cube \"aic\"";
+  tree_.Write("plan.json", j.dump());
+  std::string before = tree_.Read("op_kernel/stage/stage.h");
+  auto ins = RunCli({"instrument", "--op", tree_.path(), "--plan", tree_.path("plan.json")});
+  EXPECT_EQ(ins.exit_code, 2);
+  EXPECT_THAT(ins.err, HasSubstr("plan.json: site "));
+  EXPECT_THAT(ins.err, HasSubstr("label \"Stage_Cube \"aic\"\" breaks the label-style rule"));
+  EXPECT_EQ(tree_.Read("op_kernel/stage/stage.h"), before);
+}
+
+TEST_F(PlanCommandTest, EntryRelativeToOpIsAcceptedByPlanAndInstrument) {
+  auto r = RunCli({"plan", "--op", tree_.path(), "--entry", "op_kernel/kern.cpp"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("kern  op_kernel/kern.cpp:3"));
+  auto ins = RunCli({"instrument", "--op", tree_.path(), "--entry", "op_kernel/kern.cpp", "--dry-run"});
+  EXPECT_EQ(ins.exit_code, 0) << ins.err;
+  EXPECT_THAT(ins.err, HasSubstr("would instrument"));
+}
+
+TEST_F(PlanCommandTest, EntryFoundNeitherInCwdNorUnderOpExits2) {
+  auto r = RunCli({"plan", "--op", tree_.path(), "--entry", "op_kernel/none.cpp"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("op_kernel/none.cpp: no such entry file"));
+}
+
 TEST_F(PlanCommandTest, PlanWithoutSchemaVersionExits2) {
   tree_.Write("p.json", R"({"sites": []})");
   auto r = RunCli({"instrument", "--op", tree_.path(), "--plan", tree_.path("p.json")});

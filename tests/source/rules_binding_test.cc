@@ -75,11 +75,84 @@ TEST(BindingRulesTest, NulloptForRequiredProfilingIsRequiredNull) {
               ElementsAre("binding-required-null@pybind/op.cpp:4"));
 }
 
+TEST(BindingRulesTest, OperatorWithoutOpDefIsOpdefLast) {
+  LintReport r;
+  EXPECT_THAT(LintFiles({{"op_kernel/k.cpp", Kernel("")}}, true, &r), ElementsAre("binding-opdef-last@op_host:1"));
+  EXPECT_NE(r.diagnostics[0].message.find("no OpDef found under op_host/"), std::string::npos)
+      << r.diagnostics[0].message;
+  EXPECT_NE(r.diagnostics[0].message.find("binding rules not checked"), std::string::npos);
+}
+
+TEST(BindingRulesTest, OpHostWithoutOutputsIsOpdefLast) {
+  EXPECT_THAT(LintFiles({{"op_host/op.cpp", "void F() {}\n"}}, true), ElementsAre("binding-opdef-last@op_host/op.cpp:1"));
+}
+
+TEST(BindingRulesTest, ProfilingDtypeGeInt64IsFine) {
+  EXPECT_THAT(LintFiles({{"op_host/op.cpp", OpDef()},
+                         {"op_host/op_infer.cpp",
+                          "graphStatus InferShape(gert::InferShapeContext* c) {\n  c->GetOutputShape(1);\n  return 0;\n}\n"
+                          "graphStatus InferDataType(gert::InferDataTypeContext* c) {\n"
+                          "  c->SetOutputDataType(1, ge::DT_INT64);\n  return 0;\n}\n"},
+                         {"pybind/op.cpp", Pybind("x, y, profiling", "std::make_tuple(y, profiling)")}},
+                        true),
+              IsEmpty());
+}
+
+TEST(BindingRulesTest, ProfilingDtypeOtherThanInt64IsBindingInfer) {
+  EXPECT_THAT(LintFiles({{"op_host/op.cpp", OpDef()},
+                         {"op_host/op_infer.cpp",
+                          "graphStatus InferShape(gert::InferShapeContext* c) {\n  c->GetOutputShape(1);\n  return 0;\n}\n"
+                          "graphStatus InferDataType(gert::InferDataTypeContext* c) {\n"
+                          "  c->SetOutputDataType(1, ge::DT_FLOAT);\n  return 0;\n}\n"},
+                         {"pybind/op.cpp", Pybind("x, y, profiling", "std::make_tuple(y, profiling)")}},
+                        true),
+              ElementsAre("binding-infer@op_host/op_infer.cpp:6"));
+}
+
+std::string DirectPybind(const std::string& args) {
+  return "std::tuple<at::Tensor, at::Tensor> op(const at::Tensor& x) {\n"
+         "  at::Tensor y = at::empty_like(x);\n  at::Tensor profiling = at::zeros({8});\n"
+         "  uint64_t workspaceSize = 0;\n  aclOpExecutor* executor = nullptr;\n"
+         "  aclnnOpGetWorkspaceSize(" + args + ", &workspaceSize, &executor);\n"
+         "  aclnnOp(workspace, workspaceSize, executor, stream);\n"
+         "  return std::make_tuple(y, profiling);\n}\n";
+}
+
+TEST(BindingRulesTest, DirectAclnnCallWithProfilingLastIsFine) {
+  EXPECT_THAT(LintFiles({{"op_host/op.cpp", OpDef()}, {"op_host/op_infer.cpp", kInfer},
+                         {"pybind/op.cpp", DirectPybind("xt, yt, profilingt")}},
+                        true),
+              IsEmpty());
+}
+
+TEST(BindingRulesTest, DirectAclnnCallWithProfilingBeforeOutputsIsBindingPybind) {
+  EXPECT_THAT(LintFiles({{"op_host/op.cpp", OpDef()}, {"op_host/op_infer.cpp", kInfer},
+                         {"pybind/op.cpp", DirectPybind("xt, profilingt, yt")}},
+                        true),
+              ElementsAre("binding-pybind@pybind/op.cpp:6"));
+}
+
 TEST(SampleRulesTest, SynchronizeInAnotherFunctionDoesNotCount) {
   EXPECT_THAT(LintFiles({{"examples/op_sample.py",
                           "def warmup():\n    torch.npu.synchronize()\n\n"
                           "def run(p, out):\n    save_profiling_data(p, 0, out)\n"}}),
               ElementsAre("sample-sync@examples/op_sample.py:5"));
+}
+
+TEST(SampleRulesTest, EveryPythonFileUnderOpExamplesIsLinted) {
+  EXPECT_THAT(LintFiles({{"op_host/op.cpp", OpDef()}, {"op_host/op_infer.cpp", kInfer},
+                         {"pybind/op.cpp", Pybind("x, y, profiling", "std::make_tuple(y, profiling)")},
+                         {"examples/run.py", "def run(p, out):\n    save_profiling_data(p, 0, out)\n"}},
+                        true),
+              ElementsAre("sample-sync@examples/run.py:2"));
+}
+
+TEST(SampleRulesTest, OtherPythonFilesOutsideOpExamplesAreNotLinted) {
+  EXPECT_THAT(LintFiles({{"op_host/op.cpp", OpDef()}, {"op_host/op_infer.cpp", kInfer},
+                         {"pybind/op.cpp", Pybind("x, y, profiling", "std::make_tuple(y, profiling)")},
+                         {"scripts/run.py", "def run(p, out):\n    save_profiling_data(p, 0, out)\n"}},
+                        true),
+              IsEmpty());
 }
 
 TEST(SampleRulesTest, MentionsInStringsAndCommentsDoNotCount) {
@@ -98,6 +171,27 @@ TEST(SampleRulesTest, ResolvedPathsBeforeSpawnAreFine) {
   EXPECT_THAT(LintFiles({{"op_sample.py",
                           "def main(args):\n    mp.spawn(run, args=(args.profiling_dir,), nprocs=2)\n"
                           "    profiling_dir = Path(args.profiling_dir).expanduser().resolve()\n"}}),
+              ElementsAre("sample-path-resolve@op_sample.py:2"));
+}
+
+TEST(SampleRulesTest, PathArgumentReassignedUnresolvedBeforeSpawnIsSamplePathResolve) {
+  EXPECT_THAT(LintFiles({{"op_sample.py",
+                          "def main(args):\n    trace_file = Path(args.trace).expanduser().resolve()\n"
+                          "    trace_file = args.trace\n"
+                          "    mp.spawn(run, args=(args.world_size, trace_file), nprocs=2)\n"}}),
+              ElementsAre("sample-path-resolve@op_sample.py:4"));
+}
+
+TEST(SampleRulesTest, ProcessArgsAreCheckedAndNonPathArgumentsIgnored) {
+  EXPECT_THAT(LintFiles({{"op_sample.py",
+                          "def main(args):\n    \"\"\"profiling_dir is resolved below.\"\"\"\n"
+                          "    out_dir = Path(args.out).expanduser().resolve()\n    n = args.n  # profiling_dir\n"
+                          "    p = mp.get_context(\"spawn\").Process(target=run, args=(n, out_dir, \"map_dir\"))\n"}}),
+              IsEmpty());
+  EXPECT_THAT(LintFiles({{"op_sample.py",
+                          "def main(args):\n"
+                          "    p = mp.get_context(\"spawn\").Process(\n        target=run,\n"
+                          "        args=(args.n, args.map_path))\n"}}),
               ElementsAre("sample-path-resolve@op_sample.py:2"));
 }
 

@@ -81,6 +81,20 @@ TEST(CompileRulesTest, UndeclaredIndexIsIndexScope) {
               ElementsAre("index-scope@k.cpp:6", "index-scope@k.cpp:7"));
 }
 
+TEST(CompileRulesTest, StructuredBindingNamesAreInScope) {
+  EXPECT_THAT(LintFiles({{"k.cpp", Kernel("  auto [g, e] = Split(n);\n  const auto& [r, c] = Pos(n);\n"
+                                          "  MoeTracing(TRACE_POINT(\"x\", \"B\"), g, e);\n"
+                                          "  MoeTracing(TRACE_POINT(\"x\", \"E\"), r, c);\n")}}),
+              IsEmpty());
+}
+
+TEST(CompileRulesTest, NameUsedOnlyInsideASubscriptIsNotDeclared) {
+  EXPECT_THAT(LintFiles({{"k.cpp", Kernel("  int v = table[g, e];\n"
+                                          "  MoeTracing(TRACE_POINT(\"x\", \"B\"), g);\n"
+                                          "  MoeTracing(TRACE_POINT(\"x\", \"E\"), v);\n")}}),
+              ElementsAre("index-scope@k.cpp:5"));
+}
+
 TEST(CompileRulesTest, LoopIndexParameterAndMemberAreInScope) {
   EXPECT_THAT(LintFiles({{"k.cpp", "#include \"optrace/trace.h\"\nclass Op {\n public:\n"
                                    "  void Run(int stage) {\n"

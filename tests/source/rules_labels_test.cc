@@ -106,6 +106,71 @@ TEST(LabelRulesTest, ReturnAfterClosingItsRangesIsFine) {
               IsEmpty());
 }
 
+// A helper function after the kernel, with no processing range: a return there leaves nothing else open.
+std::string Helper(const std::string& body) { return Kernel("") + "void h(int x) {\n" + body + "}\n"; }
+
+TEST(LabelRulesTest, RangeClosedInIfThatReturnsAndInElseIsFine) {
+  EXPECT_THAT(LintFiles({{"k.cpp", Helper("  TRACE_POINT(\"a\", \"B\");\n  if (x) {\n    TRACE_POINT(\"a\", \"E\");\n"
+                                          "    return;\n  } else {\n    TRACE_POINT(\"a\", \"E\");\n  }\n")}}),
+              IsEmpty());
+}
+
+TEST(LabelRulesTest, RangeClosedInBothIfAndElseBranchesIsFine) {
+  EXPECT_THAT(LintFiles({{"k.cpp", Kernel("  TRACE_POINT(\"a\", \"B\");\n  if (n) {\n    work();\n"
+                                          "    TRACE_POINT(\"a\", \"E\");\n  } else {\n    other();\n"
+                                          "    TRACE_POINT(\"a\", \"E\");\n  }\n")}}),
+              IsEmpty());
+}
+
+TEST(LabelRulesTest, RangeClosedInIfButNotInElseIsPairing) {
+  EXPECT_THAT(LintFiles({{"k.cpp", Kernel("  TRACE_POINT(\"a\", \"B\");\n  if (n) {\n"
+                                          "    TRACE_POINT(\"a\", \"E\");\n  } else {\n    other();\n  }\n")}}),
+              ElementsAre("pairing@k.cpp:4", "pairing@k.cpp:6"));
+}
+
+TEST(LabelRulesTest, RangeClosedAgainAfterBothBranchesClosedItIsPairing) {
+  EXPECT_THAT(LintFiles({{"k.cpp", Kernel("  TRACE_POINT(\"a\", \"B\");\n  if (n) {\n    TRACE_POINT(\"a\", \"E\");\n"
+                                          "  } else {\n    TRACE_POINT(\"a\", \"E\");\n  }\n"
+                                          "  TRACE_POINT(\"a\", \"E\");\n")}}),
+              ElementsAre("pairing@k.cpp:10"));
+}
+
+TEST(LabelRulesTest, PreprocessorAlternativesEachOpeningTheRangeAreFine) {
+  EXPECT_THAT(LintFiles({{"k.cpp", Kernel("#ifdef FAST\n  TRACE_POINT(\"a\", \"B\");\n#else\n"
+                                          "  TRACE_POINT(\"a\", \"B\");\n#endif\n  TRACE_POINT(\"a\", \"E\");\n")}}),
+              IsEmpty());
+}
+
+TEST(LabelRulesTest, PreprocessorAlternativesOpeningDifferentRangesArePairing) {
+  EXPECT_THAT(LintFiles({{"k.cpp", Kernel("#ifdef FAST\n  TRACE_POINT(\"a\", \"B\");\n#else\n"
+                                          "  TRACE_POINT(\"b\", \"B\");\n#endif\n  TRACE_POINT(\"a\", \"E\");\n")}}),
+              ElementsAre("pairing@k.cpp:7", "pairing@k.cpp:9"));
+}
+
+TEST(LabelRulesTest, BreakLeavingARangeOfTheLoopBodyOpenIsEarlyReturn) {
+  LintReport r;
+  EXPECT_THAT(LintFiles({{"k.cpp", Kernel("  for (int i = 0; i < n; ++i) {\n    TRACE_POINT(\"step\", \"B\");\n"
+                                          "    if (i == 3) break;\n    TRACE_POINT(\"step\", \"E\");\n  }\n")}},
+                        false, &r),
+              ElementsAre("early-return@k.cpp:6"));
+  EXPECT_NE(r.diagnostics[0].message.find("break leaves \"step\""), std::string::npos) << r.diagnostics[0].message;
+}
+
+TEST(LabelRulesTest, ContinueLeavingARangeOfTheLoopBodyOpenIsEarlyReturn) {
+  EXPECT_THAT(LintFiles({{"k.cpp", Kernel("  for (int i = 0; i < n; ++i) {\n    TRACE_POINT(\"step\", \"B\");\n"
+                                          "    if (i == 3) {\n      continue;\n    }\n"
+                                          "    TRACE_POINT(\"step\", \"E\");\n  }\n")}}),
+              ElementsAre("early-return@k.cpp:7"));
+}
+
+TEST(LabelRulesTest, BreakAfterClosingTheLoopBodyRangesIsFine) {
+  EXPECT_THAT(LintFiles({{"k.cpp", Kernel("  TRACE_POINT(\"loop\", \"B\");\n  for (int i = 0; i < n; ++i) {\n"
+                                          "    TRACE_POINT(\"step\", \"B\");\n    switch (i) {\n      case 1: break;\n    }\n"
+                                          "    if (i == 3) {\n      TRACE_POINT(\"step\", \"E\");\n      break;\n    }\n"
+                                          "    TRACE_POINT(\"step\", \"E\");\n  }\n  TRACE_POINT(\"loop\", \"E\");\n")}}),
+              IsEmpty());
+}
+
 TEST(LabelRulesTest, LambdaBodiesArePairedOnTheirOwn) {
   EXPECT_THAT(LintFiles({{"k.cpp", Kernel("  auto f = [&](int i) {\n    TRACE_POINT(\"step\", \"B\");\n"
                                           "    TRACE_POINT(\"step\", \"E\");\n  };\n  f(1);\n")}}),

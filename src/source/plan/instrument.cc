@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <climits>
 #include <map>
+#include <optional>
+#include <set>
 
 #include "core/file_io.h"
 #include "source/include_tree.h"
@@ -251,9 +253,43 @@ Result<SiteMarks> ComputeSiteMarks(const SourceFile& file, const CodeStructure& 
 
 namespace {
 
-// Inserts the marks of all sites of one file into its (reverted) text.
-Result<std::string> ApplyMarks(const SourceFile& file, std::vector<SiteMarks::Line> lines,
-                               const std::vector<SiteMarks::Exit>& exits) {
+// True when the function or lambda block returns void (a lambda: never known, false).
+bool ReturnsVoid(const std::vector<Token>& t, const Block& fn) {
+  if (fn.kind != BlockKind::kFunction) return false;
+  size_t name = TokenAt(t, fn.line, fn.column);
+  if (name >= t.size()) return false;
+  long p = PrevCode(t, name);
+  while (p >= 0 && t[static_cast<size_t>(p)].Is("::")) p = PrevCode(t, static_cast<size_t>(PrevCode(t, static_cast<size_t>(p))));
+  return p >= 0 && t[static_cast<size_t>(p)].Is("void");
+}
+
+// `return Call(...);` where Call is a traced function: the E marks of the ranges around the
+// return must follow the call, so the statement is rewritten in place to
+// `{ auto optrace_ret = Call(...); E; return optrace_ret; }` (void: `{ Call(...); E; return; }`).
+// Returns the replacement text, "" when the return does not call a traced function.
+std::string RewriteTracedReturn(const SourceFile& file, const CodeStructure& cs, size_t k, size_t end,
+                                const std::set<std::string>& traced, const std::string& marks) {
+  const auto& t = file.lex.tokens;
+  size_t first = NextCode(t, k);
+  if (first >= end || end >= t.size() || t[end].line != t[k].line) return "";
+  bool calls_traced = false;
+  for (size_t j = first; j < end; ++j) {
+    if (!Code(t[j]) || t[j].kind != TokenKind::kIdentifier || !traced.count(std::string(t[j].text))) continue;
+    size_t n = NextCode(t, j);
+    if (n < end && (t[n].Is("(") || t[n].Is("<"))) calls_traced = true;
+  }
+  int fn = cs.EnclosingFunction(k);
+  if (!calls_traced || fn < 0 || cs.blocks[static_cast<size_t>(fn)].kind != BlockKind::kFunction) return "";
+  std::string expr(file.text->substr(t[first].offset, t[end].offset - t[first].offset));
+  while (!expr.empty() && (expr.back() == ' ' || expr.back() == '\t')) expr.pop_back();
+  if (ReturnsVoid(t, cs.blocks[static_cast<size_t>(fn)])) return "{ " + expr + "; " + marks + "return; }";
+  return "{ auto optrace_ret = " + expr + "; " + marks + "return optrace_ret; }";
+}
+
+// Inserts the marks of all sites of one file into its (reverted) text. `traced`: names (last
+// component) of the functions the plan traces.
+Result<std::string> ApplyMarks(const SourceFile& file, const CodeStructure* cs, std::vector<SiteMarks::Line> lines,
+                               const std::vector<SiteMarks::Exit>& exits, const std::set<std::string>& traced) {
   const auto& t = file.lex.tokens;
   const std::string& text = *file.text;
   const std::vector<size_t> starts = LineStarts(text);
@@ -261,6 +297,7 @@ Result<std::string> ApplyMarks(const SourceFile& file, std::vector<SiteMarks::Li
   struct Inline {
     size_t offset;
     std::string text;
+    size_t erase = 0;  // bytes replaced from offset
   };
   std::map<int, std::vector<Inline>> inline_edits;  // line -> insertions
   std::map<size_t, std::vector<const SiteMarks::Exit*>> by_token;
@@ -271,18 +308,29 @@ Result<std::string> ApplyMarks(const SourceFile& file, std::vector<SiteMarks::Li
     bool braced = p < 0 || t[static_cast<size_t>(p)].Is(";") || t[static_cast<size_t>(p)].Is("{") ||
                   t[static_cast<size_t>(p)].Is("}") ||
                   (t[static_cast<size_t>(p)].Is(":") && !(p > 0 && t[static_cast<size_t>(p - 1)].Is(":")));
+    std::string marks;
+    for (const auto* e : list) marks += e->code + " ";
+    size_t end = StatementEnd(t, k);
+    if (cs && t[k].Is("return")) {
+      std::string rewritten = RewriteTracedReturn(file, *cs, k, end, traced, marks);
+      if (!rewritten.empty()) {
+        inline_edits[t[k].line].push_back({t[k].offset, rewritten, t[end].end_offset() - t[k].offset});
+        continue;
+      }
+    }
     if (braced && FirstOnLine(t, k)) {
       std::string indent = IndentOf(text, starts, t[k].line);
       for (const auto* e : list) lines.push_back({t[k].line, true, e->span, indent, e->code});
       continue;
     }
-    size_t end = StatementEnd(t, k);
+    if (braced) {  // `if (c) { x = 0; continue; }`: the marks go before it, inside the existing braces
+      inline_edits[t[k].line].push_back({t[k].offset, marks});
+      continue;
+    }
     if (end >= t.size() || t[end].line != t[k].line)
       return BadInputError("{}:{}: `{}` spans lines without braces around it; add braces so its E marks can go "
                            "before it", file.rel, t[k].line, t[k].text);
-    std::string open = "{ ";
-    for (const auto* e : list) open += e->code + " ";
-    inline_edits[t[k].line].push_back({t[k].offset, open});
+    inline_edits[t[k].line].push_back({t[k].offset, "{ " + marks});
     inline_edits[t[k].line].push_back({t[end].end_offset(), " }"});
   }
   std::stable_sort(lines.begin(), lines.end(), [](const SiteMarks::Line& a, const SiteMarks::Line& b) {
@@ -315,7 +363,7 @@ Result<std::string> ApplyMarks(const SourceFile& file, std::vector<SiteMarks::Li
     std::string changed(content);
     auto edits = it->second;
     std::sort(edits.begin(), edits.end(), [](const Inline& x, const Inline& y) { return x.offset > y.offset; });
-    for (const Inline& ed : edits) changed.insert(ed.offset - b, ed.text);
+    for (const Inline& ed : edits) changed.replace(ed.offset - b, ed.erase, ed.text);
     out += changed;
     out += kOrigMarker;
     out += content;
@@ -370,8 +418,12 @@ Result<InstrumentResult> Instrument(const Plan& plan) {
     }
   }
   std::map<std::string, std::vector<const PlanSite*>> by_file;
-  for (const PlanSite& s : plan.sites)
-    if (Inserts(s.decision) && !s.label.empty()) by_file[s.file].push_back(&s);
+  std::set<std::string> traced;  // functions with their own range: `return F(...)` must end after F
+  for (const PlanSite& s : plan.sites) {
+    if (!Inserts(s.decision) || s.label.empty()) continue;
+    by_file[s.file].push_back(&s);
+    if (s.kind == SiteKind::kFunction) traced.insert(s.name.substr(s.name.rfind(':') == std::string::npos ? 0 : s.name.rfind(':') + 1));
+  }
   for (const auto& [rel, text] : original) {
     const SourceFile* f = set.Find(rel);
     if (!f) continue;
@@ -379,8 +431,9 @@ Result<InstrumentResult> Instrument(const Plan& plan) {
     std::vector<SiteMarks::Exit> exits;
     int marks = 0;
     auto it = by_file.find(rel);
+    std::optional<CodeStructure> structure;
     if (it != by_file.end()) {
-      CodeStructure cs = AnalyzeStructure(f->lex);
+      const CodeStructure& cs = structure.emplace(AnalyzeStructure(f->lex));
       for (const PlanSite* s : it->second) {
         Result<SiteMarks> m = ComputeSiteMarks(*f, cs, *s);
         if (!m.ok()) {
@@ -396,7 +449,8 @@ Result<InstrumentResult> Instrument(const Plan& plan) {
       if (marks > 0 && (r == reaches.end() ? !DefinesTracing(*f) : !r->second))
         lines.push_back({IncludeLine(*f), false, INT_MAX, "", "#include \"optrace/trace.h\""});
     }
-    OPTRACE_ASSIGN_OR_RETURN(std::string after, ApplyMarks(*f, std::move(lines), exits));
+    OPTRACE_ASSIGN_OR_RETURN(std::string after,
+                             ApplyMarks(*f, structure ? &*structure : nullptr, std::move(lines), exits, traced));
     if (after == text) continue;
     result.changes.push_back({f->path, rel, text, std::move(after), marks});
   }

@@ -712,7 +712,11 @@ Result<Plan> BuildPlan(const PlanOptions& options) {
     OPTRACE_ASSIGN_OR_RETURN(entry, FindEntry(op_dir));
   } else {
     entry = ResolveAgainstCwd(options.entry).lexically_normal();
-    if (!fs::is_regular_file(entry, ec)) return NotFoundError("{}: no such entry file", options.entry.string());
+    // `--entry op_kernel/k.cpp` may be given relative to --op.
+    if (!fs::is_regular_file(entry, ec) && options.entry.is_relative()) entry = (op_dir / options.entry).lexically_normal();
+    if (!fs::is_regular_file(entry, ec))
+      return NotFoundError("{}: no such entry file (tried it relative to the working directory and to {})",
+                           options.entry.string(), options.op_dir.string());
   }
   SourceSet set(op_dir);
   OPTRACE_ASSIGN_OR_RETURN(std::vector<fs::path> files, ListSourceFiles(op_dir));

@@ -2,9 +2,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "source/lint.h"
 #include "source/plan/code_index.h"
 #include "source/plan/plan.h"
 
@@ -203,6 +203,11 @@ Result<Plan> PlanFromJson(std::string_view text, const std::string& path) {
     if (Inserts(s.decision) && s.label.empty())
       return BadInputError("{}: site {} ({}:{}): decision \"{}\" needs a \"label\"", path, s.id, s.file, s.line,
                            DecisionName(s.decision));
+    // An edited label goes into the sources as a string literal: hold it to lint's label-style rule.
+    if (Inserts(s.decision) && !LabelStyleOk(s.label))
+      return BadInputError("{}: site {} ({}:{}): label \"{}\" breaks the label-style rule (lowercase words of a-z, "
+                           "0-9 and '-', separated by single spaces); rename it in the plan",
+                           path, s.id, s.file, s.line, s.label);
     if (x.contains("index") && x["index"].is_array())
       for (const json& i : x["index"])
         if (i.is_string()) s.index.push_back(i.get<std::string>());
