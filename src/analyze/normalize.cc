@@ -168,9 +168,14 @@ Result<RankTable> NormalizeRank(const RankInput& in, const Rules& rules, StringT
   }
   for (CommOp& c : t.comm_ops)
     if (c.start_ns >= 0) c.start_ns -= base;
-  std::stable_sort(t.events.begin(), t.events.end(), [](const Event& a, const Event& b) {
+  auto by_time = [](const Event& a, const Event& b) {
     return a.start_ns != b.start_ns ? a.start_ns < b.start_ns : (a.file != b.file ? a.file < b.file : a.row < b.row);
-  });
+  };
+  // Exports are usually in time order already; a stable_sort would allocate a second copy of
+  // the whole event table (the peak memory of a large capture) just to find that out.
+  if (!std::is_sorted(t.events.begin(), t.events.end(), by_time)) {
+    std::stable_sort(t.events.begin(), t.events.end(), by_time);
+  }
   return t;
 }
 

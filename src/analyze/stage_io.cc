@@ -2,6 +2,7 @@
 #include "analyze/stage_io.h"
 
 #include <cstring>
+#include <fstream>
 #include <type_traits>
 
 #include "core/file_io.h"
@@ -9,11 +10,19 @@
 namespace optrace::analyze {
 namespace {
 
+// Streams to `os` through a 1 MiB buffer: a stage file of a large capture is as big as its
+// event table, so it is never built in memory as a whole.
 struct Writer {
   static constexpr bool kReading = false;
-  std::string out;
+  std::ostream* os = nullptr;
+  std::string buf;
   void Raw(const void* p, size_t n) {
-    if (n) out.append(static_cast<const char*>(p), n);  // an empty vector's data() may be null
+    if (n) buf.append(static_cast<const char*>(p), n);  // an empty vector's data() may be null
+    if (buf.size() >= (1u << 20)) Flush();
+  }
+  void Flush() {
+    os->write(buf.data(), static_cast<std::streamsize>(buf.size()));
+    buf.clear();
   }
   bool Fits(uint64_t) const { return true; }
 };
@@ -332,13 +341,32 @@ std::filesystem::path StageFilePath(const std::filesystem::path& dir, Stage stag
 
 Status SaveStage(const std::filesystem::path& dir, Stage stage, const AnalysisResult& result) {
   OPTRACE_RETURN_IF_ERROR(EnsureDirectory(dir));
-  Writer w;
-  w.Raw(kMagic, sizeof kMagic - 1);
-  uint32_t version = kStageFileVersion, schema = kModelSchemaVersion;
-  uint8_t s = static_cast<uint8_t>(stage);
-  IoAll(w, version, schema, s);
-  StagePart(w, stage, const_cast<AnalysisResult&>(result));  // the writer only reads
-  return WriteFileAtomic(StageFilePath(dir, stage), w.out);
+  // Written beside the target and renamed, so a crash never leaves a half stage file.
+  const std::filesystem::path path = StageFilePath(dir, stage);
+  std::filesystem::path tmp = path;
+  tmp += ".tmp";
+  {
+    std::ofstream os(tmp, std::ios::binary | std::ios::trunc);
+    if (!os) return IoError("{}: cannot create the stage file; check that the directory is writable", tmp.string());
+    Writer w;
+    w.os = &os;
+    w.Raw(kMagic, sizeof kMagic - 1);
+    uint32_t version = kStageFileVersion, schema = kModelSchemaVersion;
+    uint8_t s = static_cast<uint8_t>(stage);
+    IoAll(w, version, schema, s);
+    StagePart(w, stage, const_cast<AnalysisResult&>(result));  // the writer only reads
+    w.Flush();
+    os.close();
+    if (!os) {
+      std::error_code ec;
+      std::filesystem::remove(tmp, ec);
+      return IoError("{}: writing the stage file failed (disk full?)", tmp.string());
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) return IoError("{}: cannot rename to {}: {}", tmp.string(), path.string(), ec.message());
+  return Status::Ok();
 }
 
 Status LoadStage(const std::filesystem::path& dir, Stage stage, AnalysisResult& result) {
