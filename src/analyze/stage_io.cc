@@ -2,7 +2,6 @@
 #include "analyze/stage_io.h"
 
 #include <cstring>
-#include <fstream>
 #include <type_traits>
 
 #include "core/file_io.h"
@@ -340,14 +339,7 @@ std::filesystem::path StageFilePath(const std::filesystem::path& dir, Stage stag
 }
 
 Status SaveStage(const std::filesystem::path& dir, Stage stage, const AnalysisResult& result) {
-  OPTRACE_RETURN_IF_ERROR(EnsureDirectory(dir));
-  // Written beside the target and renamed, so a crash never leaves a half stage file.
-  const std::filesystem::path path = StageFilePath(dir, stage);
-  std::filesystem::path tmp = path;
-  tmp += ".tmp";
-  {
-    std::ofstream os(tmp, std::ios::binary | std::ios::trunc);
-    if (!os) return IoError("{}: cannot create the stage file; check that the directory is writable", tmp.string());
+  return WriteStreamAtomic(StageFilePath(dir, stage), [&](std::ostream& os) {
     Writer w;
     w.os = &os;
     w.Raw(kMagic, sizeof kMagic - 1);
@@ -356,17 +348,8 @@ Status SaveStage(const std::filesystem::path& dir, Stage stage, const AnalysisRe
     IoAll(w, version, schema, s);
     StagePart(w, stage, const_cast<AnalysisResult&>(result));  // the writer only reads
     w.Flush();
-    os.close();
-    if (!os) {
-      std::error_code ec;
-      std::filesystem::remove(tmp, ec);
-      return IoError("{}: writing the stage file failed (disk full?)", tmp.string());
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) return IoError("{}: cannot rename to {}: {}", tmp.string(), path.string(), ec.message());
-  return Status::Ok();
+    return Status::Ok();
+  });
 }
 
 Status LoadStage(const std::filesystem::path& dir, Stage stage, AnalysisResult& result) {

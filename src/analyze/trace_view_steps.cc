@@ -47,13 +47,6 @@ class JsonStream {
       if (c != ' ' && c != '\n' && c != '\r' && c != '\t') return c;
     }
   }
-  int PeekNonSpace() {
-    for (;;) {
-      int c = Peek();
-      if (c != ' ' && c != '\n' && c != '\r' && c != '\t') return c;
-      ++pos_;
-    }
-  }
 
   bool Fail(std::string_view what) {
     if (status_.ok()) {

@@ -79,8 +79,7 @@ class TraceBuffer {
   // ticks * us_per_tick as microseconds with 3 decimals (ns), via integers: much faster than
   // formatting doubles, and exact for the usual clocks (50 MHz = 20 ns per tick).
   void Us(int64_t ticks, double us_per_tick) {
-    const double ns_d = static_cast<double>(ticks) * us_per_tick * 1000.0;
-    int64_t ns = static_cast<int64_t>(ns_d < 0 ? ns_d - 0.5 : ns_d + 0.5);
+    int64_t ns = TicksToNs(ticks, us_per_tick);
     char* p = buf_.data() + used_;
     if (ns < 0) {
       *p++ = '-';
@@ -113,6 +112,11 @@ std::string SourceArgs(const std::string& file, int line) {
 }
 
 }  // namespace
+
+int64_t TicksToNs(int64_t ticks, double us_per_tick) {
+  const double ns = static_cast<double>(ticks) * us_per_tick * 1000.0;
+  return static_cast<int64_t>(ns < 0 ? ns - 0.5 : ns + 0.5);
+}
 
 std::map<int32_t, int64_t> RankOrigins(const Collection& c, Align align) { return FindOrigins(c, align).by_rank; }
 

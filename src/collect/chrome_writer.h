@@ -32,6 +32,10 @@ struct ChromeTraceOptions {
 // The tick each rank's timestamps count from, per `align` (shared with the Perfetto writer).
 std::map<int32_t, int64_t> RankOrigins(const Collection& c, Align align);
 
+// ticks * us_per_tick in nanoseconds, rounded half away from zero: the one conversion both
+// trace writers use, so the JSON and protobuf traces agree to the nanosecond.
+int64_t TicksToNs(int64_t ticks, double us_per_tick);
+
 // Thread id of a core in the trace: kind * 100000 + core index.
 int64_t TraceThreadId(CoreKind kind, uint32_t core_index);
 

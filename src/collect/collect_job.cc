@@ -1,6 +1,6 @@
 #include "collect/collect_job.h"
 
-#include "collect/output_file.h"
+#include "core/file_io.h"
 #include "collect/perfetto_writer.h"
 #include "core/file_io.h"
 

@@ -70,11 +70,6 @@ void StringAnnotation(std::string& event, std::string& scratch, std::string_view
   Bytes(event, field::kEventAnnotation, scratch);
 }
 
-int64_t TicksToNs(int64_t ticks, double us_per_tick) {
-  const double ns = static_cast<double>(ticks) * us_per_tick * 1000.0;
-  return static_cast<int64_t>(ns < 0 ? ns - 0.5 : ns + 0.5);  // the JSON trace's rounding
-}
-
 // Streams packets to `out` through one buffer.
 class PacketWriter {
  public:

@@ -1,5 +1,7 @@
 #include "core/file_io.h"
 
+#include <fstream>
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -89,5 +91,33 @@ fs::path ResolveAgainstCwd(const fs::path& path) {
   if (ec) return path;
   return abs.lexically_normal();
 }
+
+Status WriteStreamAtomic(const std::filesystem::path& path, const std::function<Status(std::ostream&)>& write) {
+  const std::filesystem::path target = ResolveAgainstCwd(path);
+  if (target.has_parent_path()) OPTRACE_RETURN_IF_ERROR(EnsureDirectory(target.parent_path()));
+  std::filesystem::path tmp = target;
+  tmp += fmt::format(".tmp.{}", static_cast<long>(::getpid()));
+  Status st;
+  {
+    std::ofstream os(tmp, std::ios::binary | std::ios::trunc);
+    if (!os) return IoError("{}: cannot create the file; check the directory is writable", tmp.string());
+    st = write(os);
+    os.flush();
+    if (st.ok() && !os) st = IoError("{}: write failed (disk full?)", tmp.string());
+  }
+  std::error_code ec;
+  if (!st.ok()) {
+    std::filesystem::remove(tmp, ec);
+    return st.WithContext(path.string());
+  }
+  if (std::filesystem::exists(target, ec)) std::filesystem::permissions(tmp, std::filesystem::status(target, ec).permissions(), ec);
+  std::filesystem::rename(tmp, target, ec);
+  if (ec) {
+    std::filesystem::remove(tmp, ec);
+    return IoError("{}: cannot replace the file: {}", target.string(), ec.message());
+  }
+  return Status::Ok();
+}
+
 
 }  // namespace optrace

@@ -8,6 +8,8 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
+#include <ostream>
 #include <string>
 #include <string_view>
 
@@ -17,6 +19,11 @@ namespace optrace {
 
 Result<std::string> ReadFileToString(const std::filesystem::path& path);
 Status WriteFileAtomic(const std::filesystem::path& path, std::string_view contents);
+// Like WriteFileAtomic, for contents too large to hold in one string: `write` streams into a
+// temp file beside `path` (resolved against the cwd), which then replaces it, keeping the old
+// file's permissions. On failure nothing is left behind.
+//   OPTRACE_RETURN_IF_ERROR(WriteStreamAtomic("out/trace.json", [&](std::ostream& os) { ... }));
+Status WriteStreamAtomic(const std::filesystem::path& path, const std::function<Status(std::ostream&)>& write);
 // Creates the directory (and parents); error names the path.
 Status EnsureDirectory(const std::filesystem::path& dir);
 // Absolute path against the current working directory (never the program's location).

@@ -43,20 +43,13 @@ const std::map<std::string, std::string>& TableDescriptions() {
   return kWhat;
 }
 
-// Writes through `fill` into path.tmp, then renames over `path`; returns the byte count.
-Result<uint64_t> WriteStreamAtomic(const std::filesystem::path& path, const std::function<void(std::ostream&)>& fill) {
-  std::filesystem::path tmp = path;
-  tmp += ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) return IoError("{}: cannot create the file; check the output directory is writable", tmp.string());
-    fill(out);
-    out.flush();
-    if (!out) return IoError("{}: write failed (disk full?)", tmp.string());
-  }
+// Writes through `fill` atomically (core's WriteStreamAtomic); returns the byte count.
+Result<uint64_t> WriteArtifact(const std::filesystem::path& path, const std::function<void(std::ostream&)>& fill) {
+  OPTRACE_RETURN_IF_ERROR(WriteStreamAtomic(path, [&](std::ostream& os) {
+    fill(os);
+    return Status::Ok();
+  }));
   std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) return IoError("{}: cannot rename {} into place: {}", path.string(), tmp.string(), ec.message());
   uint64_t bytes = std::filesystem::file_size(path, ec);
   return ec ? 0 : bytes;
 }
@@ -134,7 +127,7 @@ Result<ReportResult> WriteReport(const AnalysisResult& r, const ReportOptions& o
   auto emit = [&](const std::string& key, const std::string& file, std::optional<uint64_t> rows,
                   const std::function<void(std::ostream&)>& fill) -> Status {
     Clock::time_point t0 = Clock::now();
-    OPTRACE_ASSIGN_OR_RETURN(uint64_t bytes, WriteStreamAtomic(opt.out_dir / file, fill));
+    OPTRACE_ASSIGN_OR_RETURN(uint64_t bytes, WriteArtifact(opt.out_dir / file, fill));
     out.artifacts.push_back({key, file, what_of(key), bytes, Since(t0), rows});
     return Status::Ok();
   };
