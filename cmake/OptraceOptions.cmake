@@ -5,7 +5,7 @@ target_compile_options(optrace_warnings INTERFACE -Wall -Wextra -Wno-unused-para
 # 105329, 105651: "forming offset [32, 82] is out of the bounds [0, 32]" on a push_back of a
 # literal); they are noise in every build, not findings. Fixed in GCC 13.
 if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_LESS 13)
-  target_compile_options(optrace_warnings INTERFACE $<$<COMPILE_LANGUAGE:CXX>:-Wno-array-bounds -Wno-restrict -Wno-stringop-overflow>)
+  target_compile_options(optrace_warnings INTERFACE $<$<COMPILE_LANGUAGE:CXX>:-Wno-array-bounds -Wno-restrict -Wno-stringop-overflow -Wno-stringop-overread>)
 endif()
 
 if(OPTRACE_SANITIZE)
