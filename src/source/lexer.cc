@@ -300,6 +300,8 @@ class Lexer {
     if (d.kind == DirectiveKind::kDefine) {
       define_tokens.assign(out_.tokens.begin() + static_cast<long>(define_first_token_), out_.tokens.end());
       toks = &define_tokens;
+      d.token_begin = define_first_token_;
+      d.token_end = out_.tokens.size();
     }
     uint32_t prev_end = 0;
     for (const Token& t : *toks) {

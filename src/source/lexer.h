@@ -63,6 +63,7 @@ struct Directive {
   bool active = true;        // the directive itself sits in an active region
   int brace_depth = 0;       // brace depth of active code at the directive (for guard checks)
   bool branch_active = false;  // #if/#ifdef/#ifndef/#elif/#else: the branch it starts is active
+  size_t token_begin = 0, token_end = 0;  // #define: its tokens in LexedFile::tokens (name, params, body)
 };
 
 // A conditional that is opened but never closed, or closed without being opened, or similar.

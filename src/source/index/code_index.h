@@ -1,0 +1,117 @@
+// The code index `plan` and `lint` stand on: every class, function and alias of the files one
+// operator's kernels reach, read from token streams (macros expanded), with lookups by name and
+// the type and call resolution that follows real AscendC code: functor objects, template
+// instantiations through `using` aliases and template parameters bound to classes, partial
+// specialisations picked by a dispatch-policy argument, member objects, lambdas.
+//
+//   CodeIndex index(files);                      // the include closure of the kernel entries
+//   for (const FunctionDef* k : index.Kernels()) {
+//     CallGraph g = CallGraph::Build(index, *k);  // call_graph.h: instantiated, with core types
+//   }
+//
+// Not a compiler: without the CANN / AscendC / catlass headers nothing outside the files is
+// known, so anything unresolved is "external" (AscendC::SyncAll), never an error.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "source/index/declarations.h"
+#include "source/index/model.h"
+#include "source/index/token_stream.h"
+#include "source/source_set.h"
+
+namespace optrace::source::index {
+
+// Template parameter name -> argument (closed: no aliases or parameters of the caller left).
+struct Bindings {
+  std::map<std::string, TypeName> map;
+  const TypeName* Find(const std::string& name) const;
+  std::string Key() const;  // canonical text, for identity of instantiations
+};
+
+// A class as used: its definition (null when external) and the arguments of this use.
+struct ClassRef {
+  const ClassDef* cls = nullptr;
+  Bindings bindings;  // the class's template parameters
+  TypeName type;      // the closed type
+};
+
+// Where names are looked up when a type or call is resolved.
+struct Env {
+  const FunctionDef* fn = nullptr;  // locals and block-scoped aliases of this body
+  size_t pos = 0;                   // position in fn's stream: names declared before it and in scope
+  const ClassDef* cls = nullptr;    // member aliases, fields, methods (and the bases')
+  const Bindings* bindings = nullptr;  // template parameters of fn and cls
+};
+
+class CodeIndex {
+ public:
+  explicit CodeIndex(const std::vector<const SourceFile*>& files);
+  CodeIndex(const CodeIndex&) = delete;
+  CodeIndex& operator=(const CodeIndex&) = delete;
+
+  const std::vector<const SourceFile*>& files() const { return files_; }
+  // __global__ functions, in file order (macro-generated ones included).
+  const std::vector<const FunctionDef*>& Kernels() const { return kernels_; }
+  const std::vector<std::unique_ptr<FunctionDef>>& functions() const { return decls_.functions; }
+  const std::vector<std::unique_ptr<ClassDef>>& classes() const { return decls_.classes; }
+  // The body of a function, parsed on first use.
+  const FunctionBody& Body(const FunctionDef& f) const;
+  const TokenStream* Stream(const SourceFile* f) const;
+  const MacroTable& macros() const { return macros_; }
+
+  // --- types ---
+  // `t` with aliases and template parameters visible in `env` replaced, recursively.
+  TypeName Close(const TypeName& t, const Env& env) const;
+  // The in-tree classes a closed type names (several for duplicate definitions under #if, the
+  // ones nearest to `near` in the directory tree when given); empty when external.
+  std::vector<ClassRef> ResolveClass(const TypeName& closed, const SourceFile* near = nullptr) const;
+  // The declared type of a name visible at env (local, parameter, field of env.cls or its
+  // bases), closed; empty when unknown. *known is set when the name was found at all.
+  TypeName TypeOfName(const std::string& name, const Env& env, bool* known) const;
+  // Methods named `name` of a class (its bases searched when it has none), with the bindings
+  // of the class that defines them.
+  std::vector<std::pair<const FunctionDef*, ClassRef>> Methods(const ClassRef& c, const std::string& name) const;
+  // Free functions named `name`.
+  std::vector<const FunctionDef*> FreeFunctions(const std::string& name) const;
+  // In-tree classes with any method named `name` (for calls on objects of unknown type).
+  std::vector<const ClassDef*> ClassesWithMethod(const std::string& name) const;
+  // Declared-only template heads of methods (`template <int32_t CORE_TYPE = g_coreType> void operator()(..);`).
+  const std::vector<TemplateParam>* DeclaredTemplate(const ClassDef* c, const std::string& name) const;
+
+  // Core types (CoreMask bits, see core_types.h) of #if regions naming CUBE/VEC at `line`.
+  unsigned RegionCore(const SourceFile* f, int line) const;
+
+ private:
+  void Link();
+  const SourceFile* SpliceTarget(const SourceFile* from, const Directive& d) const;
+  static const SourceFile* ResolveSplice(const void* ctx, const SourceFile* from, const Directive& d);
+  TypeName CloseDepth(const TypeName& t, const Env& env, int depth) const;
+  std::vector<ClassRef> ResolveClassAll(const TypeName& closed) const;
+  TypeName CloseValue(const std::string& value, const Env& env) const;
+  bool Unify(const TypeName& pattern, const TypeName& concrete, const std::vector<TemplateParam>& params,
+             Bindings* out, int* score) const;
+
+  std::vector<const SourceFile*> files_;
+  MacroTable macros_;
+  std::map<const SourceFile*, std::unique_ptr<TokenStream>> streams_;
+  mutable std::set<const SourceFile*> spliced_;
+  Declarations decls_;
+  mutable std::vector<std::unique_ptr<FunctionDef>> lambdas_;
+  std::vector<const FunctionDef*> kernels_;
+  std::multimap<std::string, const ClassDef*> classes_by_name_;
+  std::multimap<std::string, const FunctionDef*> free_by_name_;
+  std::multimap<std::string, const ClassDef*> method_owner_;  // method name -> class
+  std::multimap<std::string, const NamespaceAlias*> ns_aliases_;
+  struct Region {
+    int first, last;
+    unsigned core;
+  };
+  std::map<const SourceFile*, std::vector<Region>> regions_;
+};
+
+}  // namespace optrace::source::index

@@ -1,0 +1,143 @@
+#include "source/index/roles.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "source/index/words.h"
+
+namespace optrace::source::index {
+namespace {
+
+std::string Lower(std::string_view s) {
+  std::string out;
+  for (char c : s) out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+bool IsIndexWord(const std::string& lower) {
+  for (const char* w : {"aivid", "aividx", "aivindex", "vecidx", "vectoridx", "vectorblockidx", "vecblockidx",
+                        "subblockidx", "subblockid", "coreidx", "coreid", "blockidx", "aicoreidx", "getsubblockidx",
+                        "getblockidx", "get_subblockid", "get_block_idx", "role", "aivrole", "corerole"}) {
+    if (lower == w) return true;
+  }
+  return false;
+}
+
+// Identifiers of a text, in order.
+std::vector<std::string> Identifiers(std::string_view text) {
+  std::vector<std::string> out;
+  size_t i = 0;
+  while (i < text.size()) {
+    if (std::isalpha(static_cast<unsigned char>(text[i])) || text[i] == '_') {
+      size_t j = i;
+      while (j < text.size() && (std::isalnum(static_cast<unsigned char>(text[j])) || text[j] == '_')) ++j;
+      size_t k = j;
+      while (k < text.size() && text[k] == ' ') ++k;
+      if (text.substr(k, 2) != "::") out.emplace_back(text.substr(i, j - i));  // namespaces are not names
+      i = j;
+    } else {
+      ++i;
+    }
+  }
+  return out;
+}
+
+bool IsIndexName(std::string_view id) {
+  std::string l = Lower(id);
+  while (!l.empty() && l.back() == '_') l.pop_back();
+  return IsIndexWord(l);
+}
+
+// Words that only say "count of cores" or "index".
+bool Filler(const std::string& w) {
+  for (const char* f : {"core", "cores", "num", "number", "cnt", "count", "idx", "id", "index", "start", "end",
+                        "begin", "size", "total", "aiv", "aic", "vec", "block", "sub", "max", "min", "get", "len"}) {
+    if (w == f) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string RoleWordOf(std::string_view name) {
+  std::vector<std::string> words = SplitWords(name);
+  std::string out;
+  for (const std::string& w : words) {
+    if (Filler(w)) continue;
+    bool number = !w.empty() && std::all_of(w.begin(), w.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+    if (number) continue;
+    out += (out.empty() ? "" : "-") + w;
+  }
+  return out;
+}
+
+bool ReadsCoreIndex(std::string_view condition) {
+  for (const std::string& id : Identifiers(condition))
+    if (IsIndexName(id)) return true;
+  return false;
+}
+
+namespace {
+
+// The else control of an if, -1 if none.
+int ElseOf(const FunctionBody& body, int control) {
+  for (size_t i = static_cast<size_t>(control) + 1; i < body.controls.size(); ++i)
+    if (body.controls[i].kind == Control::kElse && body.controls[i].else_of == control) return static_cast<int>(i);
+  return -1;
+}
+
+// An `else` whose statement is `if ...` (else-if): the nested if names its own role.
+bool IsElseIf(const FunctionBody& body, int el) {
+  for (size_t i = static_cast<size_t>(el) + 1; i < body.controls.size(); ++i)
+    if (body.controls[i].parent == el) return body.controls[i].kind == Control::kIf && body.controls[i].else_of >= 0;
+  return false;
+}
+
+// The role word of a comparand: a count or bound of cores (`sendCoreNum`, `kRecvCore`,
+// `SEND_CORE_CNT`), with the filler words removed; "" for anything else.
+std::string ComparandWord(const std::string& id) {
+  bool bound = false;
+  for (const std::string& w : SplitWords(id))
+    if (w == "core" || w == "cores" || w == "num" || w == "cnt" || w == "count" || w == "idx" || w == "id")
+      bound = true;
+  return bound ? RoleWordOf(id) : "";
+}
+
+}  // namespace
+
+std::string RoleOfControl(const FunctionBody& body, const TokenStream& s, int control,
+                          const std::function<std::string(int)>& main_call) {
+  if (control < 0 || static_cast<size_t>(control) >= body.controls.size()) return "";
+  const Control& c = body.controls[static_cast<size_t>(control)];
+  if (c.kind == Control::kCase) {
+    const Control& sw = body.controls[static_cast<size_t>(c.parent)];
+    if (sw.kind != Control::kSwitch || !ReadsCoreIndex(s.Join(sw.head_begin, sw.head_end))) return "";
+    std::vector<std::string> ids = Identifiers(s.Join(c.head_begin, c.head_end));
+    std::string w = ids.empty() ? "" : RoleWordOf(ids.back());
+    return w.empty() ? main_call(control) : w;
+  }
+  // Roles split the cores between different work: an if with an else, both doing work.
+  auto is_role_if = [&](int iff) {
+    const Control& x = body.controls[static_cast<size_t>(iff)];
+    if (x.kind != Control::kIf || !ReadsCoreIndex(s.Join(x.head_begin, x.head_end))) return false;
+    int el = ElseOf(body, iff);
+    return el >= 0 && !main_call(iff).empty() && !main_call(el).empty();
+  };
+  if (c.kind == Control::kElse) {
+    if (c.else_of < 0 || IsElseIf(body, control)) return "";
+    // The last else of a chain: the chain's first if decides whether these are roles.
+    int first = c.else_of;
+    while (body.controls[static_cast<size_t>(first)].else_of >= 0) first = body.controls[static_cast<size_t>(first)].else_of;
+    if (!is_role_if(c.else_of) && !is_role_if(first)) return "";
+    return main_call(control);
+  }
+  if (c.kind != Control::kIf || !is_role_if(control)) return "";
+  for (const std::string& id : Identifiers(s.Join(c.head_begin, c.head_end))) {
+    if (IsIndexName(id)) continue;
+    std::string w = ComparandWord(id);
+    if (!w.empty()) return w;
+  }
+  return main_call(control);
+}
+
+}  // namespace optrace::source::index
