@@ -47,9 +47,9 @@ int RunInstrumentCommand(const CommandArgs& args, CommandIo& io) {
       if (plan.ok()) {
         // The plan's paths are relative to the operator directory given here.
         plan->op_dir = ResolveAgainstCwd(op_dir).lexically_normal();
-        if (plan->entry.empty()) {
+        if (plan->kernels.empty()) {
           Result<source::Plan> fresh = source::BuildPlan(options);
-          if (fresh.ok()) plan->entry = fresh->entry;
+          if (fresh.ok()) plan->kernels = fresh->kernels;
         }
       }
     }
@@ -69,6 +69,14 @@ int RunInstrumentCommand(const CommandArgs& args, CommandIo& io) {
     if (!st.ok()) return ReportError("instrument", st, io);
   }
   std::ostream& summary = dry_run ? io.err : io.out;
+  if (!revert && !result->chain_done.empty()) {
+    summary << "optrace instrument: profiling chain (the operator had no profiling output):\n";
+    for (const std::string& d : result->chain_done) summary << "  " << d << "\n";
+  }
+  if (!revert && !result->chain_manual.empty()) {
+    summary << "optrace instrument: to finish by hand:\n";
+    for (const std::string& m : result->chain_manual) summary << "  " << m << "\n";
+  }
   if (revert) {
     summary << fmt::format("optrace instrument: {} {} line(s) in {} file(s)\n", dry_run ? "would remove" : "removed",
                            marks, result->changes.size());

@@ -9,18 +9,12 @@
 #include <map>
 
 #include "source/lint_context.h"
+#include "source/op_def.h"
 
 namespace optrace::source {
 namespace {
 
-std::string Normalize(std::string_view name) {
-  std::string out;
-  for (char c : name)
-    if (c != '_') out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-bool IsProfilingName(std::string_view name) { return Normalize(name).find("profil") != std::string::npos; }
+std::string Normalize(std::string_view name) { return NormalizeName(name); }
 
 bool IsNullArg(const std::vector<Token>& t, std::pair<size_t, size_t> r) {
   std::string text = JoinTokens(t, r.first, r.second);
@@ -28,51 +22,9 @@ bool IsNullArg(const std::vector<Token>& t, std::pair<size_t, size_t> r) {
          text == "at::nullopt" || text == "0";
 }
 
-struct Param {
-  std::string name;
-  bool required = true;
-  const SourceFile* file = nullptr;
-  int line = 0, column = 0;
-};
-
-struct OpDef {
-  const SourceFile* file = nullptr;
-  std::vector<Param> inputs, outputs;
-  size_t attrs = 0;
-  int profiling = -1;  // index in outputs
-};
+using Param = OpDefParam;
 
 bool StartsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
-
-// this->Input("x").ParamType(REQUIRED)... / this->Output("y")... / this->Attr("a")...
-OpDef ParseOpDef(const std::vector<const SourceFile*>& host_files) {
-  OpDef def;
-  for (const SourceFile* f : host_files) {
-    const auto& t = f->lex.tokens;
-    for (size_t i = 1; i + 3 < t.size(); ++i) {
-      if (!t[i].active || !(t[i - 1].Is(".") || t[i - 1].Is("->"))) continue;
-      bool input = t[i].Is("Input"), output = t[i].Is("Output"), attr = t[i].Is("Attr");
-      if ((!input && !output && !attr) || !t[i + 1].Is("(") || t[i + 2].kind != TokenKind::kString) continue;
-      if (attr) {
-        ++def.attrs;
-        continue;
-      }
-      Param p;
-      StringLiteralValue(t[i + 2], &p.name);
-      p.file = f;
-      p.line = t[i].line;
-      p.column = t[i].column;
-      for (size_t k = i + 3; k + 2 < t.size() && !t[k].Is(";"); ++k) {
-        if (t[k].Is("ParamType") && t[k + 1].Is("(")) p.required = !t[k + 2].Is("OPTIONAL") && !t[k + 2].Is("DYNAMIC");
-      }
-      def.file = f;
-      (input ? def.inputs : def.outputs).push_back(std::move(p));
-    }
-  }
-  for (size_t k = 0; k < def.outputs.size(); ++k)
-    if (IsProfilingName(def.outputs[k].name)) def.profiling = static_cast<int>(k);
-  return def;
-}
 
 // Integer constants `NAME = 3` in the files (for output indices given by name).
 std::map<std::string, long> Constants(const std::vector<const SourceFile*>& files) {

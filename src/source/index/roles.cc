@@ -100,7 +100,18 @@ std::string ComparandWord(const std::string& id) {
   for (const std::string& w : SplitWords(id))
     if (w == "core" || w == "cores" || w == "num" || w == "cnt" || w == "count" || w == "idx" || w == "id")
       bound = true;
-  return bound ? RoleWordOf(id) : "";
+  if (!bound) return "";
+  // Words of a data partition (needCoreNum, realCoreNum, tailCoreNum), not of a role.
+  std::string w = RoleWordOf(id);
+  for (const std::string& x : SplitWords(w)) {
+    static const char* kPartition[] = {"need", "real", "used", "use", "valid", "active", "tail", "front", "remain",
+                                       "last", "first", "former", "latter", "big", "small", "all", "task", "loop",
+                                       "per", "ub", "data", "work", "calc"};
+    bool partition = false;
+    for (const char* p : kPartition) partition = partition || x == p;
+    if (!partition) return w;
+  }
+  return "";
 }
 
 }  // namespace

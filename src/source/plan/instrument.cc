@@ -4,12 +4,14 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstring>
 #include <map>
 #include <optional>
 #include <set>
 
 #include "core/file_io.h"
 #include "source/include_tree.h"
+#include "source/plan/profiling_chain.h"
 
 namespace optrace::source {
 namespace fs = std::filesystem;
@@ -71,10 +73,65 @@ size_t StatementEnd(const std::vector<Token>& t, size_t k) {
   return t.size();
 }
 
+}  // namespace
+
+// The line before which a range's first mark goes: the line of the first statement after `open`,
+// or of a preprocessor directive between them (so the mark is not inside an #ifdef branch).
+int FirstBodyLine(const SourceFile& f, size_t open, size_t first) {
+  const auto& t = f.lex.tokens;
+  int line = first < t.size() ? t[first].line : t[open].line + 1;
+  for (const Directive& d : f.lex.directives)
+    if (d.offset > t[open].offset && first < t.size() && d.offset < t[first].offset && d.line < line &&
+        d.line > t[open].line)
+      line = d.line;
+  return line;
+}
+
+namespace {
+
 size_t TokenAt(const std::vector<Token>& t, int line, int column) {
   for (size_t i = 0; i < t.size(); ++i)
     if (t[i].line == line && t[i].column == column) return i;
   return t.size();
+}
+
+constexpr char kB64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+constexpr std::string_view kOrigB64 = "/* optrace:orig-b64:";
+
+std::string Base64(std::string_view in) {
+  std::string out;
+  size_t i = 0;
+  for (; i + 2 < in.size(); i += 3) {
+    unsigned v = (static_cast<unsigned char>(in[i]) << 16) | (static_cast<unsigned char>(in[i + 1]) << 8) |
+                 static_cast<unsigned char>(in[i + 2]);
+    for (int k = 18; k >= 0; k -= 6) out += kB64[(v >> k) & 63];
+  }
+  if (i < in.size()) {
+    unsigned v = static_cast<unsigned char>(in[i]) << 16;
+    if (i + 1 < in.size()) v |= static_cast<unsigned char>(in[i + 1]) << 8;
+    out += kB64[(v >> 18) & 63];
+    out += kB64[(v >> 12) & 63];
+    out += i + 1 < in.size() ? kB64[(v >> 6) & 63] : '=';
+    out += '=';
+  }
+  return out;
+}
+
+bool Unbase64(std::string_view in, std::string* out) {
+  unsigned v = 0;
+  int bits = 0;
+  for (char c : in) {
+    if (c == '=') break;
+    const char* p = std::strchr(kB64, c);
+    if (!p || c == 0) return false;
+    v = (v << 6) | static_cast<unsigned>(p - kB64);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      *out += static_cast<char>((v >> bits) & 0xFF);
+    }
+  }
+  return true;
 }
 
 }  // namespace
@@ -91,6 +148,22 @@ std::string RevertText(std::string_view text) {
     std::string_view content = line.substr(0, line.size() - eol.size());
     pos = end;
     if (content.ends_with(kAutoMarker)) continue;
+    {
+      std::string_view c = content;
+      while (!c.empty() && (c.back() == ' ' || c.back() == '\t')) c.remove_suffix(1);
+      if (c.ends_with(kMacroAutoMarker)) continue;
+    }
+    size_t b64 = content.find(kOrigB64);
+    if (b64 != std::string_view::npos) {
+      size_t stop = content.find(" */", b64);
+      std::string decoded;
+      if (stop != std::string_view::npos &&
+          Unbase64(content.substr(b64 + kOrigB64.size(), stop - b64 - kOrigB64.size()), &decoded)) {
+        out += decoded;
+        out += eol;
+        continue;
+      }
+    }
     size_t orig = content.find(kOrigMarker);
     if (orig != std::string_view::npos) {
       out += content.substr(orig + kOrigMarker.size());
@@ -103,13 +176,70 @@ std::string RevertText(std::string_view text) {
 }
 
 bool HasInstrumentation(std::string_view text) {
-  return text.find(kAutoMarker) != std::string_view::npos || text.find(kOrigMarker) != std::string_view::npos;
+  return text.find(kAutoMarker) != std::string_view::npos || text.find(kOrigMarker) != std::string_view::npos ||
+         text.find(kMacroAutoMarker) != std::string_view::npos || text.find(kOrigB64) != std::string_view::npos;
 }
 
 std::string MarkCode(const PlanSite& site, char type) {
   std::string s = fmt::format("MoeTracing(TRACE_POINT(\"{}\", \"{}\")", site.label, type);
   for (const std::string& a : site.index) s += ", " + a;
   return s + ");";
+}
+
+// A function written in a #define (a `##`-generated kernel): its marks are continuation lines
+// of the macro, after the line of its '{' and before the line of its '}'.
+Result<SiteMarks> ComputeMacroSiteMarks(const SourceFile& file, const PlanSite& site) {
+  const auto& t = file.lex.tokens;
+  const std::string_view text = *file.text;
+  const std::vector<size_t> starts = LineStarts(text);
+  for (const Directive& d : file.lex.directives) {
+    if (d.kind != DirectiveKind::kDefine || d.token_end <= d.token_begin) continue;
+    if (t[d.token_begin].line > site.line || t[d.token_end - 1].line < site.line) continue;
+    size_t open = d.token_end;
+    for (size_t k = d.token_begin; k < d.token_end; ++k)
+      if (t[k].line == site.line && t[k].Is("{")) {
+        open = k;
+        break;
+      }
+    if (open >= d.token_end) break;
+    int depth = 0;
+    size_t close = d.token_end;
+    for (size_t k = open; k < d.token_end; ++k) {
+      if (t[k].Is("{")) ++depth;
+      if (t[k].Is("}") && --depth == 0) {
+        close = k;
+        break;
+      }
+    }
+    if (close >= d.token_end)
+      return BadInputError("{}:{}: the body of {} in its #define is never closed", file.rel, site.line, site.name);
+    for (size_t k = open; k < close; ++k)
+      if (t[k].Is("return"))
+        return BadInputError("{}:{}: {} is written in a #define and returns early; mark it by hand", file.rel,
+                             site.line, site.name);
+    size_t begin = open + 1;
+    // After OPTRACE_KERNEL_BEGIN(...) when the entry sets up the buffer.
+    for (size_t k = begin; k < close; ++k)
+      if (t[k].Is("OPTRACE_KERNEL_BEGIN") || t[k].Is("SetMoeProfilePtr")) {
+        size_t j = k;
+        while (j < close && !t[j].Is(";")) ++j;
+        if (j + 1 < close) begin = j + 1;
+      }
+    size_t end = close;
+    for (size_t k = begin; k < close; ++k)
+      if (t[k].Is("OPTRACE_KERNEL_END") && (k == 0 || t[k - 1].line < t[k].line)) end = k;
+    if (begin >= end || t[begin].line == t[open].line || (end > 0 && t[end - 1].line == t[end].line))
+      return BadInputError("{}:{}: the body of {} in its #define does not have statements on lines of their own",
+                           file.rel, site.line, site.name);
+    SiteMarks m;
+    int span = static_cast<int>(end - begin);
+    std::string indent = IndentOf(text, starts, t[begin].line);
+    m.lines.push_back({t[begin].line, false, span, indent, MarkCode(site, 'B'), true});
+    m.lines.push_back({t[end].line, true, span, indent, MarkCode(site, 'E'), true});
+    return m;
+  }
+  return BadInputError("{}:{}: no #define holds {} here; the plan does not match the source, run `optrace plan` again",
+                       file.rel, site.line, site.name);
 }
 
 Result<SiteMarks> ComputeSiteMarks(const SourceFile& file, const CodeStructure& cs, const PlanSite& site) {
@@ -139,6 +269,7 @@ Result<SiteMarks> ComputeSiteMarks(const SourceFile& file, const CodeStructure& 
     }
   };
 
+  if (site.in_macro) return ComputeMacroSiteMarks(file, site);
   switch (site.kind) {
     case SiteKind::kFunction: {
       int blk = find_block([](const Block& b) { return b.kind == BlockKind::kFunction || b.kind == BlockKind::kLambda; });
@@ -164,7 +295,9 @@ Result<SiteMarks> ComputeSiteMarks(const SourceFile& file, const CodeStructure& 
         return BadInputError("{}:{}: the closing brace of {} shares a line with code", file.rel, t[end].line, site.name);
       int span = static_cast<int>(end - begin);
       std::string indent = IndentOf(text, starts, t[begin].line);
-      m.lines.push_back({t[begin].line, false, span, indent, b_code});
+      // At the start of the body (not after the kernel's buffer set-up): before any directive there.
+      bool at_start = PrevCode(t, begin) == static_cast<long>(b.open);
+      m.lines.push_back({at_start ? FirstBodyLine(file, b.open, begin) : t[begin].line, false, span, indent, b_code});
       long last = PrevCode(t, end);
       bool ends_in_return = false;
       if (last >= 0 && t[static_cast<size_t>(last)].Is(";")) {
@@ -289,7 +422,8 @@ std::string RewriteTracedReturn(const SourceFile& file, const CodeStructure& cs,
 // Inserts the marks of all sites of one file into its (reverted) text. `traced`: names (last
 // component) of the functions the plan traces.
 Result<std::string> ApplyMarks(const SourceFile& file, const CodeStructure* cs, std::vector<SiteMarks::Line> lines,
-                               const std::vector<SiteMarks::Exit>& exits, const std::set<std::string>& traced) {
+                               const std::vector<SiteMarks::Exit>& exits, const std::set<std::string>& traced,
+                               const std::map<int, std::vector<std::pair<size_t, std::string>>>& inserts = {}) {
   const auto& t = file.lex.tokens;
   const std::string& text = *file.text;
   const std::vector<size_t> starts = LineStarts(text);
@@ -333,6 +467,10 @@ Result<std::string> ApplyMarks(const SourceFile& file, const CodeStructure* cs, 
     inline_edits[t[k].line].push_back({t[k].offset, "{ " + marks});
     inline_edits[t[k].line].push_back({t[end].end_offset(), " }"});
   }
+  for (const auto& [line, list] : inserts) {
+    if (line < 1 || static_cast<size_t>(line) > starts.size()) continue;
+    for (const auto& [col, ins] : list) inline_edits[line].push_back({starts[static_cast<size_t>(line - 1)] + col, ins});
+  }
   std::stable_sort(lines.begin(), lines.end(), [](const SiteMarks::Line& a, const SiteMarks::Line& b) {
     if (a.before_line != b.before_line) return a.before_line < b.before_line;
     if (a.end != b.end) return a.end;
@@ -347,7 +485,7 @@ Result<std::string> ApplyMarks(const SourceFile& file, const CodeStructure* cs, 
       if (line == line_count + 1 && !text.empty() && text.back() != '\n')
         return BadInputError("{}: the file does not end with a newline; add one so marks can follow its last line",
                              file.rel);
-      out += lines[li].indent + lines[li].code + std::string(kAutoMarker) + eol;
+      out += lines[li].indent + lines[li].code + std::string(lines[li].macro ? kMacroAutoMarker : kAutoMarker) + eol;
     }
     if (line > line_count) break;
     size_t b = starts[static_cast<size_t>(line - 1)];
@@ -364,6 +502,21 @@ Result<std::string> ApplyMarks(const SourceFile& file, const CodeStructure* cs, 
     auto edits = it->second;
     std::sort(edits.begin(), edits.end(), [](const Inline& x, const Inline& y) { return x.offset > y.offset; });
     for (const Inline& ed : edits) changed.replace(ed.offset - b, ed.erase, ed.text);
+    std::string_view trimmed = content;
+    while (!trimmed.empty() && (trimmed.back() == ' ' || trimmed.back() == '\t')) trimmed.remove_suffix(1);
+    if (trimmed.ends_with("\\")) {
+      // A #define line: a line comment would swallow the continuation; keep the original encoded.
+      while (!changed.empty() && (changed.back() == ' ' || changed.back() == '\t')) changed.pop_back();
+      if (!changed.empty() && changed.back() == '\\') changed.pop_back();
+      while (!changed.empty() && (changed.back() == ' ' || changed.back() == '\t')) changed.pop_back();
+      out += changed;
+      out += " ";
+      out += kOrigB64;
+      out += Base64(content);
+      out += " */ \\";
+      out += le;
+      continue;
+    }
     out += changed;
     out += kOrigMarker;
     out += content;
@@ -372,9 +525,16 @@ Result<std::string> ApplyMarks(const SourceFile& file, const CodeStructure* cs, 
   return out;
 }
 
+// The file includes optrace/trace.h or defines MoeTracing itself (a tree's own *_base.h).
 bool DefinesTracing(const SourceFile& f) {
-  for (const Directive& d : f.lex.directives)
+  for (const Directive& d : f.lex.directives) {
     if (d.kind == DirectiveKind::kInclude && d.active && d.include_path.ends_with("optrace/trace.h")) return true;
+    if (d.kind == DirectiveKind::kDefine && d.active && d.argument.rfind("MoeTracing", 0) == 0) return true;
+  }
+  const auto& t = f.lex.tokens;
+  for (size_t i = 1; i + 1 < t.size(); ++i)
+    if (t[i].Is("MoeTracing") && t[i + 1].Is("(") && t[i - 1].Is("void") && t[i].active && !t[i].in_directive)
+      return true;
   return false;
 }
 
@@ -403,18 +563,19 @@ Result<InstrumentResult> Instrument(const Plan& plan) {
     set.AddText(rel, RevertText(text));
     original[rel] = std::move(text);
   }
-  // Which files reach optrace/trace.h through their own includes.
+  // Which files reach a MoeTracing definition (optrace/trace.h or the tree's own) through their
+  // own includes.
   std::map<const SourceFile*, bool> reaches;
-  if (!plan.entry.empty()) {
+  for (const PlanKernel& k : plan.kernels) {
     IncludeOptions io;
     io.limit = plan.op_dir;
-    Result<IncludeTree> tree = WalkIncludeTree(set, plan.op_dir / plan.entry, io);
-    if (tree.ok()) {
-      for (const SourceFile* f : tree->files) {
-        bool r = DefinesTracing(*f);
-        for (const SourceFile* g : tree->ClosureOf(f)) r = r || DefinesTracing(*g);
-        reaches[f] = r;
-      }
+    io.include_dirs = {plan.op_dir};
+    Result<IncludeTree> tree = WalkIncludeTree(set, plan.op_dir / k.entry, io);
+    if (!tree.ok()) continue;
+    for (const SourceFile* f : tree->files) {
+      bool r = DefinesTracing(*f);
+      for (const SourceFile* g : tree->ClosureOf(f)) r = r || DefinesTracing(*g);
+      reaches[f] = reaches[f] || r;
     }
   }
   std::map<std::string, std::vector<const PlanSite*>> by_file;
@@ -424,12 +585,23 @@ Result<InstrumentResult> Instrument(const Plan& plan) {
     by_file[s.file].push_back(&s);
     if (s.kind == SiteKind::kFunction) traced.insert(s.name.substr(s.name.rfind(':') == std::string::npos ? 0 : s.name.rfind(':') + 1));
   }
+  set.FindAllTraces();
+  ChainPlan chain = PlanProfilingChain(plan, set);
+  result.chain_done = chain.done;
+  result.chain_manual = chain.manual;
   for (const auto& [rel, text] : original) {
     const SourceFile* f = set.Find(rel);
     if (!f) continue;
     std::vector<SiteMarks::Line> lines;
     std::vector<SiteMarks::Exit> exits;
     int marks = 0;
+    const FileEdits* ce = nullptr;
+    if (auto c = chain.edits.find(rel); c != chain.edits.end()) {
+      ce = &c->second;
+      lines = ce->lines;
+      exits = ce->exits;
+      marks += static_cast<int>(ce->lines.size() + ce->exits.size() + ce->inserts.size());
+    }
     auto it = by_file.find(rel);
     std::optional<CodeStructure> structure;
     if (it != by_file.end()) {
@@ -445,12 +617,17 @@ Result<InstrumentResult> Instrument(const Plan& plan) {
         lines.insert(lines.end(), m->lines.begin(), m->lines.end());
         exits.insert(exits.end(), m->exits.begin(), m->exits.end());
       }
-      auto r = reaches.find(f);
-      if (marks > 0 && (r == reaches.end() ? !DefinesTracing(*f) : !r->second))
-        lines.push_back({IncludeLine(*f), false, INT_MAX, "", "#include \"optrace/trace.h\""});
     }
-    OPTRACE_ASSIGN_OR_RETURN(std::string after,
-                             ApplyMarks(*f, structure ? &*structure : nullptr, std::move(lines), exits, traced));
+    bool needs_tracing = it != by_file.end() && marks > 0;
+    if (ce)
+      for (const SiteMarks::Line& l : ce->lines) needs_tracing = needs_tracing || l.code.rfind("OPTRACE_KERNEL_", 0) == 0;
+    auto r = reaches.find(f);
+    if (needs_tracing && (r == reaches.end() ? !DefinesTracing(*f) : !r->second))
+      lines.push_back({IncludeLine(*f), false, INT_MAX, "", "#include \"optrace/trace.h\""});
+    if (!exits.empty() && !structure) structure.emplace(AnalyzeStructure(f->lex));
+    static const std::map<int, std::vector<std::pair<size_t, std::string>>> kNone;
+    OPTRACE_ASSIGN_OR_RETURN(std::string after, ApplyMarks(*f, structure ? &*structure : nullptr, std::move(lines),
+                                                           exits, traced, ce ? ce->inserts : kNone));
     if (after == text) continue;
     result.changes.push_back({f->path, rel, text, std::move(after), marks});
   }

@@ -26,6 +26,8 @@ namespace optrace::source {
 
 inline constexpr std::string_view kAutoMarker = "  // optrace:auto";
 inline constexpr std::string_view kOrigMarker = "  // optrace:orig ";
+// Lines inserted inside a #define body: a line comment would swallow the continuation.
+inline constexpr std::string_view kMacroAutoMarker = " /* optrace:auto */ \\";
 
 // The text without optrace-inserted lines, in-place changes restored.
 std::string RevertText(std::string_view text);
@@ -38,6 +40,7 @@ struct SiteMarks {
     bool end = false;     // an E mark (E marks go before B marks at the same line, inner first)
     int span = 0;         // size of the range, for ordering marks at the same place
     std::string indent, code;
+    bool macro = false;   // inside a #define body: a continuation line
   };
   struct Exit {
     size_t token = 0;  // the return / break / continue
@@ -51,6 +54,10 @@ struct SiteMarks {
 // The marks of one site; an error (a message naming file:line) when the code around it does not
 // allow line-based insertion (a one-line body, a brace sharing a line with code, ...).
 Result<SiteMarks> ComputeSiteMarks(const SourceFile& file, const CodeStructure& cs, const PlanSite& site);
+
+// The line before which a range's first mark goes: the first statement's line after the '{' at
+// token `open`, or an earlier preprocessor directive's (never inside an #ifdef branch).
+int FirstBodyLine(const SourceFile& f, size_t open, size_t first);
 
 // The MoeTracing statement of a site: MoeTracing(TRACE_POINT("label", "B"), g);
 std::string MarkCode(const PlanSite& site, char type);
@@ -66,6 +73,8 @@ struct InstrumentResult {
   std::vector<FileChange> changes;  // only files whose text changes
   std::vector<std::string> warnings;
   int sites = 0;                     // sites instrumented
+  std::vector<std::string> chain_done;    // profiling-chain edits ("file:line: ...")
+  std::vector<std::string> chain_manual;  // profiling-chain layers to finish by hand
 };
 
 // New texts of the files under plan.op_dir for the plan's phase and hot sites.

@@ -1,125 +1,191 @@
-// BuildPlan: expands the call tree from the kernel entry, decides per site, names the labels
-// (seed 000 steps 1-3) and tops up plain loops until each core type reaches the density target.
+// BuildPlan: for each kernel entry, walks the code index's call graph (instantiated, with core
+// types and AIV roles), decides per site, names the labels (seed 000 steps 1-3) and tops up
+// plain loops until each core type reaches the density target.
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cctype>
-#include <cstring>
 #include <map>
+#include <set>
 
 #include "core/file_io.h"
 #include "source/include_tree.h"
-#include "source/plan/code_index.h"
+#include "source/index/call_graph.h"
+#include "source/index/code_index.h"
+#include "source/index/function_body.h"
 #include "source/plan/instrument.h"
 #include "source/plan/plan.h"
 #include "source/plan/plan_words.h"
 
 namespace optrace::source {
 namespace fs = std::filesystem;
+namespace ix = index;
 namespace {
 
-bool Code(const Token& t) { return t.active && !t.in_directive; }
+using ix::CallGraph;
+using ix::Control;
+using ix::FunctionBody;
+using ix::FunctionDef;
+using ix::GraphNode;
+using ix::TokenStream;
 
-bool IsLoopBlock(const Block& b) {
-  return b.kind == BlockKind::kControl && (b.name == "for" || b.name == "while" || b.name == "do");
+// Names that only say "the work of this class": the class's name is the better word.
+bool GenericName(const std::string& n) {
+  for (const char* g : {"operator()", "Process", "Run", "Execute", "Main", "Launch", "Invoke", "Apply", "Impl",
+                        "DoProcess", "ProcessImpl", "Compute"})
+    if (n == g) return true;
+  return false;
 }
 
-struct SiteInfo {
-  const FunctionDef* fn = nullptr;     // function site: the function; others: the one holding the site
-  int block = -1;                      // loop sites
-  bool per_element = false;            // reached only as part of one element of a plain loop
-  std::string per_element_where;
-  bool root = false;
-  std::string loop_class;              // "group", "spin", "hot", "plain"
-  std::string loop_var;
-};
+// Identifiers that mark the profiling buffer's own code (setup, write-back).
+bool ProfilingIdentifier(std::string_view s) {
+  return s == "GetMoeProfilePtr" || s == "SetMoeProfilePtr" || s == "PROF_SIZE_PER_CORE" ||
+         s == "profiling_data" || s == "profilingData" || s == "OPTRACE_KERNEL_BEGIN" || s == "OPTRACE_KERNEL_END" ||
+         s == "MoeTracing" || s == "profiling";
+}
 
 struct FnFacts {
-  std::vector<CallSite> calls;
-  std::vector<int> top_loops;
+  std::vector<int> top_loops;   // loop controls with no loop around them in the function
   bool has_loops = false;
-  bool has_hot_calls = false;
-  int resolved_calls = 0;
-  int own_statements = 0;
+  bool has_hot = false;         // calls a sync/communication primitive
+  int statements = 0;
+  int locals = 0;               // local declarations (object set-up, not work)
+  int tokens = 0;
   std::vector<std::string> existing;  // B labels already in the body
+};
+
+struct SiteInfo {
+  const FunctionDef* fn = nullptr;  // function site: the function; others: the function holding the site
+  int control = -1;                 // loop sites: the loop control
+  bool root = false;
+  bool per_element = true;          // every path reaching it is per element of a plain loop (AND)
+  bool reached = false;
+  std::string per_element_where;
+  bool per_core_entry = false;      // reached as an AIC- or AIV-only specialisation of a both-core caller
+  int resolved_calls = 0;           // calls into the index (not constructors) from any instance
+  std::string loop_class;           // group, spin, hot, plain, none
+  std::string loop_var;
+  bool loop_var_integer = false;
+  std::set<int> kernels;
 };
 
 class Builder {
  public:
-  Builder(const CodeIndex& index, Plan& plan, std::string prefix_word)
-      : index_(index), plan_(plan), prefix_word_(std::move(prefix_word)) {}
+  Builder(const ix::CodeIndex& index, Plan& plan) : index_(index), plan_(plan) {}
 
-  void Run(const FunctionDef* entry) {
-    plan_.root.site = FunctionSite(entry);
-    plan_.root.cores = kCoreBoth;
-    info_[static_cast<size_t>(plan_.root.site)].root = true;
-    plan_.sites[static_cast<size_t>(plan_.root.site)].cores = kCoreBoth;
-    std::vector<const FunctionDef*> stack{entry};
-    Expand(*entry, {}, kCoreBoth, "", plan_.root, stack, false);
-    for (const PlanSite& s : plan_.sites)
-      if (s.cores == kCoreAic || s.cores == kCoreAiv) plan_.split = true;
+  void AddKernel(const FunctionDef& kernel) {
+    CallGraph g = CallGraph::Build(index_, kernel);
+    PlanKernel pk;
+    pk.entry = kernel.file->rel;
+    pk.function = kernel.name;
+    pk.line = kernel.line;
+    pk.cores = g.kernel_type().cores;
+    pk.core_source = g.kernel_type().declared ? g.kernel_type().task_type : "inferred: " + g.kernel_type().evidence;
+    kernel_ = static_cast<int>(plan_.kernels.size());
+    kernel_words_ = NameWords(kernel.name);
+    kernel_name_ = kernel.name;
+    int root = FunctionSite(kernel);
+    info_[static_cast<size_t>(root)].root = true;
+    Touch(root, pk.cores, "", false, "");
+    pk.root.site = root;
+    pk.root.cores = pk.cores;
+    std::vector<const FunctionDef*> stack{&kernel};
+    Expand(g, 0, pk.root, stack, false);
+    if (g.truncated())
+      plan_.notes.push_back(fmt::format("{}: the call graph of {} was cut at {} nodes; deeper calls are not planned",
+                                        kernel.file->rel, kernel.name, g.nodes().size()));
+    plan_.kernels.push_back(std::move(pk));
+  }
+
+  void Finish() {
+    for (PlanKernel& k : plan_.kernels) {
+      bool split = false;
+      ForEach(k.root, [&](const PlanNode& n) {
+        if (n.cores == kPlanAic || n.cores == kPlanAiv) split = true;
+      });
+      k.split = split && k.cores == 3;
+    }
     Decide();
     Label();
-    TopUp();
-    TrimDown();
-    Summarize();
+    for (size_t k = 0; k < plan_.kernels.size(); ++k) {
+      TopUp(k);
+      TrimDown(k);
+    }
+    for (PlanKernel& k : plan_.kernels) Summarize(k);
   }
 
  private:
+  template <typename F>
+  void ForEach(const PlanNode& n, F f) {
+    f(n);
+    for (const PlanNode& c : n.children) ForEach(c, f);
+  }
+
   const FnFacts& Facts(const FunctionDef& fn) {
     auto it = facts_.find(&fn);
     if (it != facts_.end()) return it->second;
     FnFacts f;
-    f.calls = index_.Calls(fn);
-    const CodeStructure& cs = *fn.cs;
-    for (size_t b = 0; b < cs.blocks.size(); ++b) {
-      const Block& blk = cs.blocks[b];
-      if (!IsLoopBlock(blk) || cs.EnclosingFunction(blk.open) != fn.block) continue;
+    const FunctionBody& body = index_.Body(fn);
+    const TokenStream& s = *fn.stream;
+    for (size_t c = 0; c < body.controls.size(); ++c) {
+      const Control& ctl = body.controls[c];
+      if (!ctl.IsLoop() || DoWhileZero(s, ctl)) continue;
       f.has_loops = true;
       bool top = true;
-      for (int p = blk.parent; p >= 0 && p != fn.block; p = cs.blocks[static_cast<size_t>(p)].parent)
-        if (IsLoopBlock(cs.blocks[static_cast<size_t>(p)])) top = false;
-      if (top) f.top_loops.push_back(static_cast<int>(b));
+      for (int p = ctl.parent; p >= 0; p = body.controls[static_cast<size_t>(p)].parent)
+        if (body.controls[static_cast<size_t>(p)].IsLoop() && !DoWhileZero(s, body.controls[static_cast<size_t>(p)]))
+          top = false;
+      if (top) f.top_loops.push_back(static_cast<int>(c));
     }
-    const auto& t = fn.file->lex.tokens;
-    // Own work: statements that neither call a function of the tree nor declare one of its objects.
-    int depth = 0;
-    bool stmt_forwards = false;
-    for (size_t k = fn.open + 1; k < fn.close && k < t.size(); ++k) {
-      if (!Code(t[k])) continue;
-      if (t[k].Is("(")) ++depth;
-      if (t[k].Is(")")) --depth;
-      if (t[k].kind == TokenKind::kIdentifier && (index_.IsClass(std::string(t[k].text)) ||
-                                                  (index_.IsDefined(std::string(t[k].text)) && k + 1 < t.size() &&
-                                                   (t[k + 1].Is("(") || t[k + 1].Is("<")))))
-        stmt_forwards = true;
-      if (t[k].Is("operator")) stmt_forwards = true;
-      if (t[k].Is(";") && depth == 0) {
-        if (!stmt_forwards) ++f.own_statements;
-        stmt_forwards = false;
+    for (const ix::CallSite& c : body.calls)
+      if (!HotWord(c.name).empty()) f.has_hot = true;
+    f.statements = body.statements;
+    for (const ix::LocalDecl& d : body.locals)
+      if (!d.is_alias && !d.is_lambda) ++f.locals;
+    f.tokens = static_cast<int>(fn.body_close - fn.body_open);
+    // Existing marks: trace sites of the file inside the body's source range.
+    const ix::StreamToken& open = s[fn.body_open];
+    const ix::StreamToken& close = s[fn.body_close];
+    if (open.source && open.source == close.source) {
+      for (const TraceSite& t : open.source->traces.sites) {
+        if (t.event_type != 'B' || t.offset <= open.tok->offset || t.offset >= close.tok->offset) continue;
+        if (t.in_define != (open.tok->in_directive)) continue;
+        f.existing.push_back(t.label);
       }
     }
-    for (const CallSite& c : f.calls) {
-      if (index_.IsDefined(c.callee)) ++f.resolved_calls;
-      else if (!HotWord(c.callee).empty()) f.has_hot_calls = true;
-    }
-    for (const TraceSite& s : fn.file->traces.sites)
-      if (s.offset > t[fn.open].offset && s.offset < t[fn.close < t.size() ? fn.close : t.size() - 1].offset &&
-          s.event_type == 'B')
-        f.existing.push_back(s.label);
     return facts_.emplace(&fn, std::move(f)).first->second;
   }
 
-  int AddSite(SiteKind kind, const FunctionDef& fn, int line, std::string name) {
-    std::string key = fmt::format("{}|{}|{}", fn.file->rel, static_cast<int>(kind), line);
+  static bool DoWhileZero(const TokenStream& s, const Control& c) {
+    if (c.kind != Control::kDo) return false;
+    std::string h = s.Join(c.head_begin, c.head_end);
+    return h == "0" || h == "false";
+  }
+
+  // The file and line a function site is planned at: the name, or the '{' of a #define body.
+  void FunctionLocation(const FunctionDef& fn, std::string* file, int* line, bool* in_macro) {
+    const ix::StreamToken& open = (*fn.stream)[fn.body_open];
+    if (fn.macro && open.source && open.tok->in_directive) {
+      *file = open.source->rel;
+      *line = open.tok->line;
+      *in_macro = true;
+      return;
+    }
+    *file = fn.file->rel;
+    *line = fn.line;
+    *in_macro = false;
+  }
+
+  int AddSite(SiteKind kind, const std::string& file, int line, const FunctionDef& fn, std::string name) {
+    std::string key = fmt::format("{}|{}|{}", file, static_cast<int>(kind == SiteKind::kLoopBody ? SiteKind::kLoop : kind), line);
     auto it = site_by_key_.find(key);
     if (it != site_by_key_.end()) return it->second;
     PlanSite s;
     s.id = static_cast<int>(plan_.sites.size()) + 1;
     s.kind = kind;
-    s.file = fn.file->rel;
+    s.file = file;
     s.line = line;
     s.name = std::move(name);
+    s.outside = file.rfind("../", 0) == 0 || fs::path(file).is_absolute();
     plan_.sites.push_back(std::move(s));
     info_.emplace_back();
     info_.back().fn = &fn;
@@ -128,81 +194,129 @@ class Builder {
     return idx;
   }
 
-  int FunctionSite(const FunctionDef* fn) {
-    int s = AddSite(SiteKind::kFunction, *fn, fn->cs->blocks[static_cast<size_t>(fn->block)].line, fn->DisplayName());
+  int FunctionSite(const FunctionDef& fn) {
+    std::string file;
+    int line = 0;
+    bool in_macro = false;
+    FunctionLocation(fn, &file, &line, &in_macro);
+    int s = AddSite(SiteKind::kFunction, file, line, fn, fn.DisplayName());
     PlanSite& site = plan_.sites[static_cast<size_t>(s)];
-    site.tokens = static_cast<int>(fn->close - fn->open);
-    if (site.word.empty()) site.word = FunctionWord(*fn);
+    site.in_macro = in_macro;
+    site.tokens = static_cast<int>(fn.body_close - fn.body_open);
     return s;
   }
 
-  std::string FunctionWord(const FunctionDef& fn) const {
-    static const char* kGeneric[] = {"operator()", "Process", "Run", "Execute", "Compute", "Main", "Impl", "Init"};
-    std::string name = fn.name;
-    bool generic = false;
-    for (const char* g : kGeneric) generic = generic || (name == g && std::string(g) != "Init");
-    if (!generic || fn.owner.empty()) return KebabCase(name == "operator()" ? "call" : name);
-    std::string w = KebabCase(fn.owner);
-    if (!prefix_word_.empty() && w.starts_with(prefix_word_ + "-") && w.size() > prefix_word_.size() + 1)
-      w = w.substr(prefix_word_.size() + 1);
-    return w;
+  int LoopSite(const FunctionDef& fn, int control) {
+    const FunctionBody& body = index_.Body(fn);
+    const Control& c = body.controls[static_cast<size_t>(control)];
+    const ix::StreamToken& kw = (*fn.stream)[c.keyword];
+    std::string kind = c.kind == Control::kFor ? "for" : c.kind == Control::kWhile ? "while" : "do";
+    int s = AddSite(SiteKind::kLoop, kw.file->rel, kw.line, fn, kind + (c.loop_var.empty() ? "" : " " + c.loop_var));
+    SiteInfo& i = info_[static_cast<size_t>(s)];
+    if (i.control < 0) {
+      i.control = control;
+      ClassifyLoop(fn, control, s);
+    }
+    return s;
   }
 
-  // The loop's class, variable and word.
-  void ClassifyLoop(const FunctionDef& fn, int block, SiteInfo& info, PlanSite& site) {
-    const CodeStructure& cs = *fn.cs;
-    const Block& b = cs.blocks[static_cast<size_t>(block)];
-    const auto& t = fn.file->lex.tokens;
-    for (size_t k = b.head_begin; k < b.head_end && k + 1 < t.size(); ++k)
-      if (t[k].kind == TokenKind::kIdentifier && (t[k + 1].Is("=") || t[k + 1].Is(":"))) {
-        info.loop_var = std::string(t[k].text);
-        break;
+  // The word of a function: its name's words, or for generic names (Process, operator()) its
+  // class's, with a first word shared with the kernel's name dropped. "" when the class is the
+  // kernel itself (its range would be the kernel's: merged).
+  std::string FunctionWord(const FunctionDef& fn, const ix::ClassDef* cls) {
+    if (fn.is_lambda) return fn.name == "lambda" ? "" : NameWord(fn.name);
+    std::string base = fn.name;
+    bool from_class = false;
+    if (GenericName(fn.name) && cls) base = cls->name, from_class = true;
+    else if (GenericName(fn.name) && !fn.qualifier.parts.empty()) base = fn.qualifier.Last(), from_class = true;
+    else if (fn.name == "operator()") return "";
+    std::vector<std::string> w = NameWords(base);
+    if (w.empty()) return "";
+    bool prefix_of_kernel = w.size() <= kernel_words_.size() && std::equal(w.begin(), w.end(), kernel_words_.begin());
+    if (prefix_of_kernel && from_class) return "";
+    // MoeDispatch in kernel moe_dispatch_combine: "dispatch".
+    if (from_class && w.size() > 1 && !kernel_words_.empty() && w[0] == kernel_words_[0]) w.erase(w.begin());
+    std::string joined;
+    for (const std::string& x : w) joined += (joined.empty() ? "" : "_") + x;
+    return NameWord(joined);
+  }
+
+  void ClassifyLoop(const FunctionDef& fn, int control, int site) {
+    const FunctionBody& body = index_.Body(fn);
+    const TokenStream& s = *fn.stream;
+    const Control& c = body.controls[static_cast<size_t>(control)];
+    SiteInfo& info = info_[static_cast<size_t>(site)];
+    PlanSite& ps = plan_.sites[static_cast<size_t>(site)];
+    info.loop_var = c.loop_var;
+    std::string vtype = c.loop_var_type.Str();
+    info.loop_var_integer = !c.loop_var.empty() && IsIntegerType(vtype);
+    ps.tokens = static_cast<int>(c.body_end - c.keyword);
+    // Profiling code (the buffer write-back loop) is never a site.
+    for (size_t k = c.keyword; k <= c.body_end && k < s.size(); ++k) {
+      if (s[k].tok->in_profiling_guard || (s.IsIdent(k) && ProfilingIdentifier(s.Text(k)))) {
+        info.loop_class = "none";
+        ps.reason = "touches the profiling buffer: the tracing's own code";
+        return;
       }
-    site.tokens = static_cast<int>(b.close - b.open);
-    std::string g = GroupWord(t, b.head_begin, b.head_end);
+    }
+    std::vector<std::string> head_ids;
+    for (size_t k = c.head_begin; k < c.head_end; ++k)
+      if (s.IsIdent(k) && !s.Is(k + 1, "(")) head_ids.push_back(std::string(s.Text(k)));
+    std::string g = LoopGroupWord(head_ids);
     bool has_calls = false;
-    for (size_t k = b.open; k + 1 < b.close; ++k)
-      if (Code(t[k]) && t[k].kind == TokenKind::kIdentifier && t[k + 1].Is("(") &&
-          (index_.IsDefined(std::string(t[k].text)) || !HotWord(std::string(t[k].text)).empty()))
-        has_calls = true;
-    // A group loop with a one-statement body is not worth a range per iteration.
-    if (!g.empty() && b.name == "for" && !info.loop_var.empty() && (has_calls || site.tokens >= 30)) {
+    for (const ix::CallSite& call : body.calls)
+      if (call.pos > c.body_begin && call.pos < c.body_end && !call.construct) has_calls = true;
+    if (!g.empty() && c.kind == Control::kFor && info.loop_var_integer && (has_calls || ps.tokens >= 30)) {
       info.loop_class = "group";
-      site.word = g;
-      site.kind = SiteKind::kLoopBody;
+      ps.word = g;
+      ps.kind = SiteKind::kLoopBody;
       return;
     }
-    // A spin-wait: a while with an empty body somewhere in the loop (or the loop itself).
-    bool spin = false;
-    for (size_t k = b.open; k <= b.close && k < t.size(); ++k) {
-      if (!Code(t[k]) || !t[k].Is("while")) continue;
-      size_t open = k + 1;
-      while (open < t.size() && !Code(t[open])) ++open;
-      if (open >= t.size() || !t[open].Is("(")) continue;
-      size_t close = MatchingClose(t, open), after = close + 1;
-      while (after < t.size() && !Code(t[after])) ++after;
-      if (after + 1 < t.size() && (t[after].Is(";") || (t[after].Is("{") && t[after + 1].Is("}")))) spin = true;
+    // A spin-wait: a while loop with an empty body, or one polling a flag until it changes.
+    bool spin = c.kind == Control::kWhile && c.braced && c.body_begin + 1 == c.body_end;
+    if (!spin && (c.kind == Control::kWhile || c.kind == Control::kDo)) {
+      std::string head = s.Join(c.head_begin, c.head_end);
+      bool polls = head == "true" || head == "1";
+      for (const std::string& id : head_ids) {
+        std::string l;
+        for (char ch : id) l += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+        if (l.find("flag") != std::string::npos || l.find("status") != std::string::npos ||
+            l.find("sync") != std::string::npos)
+          polls = true;
+      }
+      bool breaks = false;
+      for (size_t k = c.body_begin; k < c.body_end; ++k)
+        if (s.Is(k, "break")) breaks = true;
+      spin = polls && (breaks || head != "true");
     }
-    if (b.name == "while" && b.open + 1 == b.close) spin = true;
     if (spin) {
       info.loop_class = "spin";
-      site.word = "wait";
-      site.kind = SiteKind::kLoop;
+      ps.word = "wait";
+      ps.kind = SiteKind::kLoop;
       return;
     }
     info.loop_class = "plain";
-    site.kind = SiteKind::kLoop;
-    site.word = DataWord(fn.file->lex.tokens, b, info.loop_var);
+    ps.kind = SiteKind::kLoop;
   }
 
-  void AddChild(PlanNode& parent, int site, unsigned cores, const std::string& role, PlanNode** out,
-                const std::string& variant, int at_line) {
+  void Touch(int site, unsigned cores, const std::string& role, bool per_element, const std::string& where) {
+    PlanSite& s = plan_.sites[static_cast<size_t>(site)];
+    s.cores |= cores;
+    if (!role.empty()) s.roles.insert(role);
+    SiteInfo& i = info_[static_cast<size_t>(site)];
+    if (!per_element) i.per_element = false;
+    if (per_element && i.per_element_where.empty()) i.per_element_where = where;
+    i.reached = true;
+    i.kernels.insert(kernel_);
+  }
+
+  PlanNode* AddChild(PlanNode& parent, int site, unsigned cores, const std::string& role, const std::string& variant,
+                     int at_line) {
     for (PlanNode& c : parent.children)
       if (c.site == site && c.role == role && c.variant == variant) {
         ++c.calls;
         c.cores |= cores;
-        *out = nullptr;
-        return;
+        return nullptr;
       }
     PlanNode n;
     n.site = site;
@@ -211,173 +325,203 @@ class Builder {
     n.variant = variant;
     n.at_line = at_line;
     parent.children.push_back(std::move(n));
-    *out = &parent.children.back();
+    return &parent.children.back();
   }
 
-  void Touch(int site, unsigned cores, const std::string& role, bool per_element, const std::string& where) {
-    PlanSite& s = plan_.sites[static_cast<size_t>(site)];
-    s.cores |= cores;
-    if (!role.empty()) s.roles.insert(role);
-    SiteInfo& i = info_[static_cast<size_t>(site)];
-    if (per_element && !i.per_element) {
-      i.per_element = true;
-      i.per_element_where = where;
+  // The outermost loop control around `control` in the function, -1 if none.
+  int TopLoop(const FunctionBody& body, const TokenStream& s, int control) {
+    int top = -1;
+    for (int c = control; c >= 0; c = body.controls[static_cast<size_t>(c)].parent)
+      if (body.controls[static_cast<size_t>(c)].IsLoop() && !DoWhileZero(s, body.controls[static_cast<size_t>(c)]))
+        top = c;
+    return top;
+  }
+
+  // Loops between `control` and the function body: any that is not a traced group loop makes
+  // what runs inside it per element.
+  bool InPlainLoop(const FunctionBody& body, const TokenStream& s, int control,
+                   const std::map<int, size_t>& loop_child, const PlanNode& node) {
+    for (int c = control; c >= 0; c = body.controls[static_cast<size_t>(c)].parent) {
+      const Control& ctl = body.controls[static_cast<size_t>(c)];
+      if (!ctl.IsLoop() || DoWhileZero(s, ctl)) continue;
+      auto it = loop_child.find(c);
+      if (it == loop_child.end()) return true;  // a nested loop: tile level
+      if (info_[static_cast<size_t>(node.children[it->second].site)].loop_class != "group") return true;
     }
+    return false;
   }
 
-  void Expand(const FunctionDef& fn, const Bindings& bindings, unsigned cores, const std::string& role,
-              PlanNode& node, std::vector<const FunctionDef*>& stack, bool per_element) {
-    if (stack.size() > 24) return;
+  void Expand(const CallGraph& g, int n, PlanNode& node, std::vector<const FunctionDef*>& stack, bool per_element) {
+    if (stack.size() > 40) return;
+    const GraphNode& gn = g.nodes()[static_cast<size_t>(n)];
+    const FunctionDef& fn = *gn.inst.fn;
+    const FunctionBody& body = index_.Body(fn);
+    const TokenStream& s = *fn.stream;
     const FnFacts facts = Facts(fn);
-    const CodeStructure& cs = *fn.cs;
-    std::map<int, size_t> loop_child;  // loop block -> index in node.children
-    auto narrow = [&](const std::vector<int>& control, int line, unsigned c, bool* dead) {
-      for (int blk : control) {
-        unsigned cc = index_.ControlCore(fn, blk, bindings);
-        if (cc == kCoreDead) *dead = true;
-        if (cc == kCoreAic || cc == kCoreAiv) c &= cc;
-      }
-      unsigned rc = index_.RegionCore(fn.file, line);
-      if (rc == kCoreAic || rc == kCoreAiv) c &= rc;
-      if (c == kCoreNone) *dead = true;
-      return c;
-    };
-    auto controls_of = [&](int block) {
-      std::vector<int> v;
-      for (int b = cs.blocks[static_cast<size_t>(block)].parent; b >= 0 && b != fn.block;
-           b = cs.blocks[static_cast<size_t>(b)].parent)
-        v.insert(v.begin(), b);
-      return v;
-    };
-    auto role_of = [&](const std::vector<int>& control, size_t token) {
-      for (auto it = control.rbegin(); it != control.rend(); ++it) {
-        std::string r = index_.ControlRole(fn, *it, token);
-        if (!r.empty()) return r;
-      }
-      return role;
-    };
+    std::map<int, size_t> loop_child;
     for (int lb : facts.top_loops) {
-      const Block& b = cs.blocks[static_cast<size_t>(lb)];
-      std::vector<int> control = controls_of(lb);
-      bool dead = false;
-      unsigned lc = narrow(control, b.line, cores, &dead);
-      if (dead) continue;
-      std::string r = role_of(control, b.open);
-      int s = AddSite(SiteKind::kLoop, fn, b.line, fmt::format("{} loop", b.name));
-      SiteInfo& info = info_[static_cast<size_t>(s)];
-      if (info.block < 0) {
-        info.block = lb;
-        ClassifyLoop(fn, lb, info, plan_.sites[static_cast<size_t>(s)]);
-        if (!info.loop_var.empty()) plan_.sites[static_cast<size_t>(s)].name = fmt::format("{} {}", b.name, info.loop_var);
-      }
-      Touch(s, lc, r, per_element, "");
-      PlanNode* child = nullptr;
-      AddChild(node, s, lc, r, &child, "", b.line);
+      if (gn.control_dead[static_cast<size_t>(lb)]) continue;
+      unsigned cores = gn.CoresAt(lb);
+      if (cores == 0) continue;
+      std::string role = cores & kPlanAiv ? gn.RoleAt(body, body.controls[static_cast<size_t>(lb)].parent) : "";
+      int site = LoopSite(fn, lb);
+      Touch(site, cores, role, per_element, "");
+      AddChild(node, site, cores, role, "", body.controls[static_cast<size_t>(lb)].line);
       for (size_t i = 0; i < node.children.size(); ++i)
-        if (node.children[i].site == s) loop_child[lb] = i;
+        if (node.children[i].site == site && node.children[i].role == role) loop_child[lb] = i;
     }
-    for (const CallSite& c : facts.calls) {
-      bool dead = false;
-      unsigned cc = narrow(c.control, c.line, cores, &dead);
-      if (dead) continue;
-      std::string r = role_of(c.control, c.token);
-      int top_loop = -1;
-      bool plain = false;
-      for (int blk : c.control) {
-        if (!IsLoopBlock(cs.blocks[static_cast<size_t>(blk)])) continue;
-        if (top_loop < 0) top_loop = blk;
-        auto it = loop_child.find(blk);
-        if (it == loop_child.end() || info_[static_cast<size_t>(node.children[it->second].site)].loop_class != "group")
-          plain = true;
+    int resolved = 0;
+    for (const ix::GraphEdge& e : gn.edges) {
+      const GraphNode& callee = g.nodes()[static_cast<size_t>(e.callee)];
+      const FunctionDef& cfn = *callee.inst.fn;
+      if (cfn.is_ctor || cfn.is_dtor) continue;  // construction is set-up, not a phase
+      ++resolved;
+      if (std::find(stack.begin(), stack.end(), &cfn) != stack.end()) continue;
+      int top = TopLoop(body, s, e.call->control);
+      if (top >= 0 && !loop_child.count(top)) continue;
+      bool plain = InPlainLoop(body, s, e.call->control, loop_child, node);
+      PlanNode* parent = top >= 0 ? &node.children[loop_child[top]] : &node;
+      int loop_site = top >= 0 ? parent->site : -1;
+      int site = FunctionSite(cfn);
+      SiteInfo& ci = info_[static_cast<size_t>(site)];
+      if (fn.owner != cfn.owner || !cfn.owner) {
+        // Reached as the AIC- or AIV-only specialisation of a call that runs on both.
       }
-      if (top_loop >= 0 && !loop_child.count(top_loop)) continue;  // loop in a dead branch
+      if ((e.cores == kPlanAic || e.cores == kPlanAiv) && gn.CoresAt(e.call->control) == 3 && cfn.specialization)
+        ci.per_core_entry = true;
       bool elem = per_element || plain;
-      std::string where = fmt::format("{}:{}", fn.file->rel, c.line);
-      const FunctionDef* callee = index_.Resolve(fn, c, bindings);
-      PlanNode* parent = top_loop >= 0 ? &node.children[loop_child[top_loop]] : &node;
-      int loop_site = top_loop >= 0 ? parent->site : -1;
-      if (callee) {
-        if (std::find(stack.begin(), stack.end(), callee) != stack.end()) continue;
-        Bindings cb = index_.BindingsFor(*callee, c, bindings);
-        unsigned core = cc;
-        unsigned own = CoreOfText(callee->template_args);
-        if (own == kCoreAic || own == kCoreAiv) core &= own;
-        for (const auto& [k, v] : cb) {
-          unsigned bc = CoreOfText(v);
-          if (bc == kCoreAic || bc == kCoreAiv) core &= bc;
-        }
-        if (core == kCoreNone) continue;
-        int s = FunctionSite(callee);
-        Touch(s, core, r, elem, where);
-        if (plain && loop_site >= 0) {
-          std::string hw = HotWord(callee->name);
-          SiteInfo& li = info_[static_cast<size_t>(loop_site)];
-          if (!hw.empty() && li.loop_class == "plain") {
+      Touch(site, e.cores, e.role, elem, fmt::format("{}:{}", s[e.call->pos].file->rel, s[e.call->pos].line));
+      if (plain && loop_site >= 0) NameLoopFromCall(loop_site, cfn, callee.inst.cls);
+      std::string variant;
+      for (const auto& [k, v] : callee.inst.bindings.map)
+        if (cfn.specialization == false && std::any_of(cfn.tparams.begin(), cfn.tparams.end(),
+                                                       [&](const ix::TemplateParam& p) { return p.name == k; }))
+          variant += (variant.empty() ? "" : ", ") + v.Str();
+      PlanNode* child = AddChild(*parent, site, e.cores, e.role, variant, s[e.call->pos].line);
+      if (!child) continue;
+      stack.push_back(&cfn);
+      size_t at = static_cast<size_t>(child - parent->children.data());
+      PlanNode built = *child;
+      Expand(g, e.callee, built, stack, elem);
+      parent->children[at] = std::move(built);
+      stack.pop_back();
+    }
+    info_[static_cast<size_t>(FunctionSite(fn))].resolved_calls += resolved;
+    // Hot statements: sync/communication primitives not defined in the tree.
+    for (const ix::CallSite& c : body.calls) {
+      std::string hw = HotWord(c.name);
+      if (hw.empty() || c.construct) continue;
+      if (c.control >= 0 && gn.control_dead[static_cast<size_t>(c.control)]) continue;
+      if (s[c.pos].tok->in_profiling_guard) continue;
+      unsigned cores = gn.CoresAt(c.control);
+      if (cores == 0) continue;
+      bool resolves = false;
+      for (const ix::GraphEdge& e : gn.edges) resolves = resolves || e.call == &c;
+      if (resolves) continue;
+      int top = TopLoop(body, s, c.control);
+      if (top >= 0 && !loop_child.count(top)) continue;
+      bool plain = InPlainLoop(body, s, c.control, loop_child, node);
+      PlanNode* parent = top >= 0 ? &node.children[loop_child[top]] : &node;
+      if (plain) {
+        if (top >= 0) {
+          SiteInfo& li = info_[static_cast<size_t>(parent->site)];
+          PlanSite& ls = plan_.sites[static_cast<size_t>(parent->site)];
+          if (li.loop_class == "plain") {
             li.loop_class = "hot";
-            plan_.sites[static_cast<size_t>(loop_site)].word = KebabCase(callee->name);
+            ls.word = hw;
           }
         }
-        std::string variant;
-        for (const auto& [k, v] : cb) variant += (variant.empty() ? "" : ", ") + v;
-        PlanNode* child = nullptr;
-        AddChild(*parent, s, core, r, &child, variant, c.line);
-        if (!child) continue;
-        stack.push_back(callee);
-        // Expanding works on a copy: `child` points into a vector its siblings may grow later.
-        size_t at = static_cast<size_t>(child - parent->children.data());
-        PlanNode built = *child;
-        Expand(*callee, cb, core, r, built, stack, elem);
-        parent->children[at] = std::move(built);
-        stack.pop_back();
         continue;
       }
-      std::string hw = HotWord(c.callee);
-      if (hw.empty()) continue;
-      if (plain) {
-        SiteInfo& li = info_[static_cast<size_t>(loop_site)];
-        if (li.loop_class == "plain") {
-          li.loop_class = "hot";
-          plan_.sites[static_cast<size_t>(loop_site)].word = hw;
-        }
-        continue;
-      }
-      std::string name = c.qualifier.empty() ? c.callee : c.qualifier + "::" + c.callee;
-      int s = AddSite(SiteKind::kStatement, fn, c.line, name);
-      plan_.sites[static_cast<size_t>(s)].word = hw;
-      plan_.sites[static_cast<size_t>(s)].tokens = 1;
-      Touch(s, cc, r, per_element, where);
-      PlanNode* child = nullptr;
-      AddChild(*parent, s, cc, r, &child, "", c.line);
+      // A small function around one primitive (`SyncAll()` wrappers): its own range is the statement's.
+      if (facts.statements <= 3 && !facts.has_loops && top < 0 && !HotNameWord(fn.name).empty()) continue;
+      std::string name = c.qualifier.parts.empty() ? c.name : c.qualifier.Str() + "::" + c.name;
+      const ix::StreamToken& at = s[c.pos];
+      if (at.macro) continue;  // written in a macro: no line of its own to mark
+      int site = AddSite(SiteKind::kStatement, at.file->rel, at.line, fn, name);
+      PlanSite& ps = plan_.sites[static_cast<size_t>(site)];
+      ps.word = StatementWord(s, c, hw);
+      ps.tokens = 1;
+      std::string role = cores & kPlanAiv ? gn.RoleAt(body, c.control) : "";
+      Touch(site, cores, role, per_element, "");
+      AddChild(*parent, site, cores, role, "", at.line);
     }
     auto by_line = [](const PlanNode& a, const PlanNode& b) { return a.at_line < b.at_line; };
     for (PlanNode& c : node.children) std::stable_sort(c.children.begin(), c.children.end(), by_line);
     std::stable_sort(node.children.begin(), node.children.end(), by_line);
   }
 
-  std::vector<std::string> IndexArgs(const PlanSite& s, const SiteInfo& info) const {
-    const FunctionDef& fn = *info.fn;
-    if (s.kind == SiteKind::kLoopBody) return {info.loop_var};
+  // "wait-vec1-done" for CrossCoreWaitFlag(vec1Done): the flag's own name says what is awaited.
+  std::string StatementWord(const TokenStream& s, const ix::CallSite& c, const std::string& hw) {
+    if ((c.name == "CrossCoreWaitFlag" || c.name == "CrossCoreSetFlag") && c.args.size() == 1) {
+      // The flag's name: the last name in the argument that is not a call or a scope (`sched.vec1Done` -> vec1Done).
+      std::string flag;
+      for (size_t k = c.args[0].first; k < c.args[0].second; ++k)
+        if (s.IsIdent(k) && !s.Is(k + 1, "(") && !s.Is(k + 1, ".") && !s.Is(k + 1, "::") && !s.Is(k + 1, "->") &&
+            !s.Is(k + 1, "<"))
+          flag = std::string(s.Text(k));
+      std::vector<std::string> w = NameWords(flag);
+      std::vector<std::string> kept;
+      for (const std::string& x : w)
+        if (x != "flag" && x != "idx" && x != "id" && x != "sync" && x != "event") kept.push_back(x);
+      if (!kept.empty() && kept.size() <= 3) {
+        std::string word = c.name == "CrossCoreWaitFlag" ? "wait" : "set";
+        for (const std::string& x : kept) word += "-" + x;
+        return word;
+      }
+    }
+    return hw;
+  }
+
+  void NameLoopFromCall(int loop_site, const FunctionDef& callee, const ix::ClassDef* cls) {
+    SiteInfo& li = info_[static_cast<size_t>(loop_site)];
+    PlanSite& ls = plan_.sites[static_cast<size_t>(loop_site)];
+    std::string w = FunctionWord(callee, cls ? cls : callee.owner);
+    if (w.empty()) return;
+    std::string hot = HotNameWord(callee.name);
+    if (li.loop_class == "plain" && !hot.empty()) {
+      li.loop_class = "hot";
+      ls.word = w;
+      return;
+    }
+    // A plain loop is named after the largest function it runs.
+    if (li.loop_class == "plain") {
+      int size = static_cast<int>(callee.body_close - callee.body_open);
+      if (size > loop_word_size_[loop_site]) {
+        loop_word_size_[loop_site] = size;
+        ls.word = w;
+      }
+    }
+  }
+
+  std::vector<std::string> IndexArgs(int site_index) {
+    const PlanSite& s = plan_.sites[static_cast<size_t>(site_index)];
+    const SiteInfo& info = info_[static_cast<size_t>(site_index)];
     if (info.root) return {};
-    // Inside a traced group loop: its index.
-    size_t token = s.kind == SiteKind::kFunction ? fn.open : 0;
+    if (s.kind == SiteKind::kLoopBody) return info.loop_var_integer ? std::vector<std::string>{info.loop_var}
+                                                                    : std::vector<std::string>{};
+    const FunctionDef& fn = *info.fn;
     if (s.kind != SiteKind::kFunction) {
-      const auto& t = fn.file->lex.tokens;
-      for (size_t k = fn.open; k < fn.close; ++k)
-        if (t[k].line == s.line && Code(t[k])) {
-          token = k;
-          break;
-        }
-      for (int b = fn.cs->InnermostBlock(token); b >= 0 && b != fn.block; b = fn.cs->blocks[static_cast<size_t>(b)].parent) {
+      // Inside a traced group loop of the same function: its index.
+      const FunctionBody& body = index_.Body(fn);
+      int at = -1;
+      for (size_t c = 0; c < body.controls.size(); ++c)
+        if ((*fn.stream)[body.controls[c].keyword].line == s.line) at = static_cast<int>(c);
+      for (const ix::CallSite& c : body.calls)
+        if (at < 0 && (*fn.stream)[c.pos].line == s.line) at = c.control;
+      int start = at >= 0 ? (s.kind == SiteKind::kStatement ? at : body.controls[static_cast<size_t>(at)].parent) : -1;
+      for (int c = start; c >= 0; c = body.controls[static_cast<size_t>(c)].parent) {
         for (size_t i = 0; i < info_.size(); ++i)
-          if (info_[i].fn == &fn && info_[i].block == b && info_[i].loop_class == "group" && &info_[i] != &info &&
-              Inserts(plan_.sites[i].decision))
+          if (info_[i].fn == &fn && info_[i].control == c && info_[i].loop_class == "group" &&
+              Inserts(plan_.sites[i].decision) && info_[i].loop_var_integer)
             return {info_[i].loop_var};
       }
     }
     std::string group, stage;
-    for (const std::string& p : fn.params) {
-      if (IsIndexName(p, "stage")) stage = p;
-      else if (IsIndexName(p, "group") || IsIndexName(p, "expert")) group = p;
+    for (const ix::Param& p : fn.params) {
+      if (!IsIntegerType(p.type_text)) continue;
+      if (IsIndexName(p.name, "stage")) stage = p.name;
+      else if (IsIndexName(p.name, "group") || IsIndexName(p.name, "expert")) group = p.name;
     }
     if (!stage.empty() && !group.empty()) return {stage, group};
     if (!group.empty()) return {group};
@@ -390,16 +534,26 @@ class Builder {
       PlanSite& s = plan_.sites[i];
       SiteInfo& info = info_[i];
       const FnFacts& owner = Facts(*info.fn);
-      if (s.cores == kCoreNone) s.cores = kCoreBoth;
+      if (s.cores == 0) s.cores = 3;
       if (info.root) {
-        s.decision = Decision::kPhase;
-        s.reason = "kernel entry: the root range";
+        if (std::find(owner.existing.begin(), owner.existing.end(), "processing") != owner.existing.end()) {
+          s.decision = Decision::kExisting;
+          s.label = "processing";
+          s.reason = "already traced: the kernel opens \"processing\" itself";
+        } else {
+          s.decision = Decision::kPhase;
+          s.reason = "kernel entry: the root range";
+        }
         s.word = "processing";
         continue;
       }
       if (s.kind == SiteKind::kFunction) {
+        const FunctionDef& fn = *info.fn;
         const FnFacts& f = owner;
-        std::string hot = HotWord(info.fn->name);
+        if (s.word.empty()) s.word = FunctionWord(fn, fn.owner);
+        std::string hot = HotNameWord(fn.name);
+        bool forwards = info.resolved_calls > 0 && !f.has_loops && !f.has_hot &&
+                        f.statements - f.locals - info.resolved_calls <= 1;
         if (!f.existing.empty()) {
           s.decision = Decision::kExisting;
           s.label = f.existing.front();
@@ -408,28 +562,35 @@ class Builder {
           s.decision = Decision::kSkip;
           s.reason = fmt::format("called per element inside a loop ({}); the loop is traced instead",
                                  info.per_element_where);
-        } else if (!hot.empty()) {
-          s.decision = Decision::kHot;
-          s.reason = fmt::format("hot semantic ({}): kept as its own range", hot);
-        } else if (info.fn->name == info.fn->owner && !f.has_loops && !f.has_hot_calls) {
-          s.decision = Decision::kSkip;
-          s.reason = "constructor without loops or sync";
-        } else if (!info.fn->returns_void && !f.has_loops && !f.has_hot_calls) {
+        } else if (!fn.returns_void && !f.has_loops && !f.has_hot) {
           s.decision = Decision::kSkip;
           s.reason = "helper returning a value (no loop, sync or communication)";
-        } else if (!f.has_loops && !f.has_hot_calls && f.resolved_calls > 0 && f.own_statements <= 1 &&
-                   info.fn->name != "operator()") {  // a functor's operator() is a phase boundary
+        } else if (forwards && !info.per_core_entry) {
           s.decision = Decision::kMerge;
           s.reason = "thin wrapper: only forwards to its callees";
-        } else if (s.tokens < 40 && !f.has_loops && !f.has_hot_calls && f.resolved_calls == 0) {
+        } else if (s.tokens < 40 && !f.has_loops && !f.has_hot && info.resolved_calls == 0) {
           s.decision = Decision::kSkip;
           s.reason = fmt::format("small helper ({} tokens, no loop or sync)", s.tokens);
+        } else if (s.word.empty() && info.per_core_entry) {
+          // The kernel's own class on one core type: named after the kernel.
+          s.word = NameWord(fn.owner ? fn.owner->name : kernel_name_);
+          std::vector<std::string> w = NameWords(fn.owner ? fn.owner->name : kernel_name_);
+          if (w.size() > 2) s.word = w[0] + "-" + w[1];
+          s.decision = Decision::kPhase;
+          s.reason = "per-core entry of the kernel class";
+        } else if (s.word.empty()) {
+          s.decision = Decision::kMerge;
+          s.reason = "the kernel's own class: its range is the kernel's";
         } else {
           s.decision = Decision::kPhase;
-          s.reason = f.has_loops ? fmt::format("phase: {} top-level loop(s)", f.top_loops.size())
-                                 : fmt::format("phase: {} statements", f.own_statements);
+          s.reason = info.per_core_entry ? "per-core entry of the kernel class"
+                     : !hot.empty()      ? fmt::format("phase with hot semantics ({})", hot)
+                     : f.has_loops       ? fmt::format("phase: {} top-level loop(s)", f.top_loops.size())
+                                         : fmt::format("phase: {} statements", f.statements);
         }
-      } else if (!owner.existing.empty()) {
+        continue;
+      }
+      if (!owner.existing.empty()) {
         s.decision = Decision::kSkip;
         s.reason = "the function is already traced by hand";
       } else if (info.per_element) {
@@ -438,6 +599,8 @@ class Builder {
       } else if (s.kind == SiteKind::kStatement) {
         s.decision = Decision::kHot;
         s.reason = fmt::format("hot semantic ({})", s.word);
+      } else if (info.loop_class == "none") {
+        s.decision = Decision::kSkip;
       } else if (info.loop_class == "group") {
         s.decision = Decision::kPhase;
         s.reason = fmt::format("{} loop: traced per iteration with index {}", s.word, info.loop_var);
@@ -447,43 +610,53 @@ class Builder {
       } else if (info.loop_class == "hot") {
         s.decision = Decision::kHot;
         s.reason = fmt::format("loop around {} per element: traced as a whole", s.word);
+      } else if (s.word.empty()) {
+        s.decision = Decision::kSkip;
+        s.reason = "plain loop the code gives no name (no call or data to name it after)";
       } else {
         s.decision = Decision::kSkip;
         s.optional = true;
         s.reason = "plain loop without sync or communication; traced only when the density target needs it";
       }
     }
-    // The root is already traced when some reached function opens "processing" itself.
-    PlanSite& root = plan_.sites[static_cast<size_t>(plan_.root.site)];
-    for (size_t i = 0; i < plan_.sites.size(); ++i) {
-      const auto& ex = Facts(*info_[i].fn).existing;
-      if (std::find(ex.begin(), ex.end(), "processing") != ex.end()) {
-        root.decision = Decision::kExisting;
-        root.label = "processing";
-        root.reason = fmt::format("already traced: \"processing\" opens in {}", plan_.sites[i].name);
-        break;
-      }
+    for (PlanKernel& k : plan_.kernels) {
+      const PlanSite& root = plan_.sites[static_cast<size_t>(k.root.site)];
+      for (const PlanNode& c : k.root.children) SkipUnderExisting(c, false);
+      (void)root;
+      SkipUnderSkipped(k.root, false);
     }
-    // With "processing" opened by hand below the entry, new ranges could not nest under it.
-    for (const PlanNode& c : plan_.root.children) SkipUnderExisting(c, root.decision == Decision::kExisting);
-    SkipUnderSkipped(plan_.root, false);
-    // Marks must be placeable: a one-line body or a statement sharing its line is skipped.
+    // Marks must be placeable, and only inside the operator directory.
     for (size_t i = 0; i < plan_.sites.size(); ++i) {
       PlanSite& s = plan_.sites[i];
       if (!Inserts(s.decision) && !s.optional) continue;
-      const FunctionDef& fn = *info_[i].fn;
-      PlanSite probe = s;
-      probe.label = "x";
-      Result<SiteMarks> m = ComputeSiteMarks(*fn.file, *fn.cs, probe);
-      if (!m.ok()) {
+      if (s.outside) {
         s.decision = Decision::kSkip;
         s.optional = false;
-        s.reason = m.status().message();
+        s.reason = "outside the operator directory (shared code): not edited";
+        continue;
+      }
+      PlanSite probe = s;
+      probe.label = "x";
+      Status st = Placeable(probe);
+      if (!st.ok()) {
+        s.decision = Decision::kSkip;
+        s.optional = false;
+        s.reason = st.message();
       }
     }
   }
 
-  // Below a range traced by hand nothing is added: its author chose the granularity there.
+  Status Placeable(const PlanSite& probe) {
+    const SourceFile* f = sources_ ? sources_->Find(probe.file) : nullptr;
+    if (!f) return BadInputError("{}: not read", probe.file);
+    auto& cs = structures_[f];
+    if (!cs) cs = std::make_unique<CodeStructure>(AnalyzeStructure(f->lex));
+    Result<SiteMarks> m = ComputeSiteMarks(*f, *cs, probe);
+    return m.ok() ? Status::Ok() : m.status();
+  }
+
+  // Below a range traced by hand (other than the root) nothing is added: its author chose the
+  // granularity there.
   void SkipUnderExisting(const PlanNode& node, bool under) {
     PlanSite& s = plan_.sites[static_cast<size_t>(node.site)];
     if (under && s.decision != Decision::kExisting) {
@@ -497,14 +670,25 @@ class Builder {
   // What a skipped helper calls is part of that helper: not traced either.
   void SkipUnderSkipped(const PlanNode& node, bool under) {
     PlanSite& s = plan_.sites[static_cast<size_t>(node.site)];
-    if (under && Inserts(s.decision)) {
+    if (under && (Inserts(s.decision) || s.optional)) {
       s.decision = Decision::kSkip;
       s.optional = false;
       s.reason = "called from a skipped helper";
     }
-    bool skipped = s.decision == Decision::kSkip && s.kind == SiteKind::kFunction;
+    bool skipped = s.decision == Decision::kSkip && s.kind == SiteKind::kFunction && !info_[static_cast<size_t>(node.site)].root;
     for (const PlanNode& c : node.children) SkipUnderSkipped(c, under || skipped);
   }
+
+  // Labels: the nearest traced ancestor's label (without its core suffix) as prefix, then the
+  // site's own word, then " aic"/" aiv" in a split kernel. A site reached under several
+  // ancestors keeps only the prefix they share (a helper called from two phases belongs to
+  // neither). Computed to a fixed point, since an ancestor's label is itself a prefix.
+  struct Occurrence {
+    std::string prefix;
+    int level = 0;
+    std::string role;  // a new, short AIV role at this site ("" none)
+    unsigned cores = 0;
+  };
 
   void Label() {
     for (PlanSite& s : plan_.sites) {
@@ -512,8 +696,70 @@ class Builder {
       s.depth = 0;
       s.index.clear();
     }
-    labels_.clear();
-    LabelNode(plan_.root, "", 0);
+    for (int round = 0; round < 8; ++round) {
+      std::map<int, std::vector<Occurrence>> occ;
+      for (const PlanKernel& k : plan_.kernels) Walk(k, k.root, "", 0, "", &occ);
+      bool changed = false;
+      for (auto& [site, list] : occ) {
+        PlanSite& s = plan_.sites[static_cast<size_t>(site)];
+        if (!Inserts(s.decision)) continue;
+        std::string common = list[0].prefix;
+        int level = list[0].level;
+        bool same_role = true;
+        unsigned cores = 0;
+        for (const Occurrence& o : list) {
+          common = CommonWords(common, o.prefix);
+          level = std::min(level, o.level);
+          same_role = same_role && o.role == list[0].role;
+          cores |= o.cores;
+        }
+        std::string word = s.word;
+        if (same_role && !list[0].role.empty()) word = list[0].role + " " + word;
+        // `init` inside `init`: the same word again says nothing new; the parent's range covers it.
+        std::string last = common.substr(common.rfind(' ') == std::string::npos ? 0 : common.rfind(' ') + 1);
+        if (!common.empty() && last == word && s.kind == SiteKind::kFunction) {
+          s.decision = Decision::kMerge;
+          s.reason = fmt::format("same word as its parent (\"{}\"): merged into it", word);
+          s.label.clear();
+          changed = true;
+          continue;
+        }
+        const PlanKernel& k = plan_.kernels[static_cast<size_t>(*info_[static_cast<size_t>(site)].kernels.begin())];
+        std::string suffix = k.split && cores == kPlanAic ? " aic" : k.split && cores == kPlanAiv ? " aiv" : "";
+        std::string label = (common.empty() ? word : common + " " + word) + suffix;
+        int words = static_cast<int>(std::count(label.begin(), label.end(), ' ')) + 1;
+        if (words + 1 > kMaxLevels) {
+          s.decision = Decision::kMerge;
+          s.reason = fmt::format("would be level {} (more than {}): merged into its parent", words + 1, kMaxLevels);
+          s.label.clear();
+          changed = true;
+          continue;
+        }
+        if (label != s.label || s.depth != level + 1) changed = true;
+        s.label = label;
+        s.depth = level + 1;
+      }
+      if (!changed) break;
+    }
+    for (size_t i = 0; i < plan_.sites.size(); ++i)
+      if (Inserts(plan_.sites[i].decision) && !plan_.sites[i].label.empty())
+        plan_.sites[i].index = IndexArgs(static_cast<int>(i));
+  }
+
+  static std::string CommonWords(const std::string& a, const std::string& b) {
+    if (a == b) return a;
+    std::string out;
+    size_t i = 0;
+    while (true) {
+      size_t ea = a.find(' ', i), eb = b.find(' ', i);
+      std::string wa = a.substr(i, ea == std::string::npos ? std::string::npos : ea - i);
+      std::string wb = b.substr(i, eb == std::string::npos ? std::string::npos : eb - i);
+      if (wa.empty() || wa != wb || ea != eb) break;
+      out += (out.empty() ? "" : " ") + wa;
+      if (ea == std::string::npos) break;
+      i = ea + 1;
+    }
+    return out;
   }
 
   static std::string StripSuffix(const std::string& label) {
@@ -522,182 +768,190 @@ class Builder {
     return label;
   }
 
-  void LabelNode(const PlanNode& node, const std::string& prefix, int level) {
+  void Walk(const PlanKernel& k, const PlanNode& node, const std::string& prefix, int level,
+            const std::string& parent_role, std::map<int, std::vector<Occurrence>>* occ) {
     PlanSite& s = plan_.sites[static_cast<size_t>(node.site)];
     const SiteInfo& info = info_[static_cast<size_t>(node.site)];
     std::string child_prefix = prefix;
     int child_level = level;
+    std::string role = node.role.empty() ? parent_role : node.role;
     if (info.root) {
-      s.label = "processing";
+      if (s.label.empty()) s.label = "processing";
       s.depth = 1;
       child_level = 1;
-    } else if (Inserts(s.decision) && s.depth == 0) {
-      std::string base = prefix.empty() ? s.word : prefix + " " + s.word;
-      std::string suffix = plan_.split && s.cores == kCoreAic ? " aic" : plan_.split && s.cores == kCoreAiv ? " aiv" : "";
-      std::string label = base + suffix;
-      for (int n = 2; labels_.count(label) && labels_[label] != node.site; ++n)
-        label = fmt::format("{}-{}{}", base, n, suffix);
-      int words = static_cast<int>(std::count(label.begin(), label.end(), ' ')) + 1;
-      if (words + 1 > kMaxLevels) {
-        s.decision = Decision::kMerge;
-        s.reason = fmt::format("would be level {} (more than {}): merged into its parent", words + 1, kMaxLevels);
-      } else {
-        s.label = label;
-        s.depth = level + 1;
-        s.index = IndexArgs(s, info);
-        labels_[label] = node.site;
+      child_prefix = "";
+    } else if (Inserts(s.decision)) {
+      Occurrence o;
+      o.prefix = prefix;
+      o.level = level;
+      o.cores = (node.cores ? node.cores : s.cores) & k.cores;
+      // The AIV role where it changes, when it is a short word from the code (send, recv).
+      if (!node.role.empty() && node.role != parent_role && s.word.find(node.role) == std::string::npos &&
+          std::count(node.role.begin(), node.role.end(), '-') <= 1)
+        o.role = node.role;
+      (*occ)[node.site].push_back(o);
+      if (!s.label.empty()) {
+        child_prefix = StripSuffix(s.label);
+        child_level = s.depth > 0 ? s.depth : level + 1;
       }
+    } else if (s.decision == Decision::kExisting && !s.label.empty()) {
+      child_prefix = StripSuffix(s.label);
+      child_level = static_cast<int>(std::count(s.label.begin(), s.label.end(), ' ')) + 2;
     }
-    if (!s.label.empty() && (Inserts(s.decision) || s.decision == Decision::kExisting)) {
-      child_prefix = info.root ? "" : StripSuffix(s.label);
-      child_level = s.depth;
-    }
-    for (const PlanNode& c : node.children) LabelNode(c, child_prefix, child_level);
+    for (const PlanNode& c : node.children) Walk(k, c, child_prefix, child_level, role, occ);
   }
 
-  void Count(std::set<std::string>* aic, std::set<std::string>* aiv) const {
-    for (size_t i = 0; i < plan_.sites.size(); ++i) {
-      const PlanSite& s = plan_.sites[i];
+  void Count(const PlanKernel& k, std::set<std::string>* aic, std::set<std::string>* aiv) {
+    std::set<int> seen;
+    ForEach(k.root, [&](const PlanNode& n) {
+      const PlanSite& s = plan_.sites[static_cast<size_t>(n.site)];
       std::vector<std::string> labels;
       if (Inserts(s.decision) && !s.label.empty()) labels.push_back(s.label);
-      if (s.decision == Decision::kExisting) labels = facts_.at(info_[i].fn).existing;
+      if (s.decision == Decision::kExisting) labels = Facts(*info_[static_cast<size_t>(n.site)].fn).existing;
+      unsigned cores = (n.cores ? n.cores : s.cores) & k.cores;
       for (const std::string& l : labels) {
-        if (s.cores & kCoreAic) aic->insert(l);
-        if (s.cores & kCoreAiv) aiv->insert(l);
+        if (cores & kPlanAic) aic->insert(l);
+        if (cores & kPlanAiv) aiv->insert(l);
       }
-    }
+    });
+  }
+
+  bool InKernel(const PlanKernel& k, int site) {
+    bool found = false;
+    ForEach(k.root, [&](const PlanNode& n) { found = found || n.site == site; });
+    return found;
   }
 
   // Adds plain loops, largest first, while a core type is under the target and none goes over.
-  void TopUp() {
+  void TopUp(size_t ki) {
+    PlanKernel& k = plan_.kernels[ki];
     for (int round = 0; round < 64; ++round) {
       std::set<std::string> aic, aiv;
-      Count(&aic, &aiv);
+      Count(k, &aic, &aiv);
       unsigned need = 0;
-      if (static_cast<int>(aic.size()) < kTargetMin) need |= kCoreAic;
-      if (static_cast<int>(aiv.size()) < kTargetMin) need |= kCoreAiv;
+      if ((k.cores & kPlanAic) && static_cast<int>(aic.size()) < kTargetMin) need |= kPlanAic;
+      if ((k.cores & kPlanAiv) && static_cast<int>(aiv.size()) < kTargetMin) need |= kPlanAiv;
       if (!need) return;
       int best = -1;
       for (size_t i = 0; i < plan_.sites.size(); ++i) {
         const PlanSite& s = plan_.sites[i];
         if (!s.optional || s.decision != Decision::kSkip || !(s.cores & need)) continue;
-        if ((s.cores & kCoreAic) && static_cast<int>(aic.size()) >= kTargetMax) continue;
-        if ((s.cores & kCoreAiv) && static_cast<int>(aiv.size()) >= kTargetMax) continue;
+        if (!info_[i].kernels.count(static_cast<int>(ki))) continue;
+        if ((s.cores & kPlanAic) && static_cast<int>(aic.size()) >= kTargetMax) continue;
+        if ((s.cores & kPlanAiv) && static_cast<int>(aiv.size()) >= kTargetMax) continue;
         if (best < 0 || s.tokens > plan_.sites[static_cast<size_t>(best)].tokens) best = static_cast<int>(i);
       }
       if (best < 0) return;
       PlanSite& s = plan_.sites[static_cast<size_t>(best)];
       s.decision = Decision::kPhase;
+      s.optional = false;
       s.reason = fmt::format("plain loop ({} tokens) added to reach the density target ({} AIC, {} AIV labels before)",
                              s.tokens, aic.size(), aiv.size());
       Label();
     }
   }
 
-  // A range whose body only calls ranges of its own (no statements of its own work).
-  bool OnlyCallsChildren(size_t i) const {
-    const PlanSite& s = plan_.sites[i];
-    const SiteInfo& info = info_[i];
-    if (s.kind != SiteKind::kLoopBody || info.block < 0) return false;
-    const FunctionDef& fn = *info.fn;
-    const Block& b = fn.cs->blocks[static_cast<size_t>(info.block)];
-    const auto& t = fn.file->lex.tokens;
-    bool calls = false;
-    int depth = 0;
-    for (size_t k = b.open + 1; k < b.close; ++k) {
-      if (!Code(t[k])) continue;
-      if (t[k].Is("(")) ++depth;
-      if (t[k].Is(")")) --depth;
-      if (t[k].kind == TokenKind::kIdentifier && index_.IsDefined(std::string(t[k].text)) && k + 1 < t.size() &&
-          t[k + 1].Is("("))
-        calls = true;
-      if (t[k].Is("{")) return false;  // nested blocks: work of its own
-      if (t[k].Is(";") && depth == 0) {
-        if (!calls) return false;
-        calls = false;
-      }
-    }
-    return true;
-  }
-
-  // Over the target: merge, in order, non-blocking signals (a set-flag takes no time worth a
-  // range), then per-iteration loops whose body only calls traced functions.
-  void TrimDown() {
-    for (int pass = 0; pass < 2; ++pass) {
+  // Over the target: merge the deepest ranges first (signals before others, then the smallest),
+  // so the structure near the root stays and detail goes; the root and per-core entries stay.
+  void TrimDown(size_t ki) {
+    PlanKernel& k = plan_.kernels[ki];
+    for (int round = 0; round < 400; ++round) {
+      std::set<std::string> aic, aiv;
+      Count(k, &aic, &aiv);
+      unsigned over = 0;
+      if (static_cast<int>(aic.size()) > kTargetMax) over |= kPlanAic;
+      if (static_cast<int>(aiv.size()) > kTargetMax) over |= kPlanAiv;
+      if (!over) return;
+      int best = -1;
+      auto key = [&](size_t i) {
+        const PlanSite& s = plan_.sites[i];
+        bool signal = s.kind == SiteKind::kStatement && (s.word.rfind("set", 0) == 0 || s.word.find("notify") != std::string::npos);
+        bool hot = s.decision == Decision::kHot;
+        return std::make_tuple(s.depth, signal, !hot, -s.tokens);
+      };
       for (size_t i = 0; i < plan_.sites.size(); ++i) {
-        std::set<std::string> aic, aiv;
-        Count(&aic, &aiv);
-        unsigned over = 0;
-        if (static_cast<int>(aic.size()) > kTargetMax) over |= kCoreAic;
-        if (static_cast<int>(aiv.size()) > kTargetMax) over |= kCoreAiv;
-        if (!over) return;
-        PlanSite& s = plan_.sites[i];
-        if (!Inserts(s.decision) || !(s.cores & over) || info_[i].root) continue;
-        if ((s.cores & kCoreAic) && !(over & kCoreAic) && static_cast<int>(aic.size()) <= kTargetMin) continue;
-        if ((s.cores & kCoreAiv) && !(over & kCoreAiv) && static_cast<int>(aiv.size()) <= kTargetMin) continue;
-        bool signal = s.kind == SiteKind::kStatement && (s.word.find("set-flag") != std::string::npos ||
-                                                          s.word.find("notify") != std::string::npos);
-        if (pass == 0 ? !signal : !OnlyCallsChildren(i)) continue;
-        s.decision = Decision::kMerge;
-        s.reason = fmt::format("merged to keep {} at the target ({} AIC, {} AIV labels): {}",
-                               CoreName(over), aic.size(), aiv.size(),
-                               pass == 0 ? "a non-blocking signal" : "the loop body only calls traced functions");
-        Label();
+        const PlanSite& s = plan_.sites[i];
+        if (!Inserts(s.decision) || s.label.empty() || !(s.cores & over) || info_[i].root || info_[i].per_core_entry ||
+            !info_[i].kernels.count(static_cast<int>(ki)))
+          continue;
+        // Do not take a core type under the floor while trimming the other.
+        if ((s.cores & kPlanAic) && !(over & kPlanAic) && static_cast<int>(aic.size()) <= kTargetMin) continue;
+        if ((s.cores & kPlanAiv) && !(over & kPlanAiv) && static_cast<int>(aiv.size()) <= kTargetMin) continue;
+        if (best < 0 || key(i) > key(static_cast<size_t>(best))) best = static_cast<int>(i);
       }
+      if (best < 0) return;
+      PlanSite& s = plan_.sites[static_cast<size_t>(best)];
+      s.decision = Decision::kMerge;
+      s.reason = fmt::format("merged to keep {} at the target ({} AIC, {} AIV labels): {}", PlanCoreName(over),
+                             aic.size(), aiv.size(), s.depth >= 4 ? "detail below level 3" : "a small range");
+      Label();
     }
   }
 
-  void Summarize() {
+  void Summarize(PlanKernel& k) {
     std::set<std::string> aic, aiv;
-    Count(&aic, &aiv);
-    plan_.labels.aic.assign(aic.begin(), aic.end());
-    plan_.labels.aiv.assign(aiv.begin(), aiv.end());
-    for (const PlanSite& s : plan_.sites) {
+    Count(k, &aic, &aiv);
+    k.labels.aic.assign(aic.begin(), aic.end());
+    k.labels.aiv.assign(aiv.begin(), aiv.end());
+    ForEach(k.root, [&](const PlanNode& n) {
+      const PlanSite& s = plan_.sites[static_cast<size_t>(n.site)];
       int d = s.depth;
       if (s.decision == Decision::kExisting) d = static_cast<int>(std::count(s.label.begin(), s.label.end(), ' ')) + 2;
-      if ((Inserts(s.decision) || s.decision == Decision::kExisting) && d > plan_.max_depth) plan_.max_depth = d;
-    }
-    for (auto [name, n] : {std::pair<const char*, size_t>{"AIC", aic.size()}, {"AIV", aiv.size()}}) {
+      if ((Inserts(s.decision) || s.decision == Decision::kExisting) && d > k.max_depth) k.max_depth = d;
+    });
+    std::string who = plan_.kernels.size() > 1 ? k.function + ": " : "";
+    for (auto [name, n, bit] : {std::tuple<const char*, size_t, unsigned>{"AIC", aic.size(), kPlanAic},
+                                {"AIV", aiv.size(), kPlanAiv}}) {
+      if (!(k.cores & bit)) continue;
       int c = static_cast<int>(n);
       if (c < kDensityMin || c > kDensityMax) {
-        plan_.warnings.push_back(fmt::format("{}: {} distinct labels, outside {}-{}: {}", name, c, kDensityMin,
-                                             kDensityMax, c < kDensityMin ? "the tree has too few phase boundaries; "
-                                             "add ranges by hand or edit the plan" : "merge thin ranges in the plan"));
+        plan_.warnings.push_back(fmt::format("{}{}: {} distinct labels, outside {}-{}: {}", who, name, c, kDensityMin,
+                                             kDensityMax,
+                                             c < kDensityMin ? "the kernel has few phase boundaries the code names; "
+                                                               "add ranges by hand or edit the plan"
+                                                             : "merge thin ranges in the plan"));
       } else if (c < kTargetMin || c > kTargetMax) {
-        plan_.warnings.push_back(fmt::format("{}: {} distinct labels, within {}-{} but off the target {}-{}", name, c,
-                                             kDensityMin, kDensityMax, kTargetMin, kTargetMax));
+        plan_.warnings.push_back(fmt::format("{}{}: {} distinct labels, within {}-{} but off the target {}-{}", who,
+                                             name, c, kDensityMin, kDensityMax, kTargetMin, kTargetMax));
       }
     }
-    if (plan_.max_depth > kMaxLevels)
-      plan_.warnings.push_back(fmt::format("depth {} exceeds {} levels", plan_.max_depth, kMaxLevels));
+    if (k.max_depth > kMaxLevels)
+      plan_.warnings.push_back(fmt::format("{}depth {} exceeds {} levels", who, k.max_depth, kMaxLevels));
   }
 
-  const CodeIndex& index_;
+ public:
+  const SourceSet* sources_ = nullptr;
+
+ private:
+  const ix::CodeIndex& index_;
   Plan& plan_;
-  std::string prefix_word_;
+  int kernel_ = 0;
+  std::vector<std::string> kernel_words_;
+  std::string kernel_name_;
   std::vector<SiteInfo> info_;
   std::map<std::string, int> site_by_key_;
   std::map<const FunctionDef*, FnFacts> facts_;
-  std::map<std::string, int> labels_;
+  std::map<int, int> loop_word_size_;
+  std::map<const SourceFile*, std::unique_ptr<CodeStructure>> structures_;
 };
 
-Result<fs::path> FindEntry(const fs::path& op_dir) {
-  for (const fs::path& dir : {op_dir / "op_kernel", op_dir}) {
-    if (!fs::is_directory(dir)) continue;
-    OPTRACE_ASSIGN_OR_RETURN(std::vector<fs::path> files, ListSourceFiles(dir));
-    for (const fs::path& p : files) {
-      std::string ext = p.extension().string();
-      if (ext != ".cpp" && ext != ".cc" && ext != ".cu") continue;
-      OPTRACE_ASSIGN_OR_RETURN(std::string text, ReadFileToString(p));
-      if (text.find("__global__") != std::string::npos) return p;
-    }
-  }
-  return BadInputError("{}: no kernel entry found (no .cpp/.cc/.cu with a __global__ function under op_kernel/ or "
-                       "the directory); pass --entry FILE",
-                       op_dir.string());
+bool DefinesKernel(const std::string& text) { return text.find("__global__") != std::string::npos; }
+
+bool KernelExtension(const fs::path& p) {
+  std::string ext = p.extension().string();
+  return ext == ".cpp" || ext == ".cc" || ext == ".cu" || ext == ".asc" || ext == ".cxx";
 }
 
 }  // namespace
+
+std::string PlanCoreName(unsigned cores) { return ix::CoreName(cores); }
+
+std::set<std::string> Plan::TracedFiles() const {
+  std::set<std::string> out;
+  for (const PlanSite& s : sites)
+    if ((Inserts(s.decision) && !s.label.empty()) || s.decision == Decision::kExisting) out.insert(s.file);
+  return out;
+}
 
 Result<Plan> BuildPlan(const PlanOptions& options) {
   Plan plan;
@@ -707,37 +961,62 @@ Result<Plan> BuildPlan(const PlanOptions& options) {
     return NotFoundError("{}: not a directory; pass the operator directory (the one holding op_kernel/)",
                          options.op_dir.string());
   plan.op_dir = op_dir;
-  fs::path entry;
-  if (options.entry.empty()) {
-    OPTRACE_ASSIGN_OR_RETURN(entry, FindEntry(op_dir));
-  } else {
-    entry = ResolveAgainstCwd(options.entry).lexically_normal();
-    // `--entry op_kernel/k.cpp` may be given relative to --op.
-    if (!fs::is_regular_file(entry, ec) && options.entry.is_relative()) entry = (op_dir / options.entry).lexically_normal();
-    if (!fs::is_regular_file(entry, ec))
-      return NotFoundError("{}: no such entry file (tried it relative to the working directory and to {})",
-                           options.entry.string(), options.op_dir.string());
-  }
   SourceSet set(op_dir);
   OPTRACE_ASSIGN_OR_RETURN(std::vector<fs::path> files, ListSourceFiles(op_dir));
   for (const fs::path& p : files) {
     OPTRACE_ASSIGN_OR_RETURN(std::string text, ReadFileToString(p));
     set.AddText(set.Relative(p), RevertText(text));
   }
+  std::vector<fs::path> entries;
+  if (!options.entry.empty()) {
+    fs::path entry = ResolveAgainstCwd(options.entry).lexically_normal();
+    // `--entry op_kernel/k.cpp` may be given relative to --op.
+    if (!fs::is_regular_file(entry, ec) && options.entry.is_relative()) entry = (op_dir / options.entry).lexically_normal();
+    if (!fs::is_regular_file(entry, ec))
+      return NotFoundError("{}: no such entry file (tried it relative to the working directory and to {})",
+                           options.entry.string(), options.op_dir.string());
+    entries.push_back(entry);
+  } else {
+    for (const fs::path& p : files) {
+      if (!KernelExtension(p)) continue;
+      const SourceFile* f = set.Find(p);
+      if (f && DefinesKernel(*f->text)) entries.push_back(p);
+    }
+  }
+  if (entries.empty())
+    return BadInputError("{}: no kernel entry found (no .cpp/.cc/.cu/.asc with a __global__ function); pass --entry FILE",
+                         options.op_dir.string());
   IncludeOptions io;
-  io.limit = op_dir;
-  OPTRACE_ASSIGN_OR_RETURN(IncludeTree tree, WalkIncludeTree(set, entry, io));
+  io.include_dirs = options.include_dirs;
+  io.include_dirs.push_back(op_dir);
+  if (fs::is_directory(op_dir / "op_kernel", ec)) io.include_dirs.push_back(op_dir / "op_kernel");
+  std::set<const SourceFile*> reached;
+  std::vector<const SourceFile*> entry_files;
+  for (const fs::path& e : entries) {
+    OPTRACE_ASSIGN_OR_RETURN(IncludeTree tree, WalkIncludeTree(set, e, io));
+    entry_files.push_back(tree.entry);
+    for (const SourceFile* f : tree.files) reached.insert(f);
+  }
   set.FindAllTraces();
-  CodeIndex index(tree.files);
-  const FunctionDef* root = index.FindEntry(tree.entry);
-  if (!root)
-    return BadInputError("{}: no function definition in the entry file; pass the kernel's .cpp with --entry",
-                         set.Relative(entry));
-  plan.entry = set.Relative(entry);
-  plan.entry_function = root->DisplayName();
-  std::string prefix = KebabCase(root->name);
-  prefix = prefix.substr(0, prefix.find('-'));
-  Builder(index, plan, prefix).Run(root);
+  std::vector<const SourceFile*> index_files(reached.begin(), reached.end());
+  std::sort(index_files.begin(), index_files.end(),
+            [](const SourceFile* a, const SourceFile* b) { return a->rel < b->rel; });
+  ix::CodeIndex index(index_files);
+  Builder b(index, plan);
+  b.sources_ = &set;
+  int kernels = 0;
+  for (const FunctionDef* k : index.Kernels()) {
+    if (std::find(entry_files.begin(), entry_files.end(), k->file) == entry_files.end()) continue;
+    b.AddKernel(*k);
+    ++kernels;
+  }
+  if (kernels == 0)
+    return BadInputError("{}: no __global__ function definition found in {}; pass the kernel's file with --entry",
+                         options.op_dir.string(), set.Relative(entries.front()));
+  b.Finish();
+  for (const SourceFile* f : index_files)
+    if (f->rel.rfind("../", 0) == 0 || fs::path(f->rel).is_absolute())
+      plan.notes.push_back(fmt::format("{}: outside the operator directory; read for calls, never edited", f->rel));
   return plan;
 }
 

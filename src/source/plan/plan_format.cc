@@ -2,10 +2,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "source/lint.h"
-#include "source/plan/code_index.h"
 #include "source/plan/plan.h"
 
 namespace optrace::source {
@@ -13,12 +13,12 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-constexpr int kSchemaVersion = 1;
+constexpr int kSchemaVersion = 2;
 
 json CoresJson(unsigned c) {
   json a = json::array();
-  if (c & kCoreAic) a.push_back("aic");
-  if (c & kCoreAiv) a.push_back("aiv");
+  if (c & kPlanAic) a.push_back("aic");
+  if (c & kPlanAiv) a.push_back("aiv");
   return a;
 }
 
@@ -32,7 +32,7 @@ bool HasTraced(const Plan& plan, const PlanNode& node) {
 
 void TreeText(const Plan& plan, const PlanNode& node, int indent, std::string* out) {
   const PlanSite& s = plan.sites[static_cast<size_t>(node.site)];
-  std::string cores = CoreName(node.cores ? node.cores : s.cores);
+  std::string cores = PlanCoreName(node.cores ? node.cores : s.cores);
   if (!node.role.empty()) cores += " " + node.role;
   std::string what = DecisionName(s.decision);
   if (!s.label.empty() && (Inserts(s.decision) || s.decision == Decision::kExisting)) {
@@ -45,7 +45,10 @@ void TreeText(const Plan& plan, const PlanNode& node, int indent, std::string* o
   }
   std::string calls = node.calls > 1 ? fmt::format(" x{}", node.calls) : "";
   std::string name = s.name;
-  if (!node.variant.empty() && name.find('<') == std::string::npos) name += "<" + node.variant + ">";
+  if (!node.variant.empty() && name.find('<') == std::string::npos) {
+    std::string v = node.variant.size() > 48 ? node.variant.substr(0, 45) + "..." : node.variant;
+    name += "<" + v + ">";
+  }
   *out += fmt::format("{}{}{}  {}:{}  [{}]  {}  -- {}\n", std::string(static_cast<size_t>(indent) * 2, ' '), name,
                       calls, s.file, s.line, cores, what, s.reason);
   // Skipped helpers with nothing traced below them are listed on one line.
@@ -113,21 +116,32 @@ bool ParseDecision(std::string_view s, Decision* d) {
 }
 
 std::string FormatPlanText(const Plan& plan) {
-  std::string out = fmt::format("plan for {} (entry {}: {})\n", plan.op_dir.string(), plan.entry, plan.entry_function);
-  if (plan.root.site >= 0) TreeText(plan, plan.root, 0, &out);
+  std::string out = fmt::format("plan for {}: {} kernel(s)\n", plan.op_dir.string(), plan.kernels.size());
+  for (const PlanKernel& k : plan.kernels) {
+    out += fmt::format("\nkernel {} ({}:{}), runs on {} ({})\n", k.function, k.entry, k.line, PlanCoreName(k.cores),
+                       k.core_source);
+    if (k.root.site >= 0) TreeText(plan, k.root, 0, &out);
+  }
   int inserted = 0;
   for (const PlanSite& s : plan.sites) inserted += Inserts(s.decision) && !s.label.empty();
-  out += fmt::format("\n{} site(s) to instrument; labels per core type: AIC {}, AIV {} (target {}-{}, limits {}-{}); "
-                     "depth {} (at most {})\n",
-                     inserted, plan.labels.aic.size(), plan.labels.aiv.size(), kTargetMin, kTargetMax, kDensityMin,
-                     kDensityMax, plan.max_depth, kMaxLevels);
-  auto list = [&](const char* name, const std::vector<std::string>& v) {
-    out += fmt::format("  {}:", name);
-    for (const std::string& l : v) out += fmt::format(" \"{}\"", l);
-    out += "\n";
-  };
-  list("AIC", plan.labels.aic);
-  list("AIV", plan.labels.aiv);
+  std::set<std::string> files = plan.TracedFiles();
+  out += fmt::format("\n{} site(s) to instrument in {} file(s); depth at most {}, density target {}-{} (limits {}-{}) "
+                     "per core type\n",
+                     inserted, files.size(), kMaxLevels, kTargetMin, kTargetMax, kDensityMin, kDensityMax);
+  for (const PlanKernel& k : plan.kernels) {
+    std::string counts;
+    if (k.cores & kPlanAic) counts += fmt::format("AIC {}", k.labels.aic.size());
+    if (k.cores & kPlanAiv) counts += fmt::format("{}AIV {}", counts.empty() ? "" : ", ", k.labels.aiv.size());
+    out += fmt::format("  {}: labels {}; depth {}\n", k.function, counts, k.max_depth);
+    auto list = [&](const char* name, const std::vector<std::string>& v) {
+      out += fmt::format("    {}:", name);
+      for (const std::string& l : v) out += fmt::format(" \"{}\"", l);
+      out += "\n";
+    };
+    if (k.cores & kPlanAic) list("AIC", k.labels.aic);
+    if (k.cores & kPlanAiv) list("AIV", k.labels.aiv);
+  }
+  for (const std::string& n : plan.notes) out += "note: " + n + "\n";
   for (const std::string& w : plan.warnings) out += "warning: " + w + "\n";
   return out;
 }
@@ -137,9 +151,6 @@ std::string PlanToJson(const Plan& plan) {
   j["schema_version"] = kSchemaVersion;
   j["format"] = "optrace-plan";
   j["op_dir"] = plan.op_dir.generic_string();
-  j["entry"] = plan.entry;
-  j["entry_function"] = plan.entry_function;
-  j["split_cores"] = plan.split;
   j["sites"] = json::array();
   for (const PlanSite& s : plan.sites) {
     json x;
@@ -147,6 +158,7 @@ std::string PlanToJson(const Plan& plan) {
     x["kind"] = SiteKindName(s.kind);
     x["file"] = s.file;
     x["line"] = s.line;
+    if (s.in_macro) x["in_macro"] = true;
     x["name"] = s.name;
     x["cores"] = CoresJson(s.cores);
     x["roles"] = json(std::vector<std::string>(s.roles.begin(), s.roles.end()));
@@ -158,12 +170,24 @@ std::string PlanToJson(const Plan& plan) {
     x["optional"] = s.optional;
     j["sites"].push_back(std::move(x));
   }
-  j["tree"] = plan.root.site >= 0 ? NodeJson(plan.root, plan) : json();
-  j["density"] = {{"aic", {{"count", plan.labels.aic.size()}, {"labels", plan.labels.aic}}},
-                  {"aiv", {{"count", plan.labels.aiv.size()}, {"labels", plan.labels.aiv}}},
-                  {"max_depth", plan.max_depth},
-                  {"target", {kTargetMin, kTargetMax}},
-                  {"limits", {kDensityMin, kDensityMax}}};
+  j["kernels"] = json::array();
+  for (const PlanKernel& k : plan.kernels) {
+    json x;
+    x["entry"] = k.entry;
+    x["function"] = k.function;
+    x["line"] = k.line;
+    x["cores"] = CoresJson(k.cores);
+    x["core_source"] = k.core_source;
+    x["split_cores"] = k.split;
+    x["tree"] = k.root.site >= 0 ? NodeJson(k.root, plan) : json();
+    x["density"] = {{"aic", {{"count", k.labels.aic.size()}, {"labels", k.labels.aic}}},
+                    {"aiv", {{"count", k.labels.aiv.size()}, {"labels", k.labels.aiv}}},
+                    {"max_depth", k.max_depth},
+                    {"target", {kTargetMin, kTargetMax}},
+                    {"limits", {kDensityMin, kDensityMax}}};
+    j["kernels"].push_back(std::move(x));
+  }
+  j["notes"] = plan.notes;
   j["warnings"] = plan.warnings;
   return j.dump(2) + "\n";
 }
@@ -181,7 +205,19 @@ Result<Plan> PlanFromJson(std::string_view text, const std::string& path) {
     return BadInputError("{}: no \"sites\" array; not an optrace plan", path);
   Plan plan;
   if (j.contains("op_dir") && j["op_dir"].is_string()) plan.op_dir = j["op_dir"].get<std::string>();
-  if (j.contains("entry") && j["entry"].is_string()) plan.entry = j["entry"].get<std::string>();
+  if (j.contains("kernels") && j["kernels"].is_array()) {
+    for (const json& k : j["kernels"]) {
+      if (!k.is_object()) continue;
+      PlanKernel pk;
+      if (k.contains("entry") && k["entry"].is_string()) pk.entry = k["entry"].get<std::string>();
+      if (k.contains("function") && k["function"].is_string()) pk.function = k["function"].get<std::string>();
+      plan.kernels.push_back(std::move(pk));
+    }
+  } else if (j.contains("entry") && j["entry"].is_string()) {  // schema 1
+    PlanKernel pk;
+    pk.entry = j["entry"].get<std::string>();
+    plan.kernels.push_back(std::move(pk));
+  }
   size_t n = 0;
   for (const json& x : j["sites"]) {
     ++n;
@@ -198,6 +234,7 @@ Result<Plan> PlanFromJson(std::string_view text, const std::string& path) {
     s.name = field("name");
     s.label = field("label");
     s.line = x.contains("line") && x["line"].is_number_integer() ? x["line"].get<int>() : 0;
+    s.in_macro = x.contains("in_macro") && x["in_macro"].is_boolean() && x["in_macro"].get<bool>();
     if (s.file.empty() || s.line <= 0)
       return BadInputError("{}: site {}: needs \"file\" and a positive \"line\"", path, s.id);
     if (Inserts(s.decision) && s.label.empty())

@@ -4,55 +4,91 @@
 #include <cctype>
 #include <cstring>
 
-#include "source/plan/code_index.h"
-#include "source/trace_calls.h"
+#include "source/index/words.h"
 
 namespace optrace::source {
 namespace {
 
-bool Code(const Token& t) { return t.active && !t.in_directive; }
-
-}  // namespace
-
-bool Contains(const std::string& s, std::initializer_list<const char*> words) {
-  for (const char* w : words)
-    if (s.find(w) != std::string::npos) return true;
+bool OneOf(std::string_view s, std::initializer_list<std::string_view> list) {
+  for (std::string_view x : list)
+    if (s == x) return true;
   return false;
 }
 
-std::string Lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
+std::string Join(const std::vector<std::string>& w, size_t n) {
+  std::string out;
+  for (size_t i = 0; i < w.size() && i < n; ++i) out += (out.empty() ? "" : "-") + w[i];
+  return out;
 }
 
-// The hot-semantic word of a callee name ("CrossCoreWaitFlag" -> "wait-flag"), "" when it has none.
-std::string HotWord(const std::string& name) {
-  std::string k = KebabCase(name);
-  if (Contains(k, {"pipe-barrier", "cache-clean", "set-value", "get-value", "global-buffer"})) return "";
-  if (!Contains(k, {"wait", "sync", "send", "recv", "receive", "copy", "quant", "notify", "set-flag"})) return "";
-  if (k.starts_with("cross-core-")) k = k.substr(11);
-  return k;
+}  // namespace
+
+std::vector<std::string> NameWords(std::string_view name) {
+  std::vector<std::string> w = index::SplitWords(name);
+  while (w.size() > 1 && OneOf(w.back(), {"func", "impl", "kernel", "op", "fn"})) w.pop_back();
+  return w;
 }
 
-// Word of a loop over expert groups or stages ("group" for `g < ctx_.groups`), "" for other
-// loops. Only variables count, as whole words: `i < GroupCapacity()` is not a group loop.
-std::string GroupWord(const std::vector<Token>& t, size_t begin, size_t end) {
+std::string NameWord(std::string_view name) {
+  std::vector<std::string> w = NameWords(name);
+  if (w.size() > 4) {
+    // A long name says what it does first: cut before its first "and"/"then" ("AndLocal" too).
+    for (size_t i = 1; i < w.size(); ++i) {
+      if (w[i].rfind("and", 0) == 0 || w[i] == "then") {
+        w.resize(i);
+        break;
+      }
+    }
+  }
+  if (w.size() > 4) {
+    // Else its first three words and its last, which often tells siblings apart (SyncV2Set/Wait).
+    const std::string& last = w.back();
+    bool version = last.size() <= 2 || (last[0] == 'v' && last.size() > 1 && std::isdigit(static_cast<unsigned char>(last[1])));
+    if (!version) {
+      w[3] = last;
+      w.resize(4);
+    }
+  }
+  return Join(w, 4);
+}
+
+std::string HotWord(std::string_view name) {
+  static const std::pair<std::string_view, std::string_view> kHot[] = {
+      {"SyncAll", "sync-all"},           {"CrossCoreWaitFlag", "wait-flag"}, {"CrossCoreSetFlag", "set-flag"},
+      {"WaitFlagDev", "wait-flag-dev"},  {"FftsCrossCoreSync", "cross-core-sync"}, {"WaitEvent", "wait-event"},
+      {"IBWait", "ib-wait"},             {"IBSet", "ib-set"},               {"BatchWrite", "batch-write"},
+      {"AllReduce", "all-reduce"},       {"AllGather", "all-gather"},       {"ReduceScatter", "reduce-scatter"},
+      {"AlltoAll", "all-to-all"},        {"AlltoAllV", "all-to-all"},       {"Broadcast", "broadcast"},
+      {"NotifyWait", "notify-wait"},     {"NotifyRecord", "notify-record"}, {"Barrier", "barrier"},
+      {"SyncAllCores", "sync-all"}};
+  for (const auto& [n, w] : kHot)
+    if (name == n) return std::string(w);
+  return "";
+}
+
+std::string HotNameWord(std::string_view name) {
+  for (const std::string& w : index::SplitWords(name))
+    if (OneOf(w, {"wait", "sync", "send", "recv", "receive", "copy", "quant", "dequant", "notify", "barrier",
+                  "gather", "scatter", "dispatch", "combine"}))
+      return w;
+  return "";
+}
+
+std::string LoopGroupWord(const std::vector<std::string>& identifiers) {
   for (const char* want : {"expert", "group", "stage"}) {
-    for (size_t k = begin; k < end && k + 1 < t.size(); ++k) {
-      if (t[k].kind != TokenKind::kIdentifier || t[k + 1].Is("(")) continue;
-      std::string words = "-" + KebabCase(std::string(t[k].text)) + "-";
-      if (words.find(std::string("-") + want + "-") != std::string::npos ||
-          words.find(std::string("-") + want + "s-") != std::string::npos)
-        return want;
+    for (const std::string& id : identifiers) {
+      std::vector<std::string> w = index::SplitWords(id);
+      for (const std::string& x : w)
+        if (x == want || x == std::string(want) + "s") return want;
     }
   }
   return "";
 }
 
-// An index parameter: group, groupIdx, expert_id, stageId, ... (not expertIds).
 bool IsIndexName(const std::string& name, const char* what) {
-  std::string l = Lower(name);
-  l.erase(std::remove(l.begin(), l.end(), '_'), l.end());
+  std::string l;
+  for (char c : name)
+    if (c != '_') l += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   for (const char* sfx : {"index", "idx", "id", "no"})
     if (l.size() > std::strlen(sfx) && l.ends_with(sfx)) {
       l = l.substr(0, l.size() - std::strlen(sfx));
@@ -61,33 +97,14 @@ bool IsIndexName(const std::string& name, const char* what) {
   return l == what || l == std::string("cur") + what || l == std::string("local") + what;
 }
 
-// A plain loop's word from the data it writes ("route-weight" for ws.routeWeight) or reads.
-std::string DataWord(const std::vector<Token>& t, const Block& b, const std::string& var) {
-  for (size_t k = b.open; k < b.close && k + 2 < t.size(); ++k)
-    if (Code(t[k]) && t[k].Is("+=")) {
-      for (size_t j = k; j < b.close && !t[j].Is(";"); ++j)
-        if (t[j].Is("*")) return "mmad";
-    }
-  auto usable = [&](std::string_view s) { return s.size() > 1 && s != var && s != "ctx_" && s != "ctx"; };
-  for (size_t k = b.open; k + 2 < b.close; ++k) {
-    if (!Code(t[k]) || !t[k].Is(".") || !t[k + 1].Is("SetValue") || !t[k + 2].Is("(")) continue;
-    size_t close = MatchingClose(t, k + 2);
-    std::string first_ident;
-    for (size_t j = k + 3; j < close && !t[j].Is(","); ++j) {
-      if (t[j].Is(".") && j + 1 < close && t[j + 1].kind == TokenKind::kIdentifier &&
-          !(j + 2 < t.size() && t[j + 2].Is("(")))
-        return KebabCase(std::string(t[j + 1].text));
-      if (first_ident.empty() && t[j].kind == TokenKind::kIdentifier && usable(t[j].text) &&
-          !(j + 1 < close && t[j + 1].Is(".")) && !(j + 1 < close && t[j + 1].Is("<")))
-        first_ident = t[j].text;
-    }
-    if (!first_ident.empty()) return KebabCase(first_ident);
-    if (k > 0 && usable(t[k - 1].text)) return KebabCase(std::string(t[k - 1].text));
-  }
-  for (size_t k = b.open; k + 2 < b.close; ++k)
-    if (Code(t[k]) && t[k].Is(".") && t[k + 1].Is("GetValue") && k > 0 && usable(t[k - 1].text))
-      return "load-" + KebabCase(std::string(t[k - 1].text));
-  return "loop";
+bool IsIntegerType(std::string_view type) {
+  std::string t;
+  for (char c : type)
+    if (!std::isspace(static_cast<unsigned char>(c))) t += c;
+  while (t.rfind("const", 0) == 0) t = t.substr(5);
+  return OneOf(t, {"int", "unsigned", "unsignedint", "long", "unsignedlong", "longlong", "unsignedlonglong", "short",
+                   "unsignedshort", "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t",
+                   "uint64_t", "size_t", "uint", "int32", "uint32"});
 }
 
 }  // namespace optrace::source

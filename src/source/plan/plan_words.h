@@ -1,29 +1,33 @@
-// Words of plan labels taken from the code: hot-semantic calls, group/stage loops, index
-// parameters, and the data a plain loop writes.
+// Words of plan labels, taken from the code: function and class names (suffixes such as
+// Func/Impl/Kernel dropped, long names cut at "and"), hot-semantic calls, group/stage loops,
+// and what a plain loop writes.
 //
-//   HotWord("CrossCoreWaitFlag") == "wait-flag";  HotWord("GetValue") == "";
-//   GroupWord(tokens, head_begin, head_end) == "group"   // for (g = 0; g < ctx_.groups; ...)
+//   NameWord("GmmDeqSwigluQuant") == "gmm-deq-swiglu-quant";  HotWord("CrossCoreWaitFlag") == "wait-flag"
+//   LoopGroupWord({"groupIdx"}) == "group"
 #pragma once
 
-#include <initializer_list>
 #include <string>
+#include <string_view>
 #include <vector>
-
-#include "source/code_structure.h"
-#include "source/lexer.h"
 
 namespace optrace::source {
 
-bool Contains(const std::string& s, std::initializer_list<const char*> words);
-std::string Lower(std::string s);
-// The hot-semantic word of a callee (wait, sync, send, recv, copy, quant, notify), "" if none.
-std::string HotWord(const std::string& name);
-// "expert", "group" or "stage" when a variable of the loop head (not a call) names one, else "".
-std::string GroupWord(const std::vector<Token>& t, size_t begin, size_t end);
+// A label word from a code name: lowercase words joined by '-', trailing Func/Impl/Kernel/Op
+// dropped, at most 4 words (a longer name is cut before its first "and"/"then", else after 4).
+std::string NameWord(std::string_view name);
+// Words of a name (see index::SplitWords), suffixes dropped.
+std::vector<std::string> NameWords(std::string_view name);
+// The hot-semantic word of an external call (sync-all, wait-flag, set-flag, batch-write, ...),
+// "" when the call is not a synchronisation or communication primitive.
+std::string HotWord(std::string_view name);
+// Whether a function name carries one of seed 000's hot semantics (wait, sync, send, recv,
+// copy, quant, dequant): such functions keep their own range.
+std::string HotNameWord(std::string_view name);
+// "group", "expert" or "stage" when a loop variable or bound names one, else "".
+std::string LoopGroupWord(const std::vector<std::string>& identifiers);
 // An index parameter of that kind: group, groupIdx, expert_id, stageId (not expertIds).
 bool IsIndexName(const std::string& name, const char* what);
-// A plain loop's word: "mmad" for a multiply-accumulate, the field it writes
-// (ws.routeWeight -> "route-weight"), else "load-<tensor>" it reads, else "loop".
-std::string DataWord(const std::vector<Token>& t, const Block& b, const std::string& var);
+// Integer types a MoeTracing index may come from.
+bool IsIntegerType(std::string_view type);
 
 }  // namespace optrace::source
