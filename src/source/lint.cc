@@ -8,10 +8,40 @@
 
 #include "core/file_io.h"
 #include "source/lint_context.h"
+#include "source/index/call_graph.h"
+#include "source/index/code_index.h"
 #include "source/scanner.h"
 
 namespace optrace::source {
 namespace fs = std::filesystem;
+
+LintContext::LintContext() = default;
+LintContext::~LintContext() = default;
+
+const index::CodeIndex& LintContext::Index() {
+  if (!index_) {
+    std::set<const SourceFile*> files;
+    for (const IncludeTree& t : trees)
+      for (const SourceFile* f : t.files) files.insert(f);
+    std::vector<const SourceFile*> list(files.begin(), files.end());
+    std::sort(list.begin(), list.end(), [](const SourceFile* a, const SourceFile* b) { return a->rel < b->rel; });
+    index_ = std::make_unique<index::CodeIndex>(list);
+  }
+  return *index_;
+}
+
+const std::vector<index::CallGraph>& LintContext::Graphs() {
+  if (!graphs_) {
+    graphs_ = std::make_unique<std::vector<index::CallGraph>>();
+    const index::CodeIndex& idx = Index();
+    for (const index::FunctionDef* k : idx.Kernels()) {
+      bool entry = false;
+      for (const IncludeTree& t : trees) entry = entry || t.entry == k->file;
+      if (entry) graphs_->push_back(index::CallGraph::Build(idx, *k));
+    }
+  }
+  return *graphs_;
+}
 
 const CodeStructure& LintContext::Structure(const SourceFile* f) {
   auto& slot = structures_[f];
@@ -68,8 +98,9 @@ bool DefinesKernel(const SourceFile& f) {
   std::string_view ext = std::string_view(f.rel).substr(f.rel.rfind('.') == std::string::npos ? f.rel.size()
                                                                                                 : f.rel.rfind('.'));
   if (ext != ".cpp" && ext != ".cc" && ext != ".cu" && ext != ".cxx" && ext != ".asc") return false;
+  // A __global__ in a #define body counts: the macro generates kernels where it is invoked.
   for (const Token& t : f.lex.tokens)
-    if (t.active && !t.in_directive && t.Is("__global__")) return true;
+    if (t.active && t.Is("__global__")) return true;
   return false;
 }
 
@@ -143,9 +174,12 @@ Result<LintReport> RunLint(const LintOptions& options) {
   std::sort(ctx.python_files.begin(), ctx.python_files.end());
   ctx.python_files.erase(std::unique(ctx.python_files.begin(), ctx.python_files.end()), ctx.python_files.end());
 
-  // The kernel entry: given, else the one .cpp/.cu with a __global__ function (op_kernel/ first).
-  fs::path entry = options.entry;
-  if (entry.empty()) {
+  // The kernel entries: given, else every .cpp/.cu with a __global__ function (those under
+  // op_kernel/ when there are any).
+  std::vector<fs::path> entries;
+  if (!options.entry.empty()) {
+    entries.push_back(options.entry);
+  } else {
     std::vector<const SourceFile*> candidates;
     for (const SourceFile* f : chosen)
       if (DefinesKernel(*f)) candidates.push_back(f);
@@ -155,18 +189,24 @@ Result<LintReport> RunLint(const LintOptions& options) {
     if (!in_op_kernel.empty()) candidates = in_op_kernel;
     std::sort(candidates.begin(), candidates.end(),
               [](const SourceFile* a, const SourceFile* b) { return a->rel < b->rel; });
-    if (candidates.size() == 1 || (!in_op_kernel.empty() && !candidates.empty())) entry = candidates[0]->path;
+    for (const SourceFile* f : candidates) entries.push_back(f->path);
   }
   LintReport report;
   report.root = root.generic_string();
-  if (!entry.empty()) {
+  ctx.root = root;
+  ctx.entry_option = options.entry;
+  for (const fs::path& entry : entries) {
     IncludeOptions io;
     io.include_dirs = options.include_dirs;
+    io.include_dirs.push_back(root);
     io.limit = root;
     OPTRACE_ASSIGN_OR_RETURN(IncludeTree tree, WalkIncludeTree(set, entry, io));
     for (const SourceFile* f : tree.files) chosen.insert(f);
-    report.entry = tree.entry->rel;
-    ctx.tree = std::move(tree);
+    if (!ctx.tree) {
+      report.entry = tree.entry->rel;
+      ctx.tree = tree;
+    }
+    ctx.trees.push_back(std::move(tree));
   }
   ctx.files.assign(chosen.begin(), chosen.end());
   std::sort(ctx.files.begin(), ctx.files.end(), [](const SourceFile* a, const SourceFile* b) { return a->rel < b->rel; });
@@ -175,6 +215,7 @@ Result<LintReport> RunLint(const LintOptions& options) {
   CheckLabels(ctx);
   CheckCompileSafety(ctx);
   if (ctx.tree) CheckCoverage(ctx, &report.density);
+  if (ctx.tree) CheckCallGraph(ctx);
   if (!ctx.op_dir.empty()) CheckBinding(ctx);
   CheckSamples(ctx);
 

@@ -17,21 +17,37 @@
 
 namespace optrace::source {
 
+namespace index {
+class CodeIndex;
+class CallGraph;
+}  // namespace index
+
 struct LintContext {
+  LintContext();
+  ~LintContext();
   SourceSet* sources = nullptr;
+  std::filesystem::path root;            // findings' paths are relative to it
   std::vector<const SourceFile*> files;  // C/C++ files to lint, path order
-  std::optional<IncludeTree> tree;       // from the kernel entry, when there is one
+  std::optional<IncludeTree> tree;       // from the (first) kernel entry, when there is one
+  std::vector<IncludeTree> trees;        // one per kernel entry file
+  std::filesystem::path entry_option;    // --entry as given
   std::filesystem::path op_dir;          // empty without --op
   std::vector<std::filesystem::path> python_files;
   std::vector<std::filesystem::path> include_dirs;
   std::vector<Diagnostic> diagnostics;
 
   const CodeStructure& Structure(const SourceFile* f);
+  // The code index over every entry's include tree, and the call graph of each kernel defined in
+  // an entry file; built on first use and shared by the rules.
+  const index::CodeIndex& Index();
+  const std::vector<index::CallGraph>& Graphs();
   void Report(const SourceFile* f, int line, int column, std::string_view rule, std::string message);
   void Report(const std::string& rel, int line, int column, std::string_view rule, std::string message);
 
  private:
   std::map<const SourceFile*, std::unique_ptr<CodeStructure>> structures_;
+  std::unique_ptr<index::CodeIndex> index_;
+  std::unique_ptr<std::vector<index::CallGraph>> graphs_;
 };
 
 void CheckLabels(LintContext& ctx);         // label-style event-type root-label depth pairing early-return label-collision
@@ -40,5 +56,6 @@ void CheckCompileSafety(LintContext& ctx);  // trace-syntax brace-balance pp-bal
 void CheckCoverage(LintContext& ctx, CoreDensity* density);  // coverage-file density-aic density-aiv
 void CheckBinding(LintContext& ctx);        // binding-*
 void CheckSamples(LintContext& ctx);        // sample-*
+void CheckCallGraph(LintContext& ctx);      // root-label across calls, index-group-loop, entry-buffer
 
 }  // namespace optrace::source

@@ -13,7 +13,11 @@ using nlohmann::json;
 
 std::string DensityLine(const LintReport& r) {
   if (!r.density.known) return "";
-  if (!r.density.split) return fmt::format("; {} distinct labels (no AIC/AIV split)", r.density.aic_labels.size());
+  if (!r.density.split) {
+    if (r.density.aic_labels.empty()) return fmt::format("; AIV {} labels", r.density.aiv_labels.size());
+    if (r.density.aiv_labels.empty()) return fmt::format("; AIC {} labels", r.density.aic_labels.size());
+    return fmt::format("; {} distinct labels", r.density.aic_labels.size());
+  }
   return fmt::format("; AIC {} labels, AIV {} labels", r.density.aic_labels.size(), r.density.aiv_labels.size());
 }
 

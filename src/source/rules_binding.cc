@@ -7,9 +7,13 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <set>
 
 #include "source/lint_context.h"
 #include "source/op_def.h"
+#include "source/index/call_graph.h"
+#include "source/index/call_resolver.h"
+#include "source/index/code_index.h"
 
 namespace optrace::source {
 namespace {
@@ -48,18 +52,29 @@ class BindingChecker {
       std::string_view rel = f->rel;
       std::string_view name = rel.substr(rel.rfind('/') == std::string_view::npos ? 0 : rel.rfind('/') + 1);
       if (StartsWith(rel, "op_host/")) host_.push_back(f);
-      if (StartsWith(rel, "pybind/") || rel.find("/pybind/") != std::string_view::npos) pybind_.push_back(f);
       if (StartsWith(name, "aclnn_") && !StartsWith(rel, "op_kernel/")) aclnn_.push_back(f);
+      // Torch adapters anywhere in the tree (pybind/, <op>_torch_adpt.h at the root, csrc/...).
+      bool kernel_or_host = StartsWith(rel, "op_kernel/") || rel.find("/op_kernel/") != std::string_view::npos ||
+                            StartsWith(rel, "op_host/") || rel.find("/op_host/") != std::string_view::npos;
+      if (!kernel_or_host && CallsAdapter(*f)) pybind_.push_back(f);
     }
+  }
+
+  static bool CallsAdapter(const SourceFile& f) {
+    for (const Token& t : f.lex.tokens)
+      if (t.active && !t.in_directive && t.kind == TokenKind::kIdentifier &&
+          (StartsWith(t.text, "EXEC_NPU_CMD") || (StartsWith(t.text, "aclnn") && t.text.find("GetWorkspaceSize") != std::string_view::npos)))
+        return true;
+    return false;
   }
 
   void Run() {
     def_ = ParseOpDef(host_);
+    SecondProfilingOp();
+    if (ctx_.tree) CheckInitOrder();
     if (def_.outputs.empty()) {
-      // Silently skipping would pass an operator whose binding was never looked at.
-      ctx_.Report(host_.empty() ? std::string("op_host") : host_[0]->rel, 1, 1, "binding-opdef-last",
-                  "no OpDef found under op_host/ (no this->Output(\"...\")), binding rules not checked; "
-                  "give --op the operator directory that holds op_host/");
+      // No OpDef: a kernel launched directly (<<<>>>, ACLRT_LAUNCH_KERNEL, EXEC_KERNEL_CMD).
+      CheckDirectLaunch();
       return;
     }
     const Param& last = def_.outputs.back();
@@ -116,7 +131,28 @@ class BindingChecker {
     return args;
   }
 
+  // Infer functions registered anywhere in op_host (IMPL_OP_INFERSHAPE / SetInferShape / proto macros).
+  bool InferRegistered() const {
+    for (const SourceFile* f : host_)
+      for (const Token& t : f->lex.tokens)
+        if (t.active && !t.in_directive &&
+            (t.Is("IMPL_OP_INFERSHAPE") || t.Is("SetInferShape") || t.Is("SetInferDataType") ||
+             t.Is("IMPLEMT_COMMON_INFERFUNC") || t.Is("IMPLEMT_INFERFUNC") || t.Is("INFER_FUNC_REG") ||
+             t.Is("COMMON_INFER_FUNC_REG") || t.Is("IMPL_OP") || t.Is("InferShape")))
+          return true;
+    return false;
+  }
+
   void CheckInfer() {
+    if (!InferRegistered()) {
+      const Param& prof = def_.outputs[static_cast<size_t>(def_.profiling)];
+      ctx_.Report(prof.file, prof.line, prof.column, "binding-unchecked",
+                  fmt::format("no infer shape/dtype function is registered in the operator tree, so the shape and "
+                              "dtype of output {} (\"{}\") cannot be checked here; where the operator's outputs are "
+                              "inferred, set shape [128 * 3 * PROF_SIZE_PER_CORE] and ge::DT_INT64 for it",
+                              def_.profiling, prof.name));
+      return;
+    }
     auto constants = Constants(host_);
     long want = def_.profiling;
     bool shape = false, dtype = false, any_infer = false;
@@ -223,7 +259,6 @@ class BindingChecker {
           if (x.Is("__global__")) global = true;
         }
         if (global) CheckOrder(f, b, "binding-kernel-order", "kernel", true);
-        if (b.name == "Init") CheckOrder(f, b, "binding-init-order", "class", false);
       }
     }
   }
@@ -369,6 +404,170 @@ class BindingChecker {
   }
 
   static bool NameIsInner(std::string_view name) { return StartsWith(name, "aclnnInner"); }
+
+  // Seed 000: profiling is the operator's own output; a second `*_profiling` op or torch.ops
+  // entry forks the operator.
+  void SecondProfilingOp() {
+    auto profiling_name = [](std::string_view n) {
+      std::string x = NormalizeName(n);
+      return x.size() > 9 && (x.ends_with("profiling") || x.ends_with("withprofiling"));
+    };
+    for (const SourceFile* f : ctx_.files) {
+      const auto& t = f->lex.tokens;
+      for (size_t i = 0; i + 4 < t.size(); ++i) {
+        if (!t[i].active || t[i].in_directive) continue;
+        // class XProfiling : public OpDef / OP_ADD(XProfiling)
+        bool opdef = t[i].Is("class") && t[i + 2].Is(":") && t[i + 4].Is("OpDef") && profiling_name(t[i + 1].text);
+        bool op_add = t[i].Is("OP_ADD") && t[i + 1].Is("(") && profiling_name(t[i + 2].text);
+        std::string value;
+        bool schema = t[i].kind == TokenKind::kString && StringLiteralValue(t[i], &value) && i > 1 &&
+                      t[i - 1].Is("(") && (t[i - 2].Is("def") || t[i - 2].Is("impl"));
+        if (schema) {
+          std::string op = value.substr(0, value.find('('));
+          schema = profiling_name(op);
+        }
+        if (!opdef && !op_add && !schema) continue;
+        ctx_.Report(f, t[i].line, t[i].column, "no-profiling-op",
+                    fmt::format("{} registers a second, profiling-only operator; add profiling_data as the last "
+                                "output of the original operator instead (same op and torch.ops name)",
+                                opdef || op_add ? std::string(t[i + (opdef ? 1 : 2)].text) : value));
+      }
+    }
+  }
+
+  // The kernel class's Init, as the entry calls it: every GM_ADDR it passes in __global__ order,
+  // bound to the Init parameter of the same name.
+  void CheckInitOrder() {
+    const index::CodeIndex& idx = ctx_.Index();
+    for (const index::CallGraph& g : ctx_.Graphs()) {
+      const index::FunctionDef& k = *g.root().inst.fn;
+      const index::TokenStream& s = *k.stream;
+      std::map<std::string, size_t> kparam;
+      for (size_t p = 0; p < k.params.size(); ++p) kparam[NormalizeName(k.params[p].name)] = p;
+      for (const index::CallSite& c : idx.Body(k).calls) {
+        if (c.name != "Init" || c.object.empty()) continue;
+        long prev = -1;
+        std::string prev_name;
+        std::vector<std::string> passed(c.args.size());
+        for (size_t a = 0; a < c.args.size(); ++a) {
+          if (c.args[a].second != c.args[a].first + 1) continue;
+          std::string n(s.Text(c.args[a].first));
+          auto it = kparam.find(NormalizeName(n));
+          if (it == kparam.end()) continue;
+          passed[a] = n;
+          const index::StreamToken& at = s[c.args[a].first];
+          if (static_cast<long>(it->second) < prev) {
+            ctx_.Report(at.file, at.line, at.column, "binding-init-order",
+                        fmt::format("{}.Init passes \"{}\" after \"{}\"; the __global__ {} lists them the other way "
+                                    "round; keep Init's GM_ADDRs in the entry's order",
+                                    c.object, n, prev_name, k.name));
+            break;
+          }
+          prev = static_cast<long>(it->second);
+          prev_name = n;
+        }
+        // The definition's parameter at each position should not be named after another GM_ADDR.
+        index::Instance inst;
+        inst.fn = &k;
+        for (const index::CallTarget& t : index::ResolveCall(idx, inst, c)) {
+          const index::FunctionDef& init = *t.inst.fn;
+          for (size_t a = 0; a < passed.size() && a < init.params.size(); ++a) {
+            if (passed[a].empty()) continue;
+            std::string pn = NormalizeName(init.params[a].name);
+            auto other = kparam.find(pn);
+            if (other == kparam.end() || pn == NormalizeName(passed[a])) continue;
+            const index::StreamToken& at = (*init.stream)[init.params_open];
+            ctx_.Report(at.file, at.line, at.column, "binding-init-order",
+                        fmt::format("{} parameter {} is named \"{}\" but the entry passes \"{}\" there; two outputs "
+                                    "are swapped against the __global__ order",
+                                    init.DisplayName(), a + 1, init.params[a].name, passed[a]));
+            break;
+          }
+        }
+      }
+    }
+  }
+
+  // Without an OpDef the kernel is launched directly: profiling is its last GM_ADDR and every
+  // launch in the tree passes it there.
+  void CheckDirectLaunch() {
+    bool any_marks = false;
+    for (const SourceFile* f : ctx_.files) any_marks = any_marks || !f->traces.sites.empty();
+    if (!any_marks || !ctx_.tree) return;
+    std::map<std::string, std::pair<int, size_t>> kernels;  // name -> (profiling param index, params)
+    for (const index::CallGraph& g : ctx_.Graphs()) {
+      const index::FunctionDef& k = *g.root().inst.fn;
+      int prof = -1;
+      for (size_t p = 0; p < k.params.size(); ++p)
+        if (IsProfilingName(k.params[p].name)) prof = static_cast<int>(p);
+      const index::StreamToken& at = (*k.stream)[k.name_pos];
+      if (prof < 0) {
+        ctx_.Report(k.file, k.line, k.column, "binding-kernel-order",
+                    fmt::format("kernel {} records trace marks but takes no profiling GM_ADDR; add `GM_ADDR "
+                                "profiling_data` as its last parameter and pass the profiling buffer there",
+                                k.name));
+        continue;
+      }
+      for (size_t p = static_cast<size_t>(prof) + 1; p < k.params.size(); ++p) {
+        if (k.params[p].type_text.find('*') == std::string::npos && k.params[p].type_text.find("GM_ADDR") == std::string::npos)
+          continue;
+        ctx_.Report(at.file, at.line, at.column, "binding-kernel-order",
+                    fmt::format("kernel {}: \"{}\" comes after the profiling parameter \"{}\"; profiling is the last "
+                                "buffer",
+                                k.name, k.params[p].name, k.params[static_cast<size_t>(prof)].name));
+        break;
+      }
+      kernels[k.name] = {prof, k.params.size()};
+    }
+    bool launched = false;
+    for (const SourceFile* f : ctx_.files) {
+      const auto& t = f->lex.tokens;
+      for (size_t i = 0; i + 3 < t.size(); ++i) {
+        if (!t[i].active || t[i].in_directive || t[i].kind != TokenKind::kIdentifier) continue;
+        size_t open = t.size();
+        std::string kernel;
+        std::vector<std::pair<size_t, size_t>> args;
+        if (kernels.count(std::string(t[i].text)) && t[i + 1].Is("<<") && t[i + 2].Is("<")) {
+          for (size_t k = i + 3; k + 3 < t.size(); ++k)
+            if (t[k].Is(">") && t[k + 1].Is(">") && t[k + 2].Is(">") && t[k + 3].Is("(")) {
+              open = k + 3;
+              break;
+            }
+          kernel = std::string(t[i].text);
+          if (open < t.size()) args = Args(t, open);
+        } else if (t[i].Is("ACLRT_LAUNCH_KERNEL") && t[i + 1].Is("(") && kernels.count(std::string(t[i + 2].text))) {
+          size_t c = MatchingClose(t, i + 1);
+          kernel = std::string(t[i + 2].text);
+          if (c + 1 < t.size() && t[c + 1].Is("(")) {
+            args = Args(t, c + 1);
+            if (args.size() >= 2) args.erase(args.begin(), args.begin() + 2);  // blockDim, stream
+          }
+        } else if (t[i].Is("EXEC_KERNEL_CMD") && t[i + 1].Is("(") && kernels.count(std::string(t[i + 2].text))) {
+          kernel = std::string(t[i + 2].text);
+          args = Args(t, i + 1);
+          if (args.size() >= 2) args.erase(args.begin(), args.begin() + 2);  // name, blockDim
+        }
+        if (kernel.empty() || args.empty()) continue;
+        launched = true;
+        auto [prof, n] = kernels[kernel];
+        if (args.size() != n || prof < 0) continue;
+        auto r = args[static_cast<size_t>(prof)];
+        if (!IsProfilingName(JoinTokens(t, r.first, r.second)))
+          ctx_.Report(f, t[r.first].line, t[r.first].column, "binding-pybind",
+                      fmt::format("the launch of {} passes \"{}\" where the kernel takes its profiling buffer "
+                                  "(argument {}); pass the profiling buffer there",
+                                  kernel, JoinTokens(t, r.first, r.second), prof + 1));
+      }
+    }
+    if (!launched && !kernels.empty()) {
+      const index::FunctionDef& k = *ctx_.Graphs().front().root().inst.fn;
+      ctx_.Report(k.file, k.line, k.column, "binding-unchecked",
+                  fmt::format("no OpDef and no launch of {} in the operator tree: the host side of the binding (the "
+                              "profiling buffer passed last, saved after a synchronize) is outside it and cannot be "
+                              "checked here",
+                              k.name));
+    }
+  }
 
   LintContext& ctx_;
   std::vector<const SourceFile*> host_, pybind_, aclnn_;

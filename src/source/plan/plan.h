@@ -55,6 +55,9 @@ struct PlanSite {
   bool outside = false;            // the file is outside the operator directory: never edited
   int tokens = 0;                  // size of the range, for choosing optional sections
   std::string word;                // the label's own word, before prefix and core suffix
+  bool main_flow = false;          // a main-flow phase (per-core entry, Process, communication, group loops):
+                                   // its file must hold marks (lint's coverage-file)
+  std::string path;                // how the kernel reaches it: "entry -> A::Process -> B::operator()<AIC>"
 };
 
 struct PlanNode {

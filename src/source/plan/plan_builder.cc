@@ -89,6 +89,8 @@ class Builder {
     pk.root.site = root;
     pk.root.cores = pk.cores;
     std::vector<const FunctionDef*> stack{&kernel};
+    path_ = {kernel.name};
+    plan_.sites[static_cast<size_t>(root)].path = kernel.name;
     Expand(g, 0, pk.root, stack, false);
     if (g.truncated())
       plan_.notes.push_back(fmt::format("{}: the call graph of {} was cut at {} nodes; deeper calls are not planned",
@@ -398,13 +400,20 @@ class Builder {
                                                        [&](const ix::TemplateParam& p) { return p.name == k; }))
           variant += (variant.empty() ? "" : ", ") + v.Str();
       PlanNode* child = AddChild(*parent, site, e.cores, e.role, variant, s[e.call->pos].line);
+      if (plan_.sites[static_cast<size_t>(site)].path.empty()) {
+        std::string p;
+        for (const std::string& x : path_) p += x + " -> ";
+        plan_.sites[static_cast<size_t>(site)].path = p + cfn.DisplayName();
+      }
       if (!child) continue;
+      path_.push_back(cfn.DisplayName());
       stack.push_back(&cfn);
       size_t at = static_cast<size_t>(child - parent->children.data());
       PlanNode built = *child;
       Expand(g, e.callee, built, stack, elem);
       parent->children[at] = std::move(built);
       stack.pop_back();
+      path_.pop_back();
     }
     info_[static_cast<size_t>(FunctionSite(fn))].resolved_calls += resolved;
     // Hot statements: sync/communication primitives not defined in the tree.
@@ -577,12 +586,14 @@ class Builder {
           std::vector<std::string> w = NameWords(fn.owner ? fn.owner->name : kernel_name_);
           if (w.size() > 2) s.word = w[0] + "-" + w[1];
           s.decision = Decision::kPhase;
+          s.main_flow = true;
           s.reason = "per-core entry of the kernel class";
         } else if (s.word.empty()) {
           s.decision = Decision::kMerge;
           s.reason = "the kernel's own class: its range is the kernel's";
         } else {
           s.decision = Decision::kPhase;
+          s.main_flow = MainFlow(fn, f, info);
           s.reason = info.per_core_entry ? "per-core entry of the kernel class"
                      : !hot.empty()      ? fmt::format("phase with hot semantics ({})", hot)
                      : f.has_loops       ? fmt::format("phase: {} top-level loop(s)", f.top_loops.size())
@@ -653,6 +664,26 @@ class Builder {
     if (!cs) cs = std::make_unique<CodeStructure>(AnalyzeStructure(f->lex));
     Result<SiteMarks> m = ComputeSiteMarks(*f, *cs, probe);
     return m.ok() ? Status::Ok() : m.status();
+  }
+
+  // A phase the kernel's main flow runs through (seed 000: per-core operator(), Process,
+  // communication, epilogue, big compute blocks), as opposed to set-up (Init, tiling reads,
+  // buffer allocation) and helpers.
+  bool MainFlow(const FunctionDef& fn, const FnFacts& f, const SiteInfo& info) {
+    if (info.per_core_entry) return true;
+    std::vector<std::string> w = NameWords(fn.name);
+    static const char* kSetup[] = {"init", "setup", "set", "prepare", "config", "tiling", "reset", "alloc", "get",
+                                   "create", "build", "make", "calc", "calculate", "compute"};
+    if (!w.empty())
+      for (const char* x : kSetup)
+        if (w[0] == x && HotNameWord(fn.name).empty()) return false;
+    if (fn.name.rfind("Process", 0) == 0 || fn.name == "Run" || fn.name == "Execute" || fn.name == "operator()")
+      return true;
+    if (!HotNameWord(fn.name).empty() || f.has_hot) return true;
+    for (const std::string& x : w)
+      if (x == "epilogue" || x == "gemm" || x == "matmul" || x == "mmad" || x == "dispatch" || x == "combine")
+        return true;
+    return f.top_loops.size() >= 1 && f.tokens >= 400;  // a big compute block
   }
 
   // Below a range traced by hand (other than the root) nothing is added: its author chose the
@@ -928,6 +959,7 @@ class Builder {
   int kernel_ = 0;
   std::vector<std::string> kernel_words_;
   std::string kernel_name_;
+  std::vector<std::string> path_;
   std::vector<SiteInfo> info_;
   std::map<std::string, int> site_by_key_;
   std::map<const FunctionDef*, FnFacts> facts_;

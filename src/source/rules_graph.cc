@@ -1,0 +1,170 @@
+// Rules that follow the kernel's call graph (the code index shared with `optrace plan`):
+//   root-label        "processing" is opened once per core path: never again in a function
+//                     that runs inside it;
+//   index-group-loop  a range opened per iteration of an expert-group / stage loop passes the
+//                     loop index (MoeTracing(id, idx) or MoeTracing(id, extra, idx));
+//   entry-buffer      a kernel whose code records marks sets the per-core buffer up and writes
+//                     it back in its entry (OPTRACE_KERNEL_BEGIN/END, or seed 000's stack
+//                     buffer + SetMoeProfilePtr ... GM write-back + DataCacheCleanAndInvalid).
+#include <fmt/format.h>
+
+#include <map>
+#include <set>
+
+#include "source/index/call_graph.h"
+#include "source/index/code_index.h"
+#include "source/lint_context.h"
+#include "source/plan/plan_words.h"
+
+namespace optrace::source {
+namespace ix = index;
+namespace {
+
+struct Mark {
+  size_t pos;  // stream position of TRACE_POINT
+  const SourceFile* file;
+  const TraceSite* site;
+  int site_index;
+};
+
+std::vector<Mark> MarksOf(const ix::FunctionDef& fn) {
+  std::vector<Mark> out;
+  const ix::TokenStream& s = *fn.stream;
+  std::map<const SourceFile*, std::map<size_t, int>> by_token;
+  for (size_t p = fn.body_open; p <= fn.body_close && p < s.size(); ++p) {
+    const ix::StreamToken& st = s[p];
+    if (!st.source || !st.tok->Is("TRACE_POINT")) continue;
+    auto& m = by_token[st.source];
+    if (m.empty())
+      for (size_t i = 0; i < st.source->traces.sites.size(); ++i) m[st.source->traces.sites[i].token] = static_cast<int>(i);
+    auto it = m.find(st.index);
+    if (it != m.end()) out.push_back({p, st.source, &st.source->traces.sites[static_cast<size_t>(it->second)], it->second});
+  }
+  return out;
+}
+
+class GraphRules {
+ public:
+  explicit GraphRules(LintContext& ctx) : ctx_(ctx), index_(ctx.Index()) {}
+
+  void Run() {
+    std::set<const ix::FunctionDef*> loops_checked;
+    for (const ix::CallGraph& g : ctx_.Graphs()) {
+      Processing(g);
+      EntryBuffer(g);
+      for (const ix::GraphNode& n : g.nodes())
+        if (loops_checked.insert(n.inst.fn).second) GroupLoopIndex(*n.inst.fn);
+    }
+  }
+
+ private:
+  const std::vector<Mark>& Marks(const ix::FunctionDef& fn) {
+    auto it = marks_.find(&fn);
+    if (it == marks_.end()) it = marks_.emplace(&fn, MarksOf(fn)).first;
+    return it->second;
+  }
+
+  // "processing" opened inside "processing", across calls.
+  void Processing(const ix::CallGraph& g) {
+    std::set<std::pair<int, bool>> seen;
+    std::vector<std::pair<int, std::string>> work{{0, ""}};  // node, where processing was opened ("" not yet)
+    while (!work.empty()) {
+      auto [n, opened] = work.back();
+      work.pop_back();
+      if (!seen.insert({n, !opened.empty()}).second) continue;
+      const ix::GraphNode& node = g.nodes()[static_cast<size_t>(n)];
+      const ix::FunctionDef& fn = *node.inst.fn;
+      std::string here = opened;
+      for (const Mark& m : Marks(fn)) {
+        if (m.site->label != "processing" || m.site->event_type != 'B') continue;
+        if (!opened.empty() && reported_.insert({m.file, m.site->line}).second) {
+          ctx_.Report(m.file, m.site->line, m.site->column, "root-label",
+                      fmt::format("\"processing\" is opened again in {}, which runs inside the \"processing\" opened "
+                                  "in {}; open it once, in the kernel entry",
+                                  fn.DisplayName(), opened));
+        }
+        if (here.empty()) here = fn.DisplayName();
+      }
+      for (const ix::GraphEdge& e : node.edges) work.push_back({e.callee, here});
+    }
+  }
+
+  // The entry of a kernel whose code records marks sets the buffer up and writes it back.
+  void EntryBuffer(const ix::CallGraph& g) {
+    bool marks = false;
+    for (const ix::GraphNode& n : g.nodes()) marks = marks || !Marks(*n.inst.fn).empty();
+    if (!marks) return;
+    const ix::FunctionDef& k = *g.root().inst.fn;
+    const ix::FunctionBody& body = index_.Body(k);
+    bool begin = false, end = false, ptr = false, clean = false;
+    for (const ix::CallSite& c : body.calls) {
+      if (c.name == "OPTRACE_KERNEL_BEGIN") begin = true;
+      if (c.name == "OPTRACE_KERNEL_END") end = true;
+      if (c.name == "SetMoeProfilePtr") ptr = true;
+      if (c.name == "DataCacheCleanAndInvalid") clean = true;
+    }
+    // Seed 000's form through the tree's own helpers, written in a function the entry calls.
+    for (const ix::GraphEdge& e : g.root().edges) {
+      for (const ix::CallSite& c : index_.Body(*g.nodes()[static_cast<size_t>(e.callee)].inst.fn).calls) {
+        if (c.name == "SetMoeProfilePtr") ptr = true;
+        if (c.name == "DataCacheCleanAndInvalid") clean = true;
+      }
+    }
+    if (begin && end) return;
+    if (ptr && clean) return;
+    bool setup = begin || ptr;
+    std::string fix = ptr ? "write the buffer back to its GM slot and call DataCacheCleanAndInvalid at the end of the "
+                            "entry"
+                          : "call OPTRACE_KERNEL_BEGIN() first and OPTRACE_KERNEL_END(profiling_data) last in the entry "
+                            "(or seed 000's stack buffer + SetMoeProfilePtr ... GM write-back + "
+                            "DataCacheCleanAndInvalid)";
+    ctx_.Report(k.file, k.line, k.column, "entry-buffer",
+                fmt::format("kernel {} records trace marks but {}: the profiling output would stay all zeros; {}",
+                            k.name,
+                            !setup ? "never sets up the per-core buffer"
+                                   : begin ? "never writes it back (no OPTRACE_KERNEL_END)"
+                                           : "never writes the buffer back (no DataCacheCleanAndInvalid)",
+                            fix));
+  }
+
+  // Marks in the body of an expert-group / stage loop carry the loop index.
+  void GroupLoopIndex(const ix::FunctionDef& fn) {
+    const ix::FunctionBody& body = index_.Body(fn);
+    const ix::TokenStream& s = *fn.stream;
+    for (const Mark& m : Marks(fn)) {
+      int c = body.ControlAt(m.pos);
+      for (; c >= 0; c = body.controls[static_cast<size_t>(c)].parent) {
+        const ix::Control& ctl = body.controls[static_cast<size_t>(c)];
+        if (!ctl.IsLoop() || m.pos <= ctl.body_begin) continue;
+        std::vector<std::string> ids;
+        for (size_t k = ctl.head_begin; k < ctl.head_end; ++k)
+          if (s.IsIdent(k) && !s.Is(k + 1, "(")) ids.push_back(std::string(s.Text(k)));
+        std::string group = LoopGroupWord(ids);
+        if (group.empty() || ctl.kind != ix::Control::kFor || ctl.loop_var.empty()) continue;
+        // The MoeTracing call around this point and its argument count.
+        const TracingCall* call = nullptr;
+        for (const TracingCall& tc : m.file->traces.calls)
+          if (tc.site == m.site_index) call = &tc;
+        if (call && call->args.size() < 2 && reported_.insert({m.file, m.site->line}).second) {
+          ctx_.Report(m.file, m.site->line, m.site->column, "index-group-loop",
+                      fmt::format("\"{}\" {} is recorded per iteration of the {} loop over {} without its index; pass "
+                                  "it: MoeTracing(TRACE_POINT(\"{}\", \"{}\"), {})",
+                                  m.site->label, m.site->event_type, group, ctl.loop_var, m.site->label,
+                                  m.site->event_type, ctl.loop_var));
+        }
+        break;
+      }
+    }
+  }
+
+  LintContext& ctx_;
+  const ix::CodeIndex& index_;
+  std::map<const ix::FunctionDef*, std::vector<Mark>> marks_;
+  std::set<std::pair<const SourceFile*, int>> reported_;
+};
+
+}  // namespace
+
+void CheckCallGraph(LintContext& ctx) { GraphRules(ctx).Run(); }
+
+}  // namespace optrace::source
