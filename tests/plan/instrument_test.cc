@@ -41,9 +41,9 @@ class InstrumentTest : public ::testing::Test {
 TEST_F(InstrumentTest, FunctionRangeOpensAfterTheBraceAndClosesBeforeIt) {
   std::string h = InstrumentAndRead("op_kernel/stage/stage.h");
   EXPECT_THAT(h, HasSubstr("  __aicore__ inline void CubeWork() {\n"
-                           "    MoeTracing(TRACE_POINT(\"stage cube-work aic\", \"B\"));  // optrace:auto\n"));
-  EXPECT_THAT(h, HasSubstr("    MoeTracing(TRACE_POINT(\"stage cube-work sync-all aic\", \"E\"));  // optrace:auto\n"
-                           "    MoeTracing(TRACE_POINT(\"stage cube-work aic\", \"E\"));  // optrace:auto\n"
+                           "    MoeTracing(TRACE_POINT(\"cube-work aic\", \"B\"));  // optrace:auto\n"));
+  EXPECT_THAT(h, HasSubstr("    MoeTracing(TRACE_POINT(\"cube-work sync-all aic\", \"E\"));  // optrace:auto\n"
+                           "    MoeTracing(TRACE_POINT(\"cube-work aic\", \"E\"));  // optrace:auto\n"
                            "  }\n"));
 }
 
@@ -58,13 +58,13 @@ TEST_F(InstrumentTest, KernelEntryRangeSitsInsideTheProfilingSetup) {
 TEST_F(InstrumentTest, BreakOutOfATracedLoopBodyGetsItsEndMark) {
   std::string h = InstrumentAndRead("op_kernel/stage/stage.h");
   EXPECT_THAT(h, HasSubstr("      if (groupIdx == 3) {\n"
-                           "        MoeTracing(TRACE_POINT(\"stage cube-work group aic\", \"E\"), groupIdx);  // optrace:auto\n"
+                           "        MoeTracing(TRACE_POINT(\"cube-work group aic\", \"E\"), groupIdx);  // optrace:auto\n"
                            "        break;\n"));
 }
 
 TEST_F(InstrumentTest, UnbracedEarlyReturnIsWrappedAndMarkedWithTheOriginal) {
   std::string h = InstrumentAndRead("op_kernel/stage/stage.h");
-  EXPECT_THAT(h, HasSubstr("    if (acc_ > 100) { MoeTracing(TRACE_POINT(\"stage cube-work group accumulate aic\", \"E\"), "
+  EXPECT_THAT(h, HasSubstr("    if (acc_ > 100) { MoeTracing(TRACE_POINT(\"cube-work group accumulate aic\", \"E\"), "
                            "groupIdx); return; }  // optrace:orig     if (acc_ > 100) return;\n"));
 }
 
@@ -76,7 +76,7 @@ TEST_F(InstrumentTest, ContinueInsideAWholeLoopRangeNeedsNoMark) {
 TEST_F(InstrumentTest, LambdaBodyIsTraced) {
   std::string h = InstrumentAndRead("op_kernel/stage/stage.h");
   EXPECT_THAT(h, HasSubstr("    auto drain = [&](uint32_t count) {\n"
-                           "      MoeTracing(TRACE_POINT(\"stage vec-work drain aiv\", \"B\"));  // optrace:auto\n"));
+                           "      MoeTracing(TRACE_POINT(\"drain aiv\", \"B\"));  // optrace:auto\n"));
 }
 
 TEST_F(InstrumentTest, IncludeIsAddedWhereTheTracingHeaderIsNotReached) {

@@ -62,12 +62,14 @@ class MoeCopyTest : public ::testing::Test {
 
 TEST(MoeExamplePlanTest, ReachesTheDensityTargetOnBothCoreTypes) {
   Plan plan = ExamplePlan();
-  EXPECT_TRUE(plan.split);
-  EXPECT_GE(plan.labels.aic.size(), static_cast<size_t>(kTargetMin));
-  EXPECT_LE(plan.labels.aic.size(), static_cast<size_t>(kTargetMax));
-  EXPECT_GE(plan.labels.aiv.size(), static_cast<size_t>(kTargetMin));
-  EXPECT_LE(plan.labels.aiv.size(), static_cast<size_t>(kTargetMax));
-  EXPECT_LE(plan.max_depth, kMaxLevels);
+  ASSERT_EQ(plan.kernels.size(), 1u);
+  const PlanKernel& k = plan.kernels[0];
+  EXPECT_TRUE(k.split);
+  EXPECT_GE(k.labels.aic.size(), static_cast<size_t>(kTargetMin));
+  EXPECT_LE(k.labels.aic.size(), static_cast<size_t>(kTargetMax));
+  EXPECT_GE(k.labels.aiv.size(), static_cast<size_t>(kTargetMin));
+  EXPECT_LE(k.labels.aiv.size(), static_cast<size_t>(kTargetMax));
+  EXPECT_LE(k.max_depth, kMaxLevels);
   EXPECT_TRUE(plan.warnings.empty()) << plan.warnings.front();
 }
 
@@ -97,7 +99,7 @@ TEST(MoeExamplePlanTest, AivRolesAreFoundFromTheRoleSwitch) {
 TEST(MoeExamplePlanTest, HandInstrumentedExampleKeepsItsPointsAndAddsNothing) {
   Plan plan = ExamplePlan(fs::path(OPTRACE_SOURCE_DIR) / "examples" / "moe_dispatch_combine");
   for (const PlanSite& s : plan.sites) EXPECT_FALSE(Inserts(s.decision)) << s.name << ": " << s.reason;
-  EXPECT_EQ(plan.sites[static_cast<size_t>(plan.root.site)].decision, Decision::kExisting);
+  EXPECT_EQ(plan.sites[static_cast<size_t>(plan.kernels[0].root.site)].decision, Decision::kExisting);
 }
 
 TEST(MoeExamplePlanTest, JsonPlanReadsBackWithTheSameSites) {
@@ -191,8 +193,9 @@ TEST(MoeExampleRunTest, EmulatedRunOfTheInstrumentedExampleRecordsThePlannedLabe
     aiv.insert(label);
     EXPECT_EQ(types, (std::set<char>{'B', 'E'})) << label;
   }
-  EXPECT_EQ(aic, std::set<std::string>(plan.labels.aic.begin(), plan.labels.aic.end()));
-  EXPECT_EQ(aiv, std::set<std::string>(plan.labels.aiv.begin(), plan.labels.aiv.end()));
+  const CoreLabels& labels = plan.kernels[0].labels;
+  EXPECT_EQ(aic, std::set<std::string>(labels.aic.begin(), labels.aic.end()));
+  EXPECT_EQ(aiv, std::set<std::string>(labels.aiv.begin(), labels.aiv.end()));
 
   // The demo's path: dumps + the instrumented sources -> optrace collect -> Chrome trace.
   std::string trace = out.path("trace.json");

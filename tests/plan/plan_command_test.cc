@@ -26,20 +26,22 @@ TEST_F(PlanCommandTest, TextPlanShowsTheTreeAndTheDensity) {
   auto r = RunCli({"plan", "--op", tree_.path()});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("kern  op_kernel/kern.cpp:3  [AIC+AIV]  phase \"processing\""));
-  EXPECT_THAT(r.out, HasSubstr("Stage::CubeWork  op_kernel/stage/stage.h:25  [AIC]  phase \"stage cube-work aic\""));
-  EXPECT_THAT(r.out, HasSubstr("labels per core type: AIC 12, AIV 10"));
+  EXPECT_THAT(r.out, HasSubstr("Stage::CubeWork  op_kernel/stage/stage.h:25  [AIC]  phase \"cube-work aic\""));
+  EXPECT_THAT(r.out, HasSubstr("kern: labels AIC 10, AIV 7; depth 5"));
 }
 
 TEST_F(PlanCommandTest, JsonPlanHasSchemaVersionSitesTreeAndDensity) {
   auto r = RunCli({"plan", "--op", tree_.path(), "--format", "json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   nlohmann::json j = nlohmann::json::parse(r.out);
-  EXPECT_EQ(j["schema_version"], 1);
+  EXPECT_EQ(j["schema_version"], 2);
   EXPECT_EQ(j["format"], "optrace-plan");
-  EXPECT_EQ(j["entry"], "op_kernel/kern.cpp");
+  ASSERT_EQ(j["kernels"].size(), 1u);
+  EXPECT_EQ(j["kernels"][0]["entry"], "op_kernel/kern.cpp");
+  EXPECT_EQ(j["kernels"][0]["function"], "kern");
   EXPECT_FALSE(j["sites"].empty());
-  EXPECT_EQ(j["density"]["aic"]["count"], 12);
-  EXPECT_TRUE(j["tree"].contains("children"));
+  EXPECT_EQ(j["kernels"][0]["density"]["aic"]["count"], 10);
+  EXPECT_TRUE(j["kernels"][0]["tree"].contains("children"));
 }
 
 TEST_F(PlanCommandTest, EditedJsonPlanIsWhatInstrumentApplies) {
@@ -63,7 +65,7 @@ TEST_F(PlanCommandTest, DryRunPrintsADiffAndWritesNothing) {
   auto r = RunCli({"instrument", "--op", tree_.path(), "--dry-run"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("--- a/op_kernel/stage/stage.h"));
-  EXPECT_THAT(r.out, HasSubstr("+    MoeTracing(TRACE_POINT(\"stage cube-work aic\", \"B\"));  // optrace:auto"));
+  EXPECT_THAT(r.out, HasSubstr("+    MoeTracing(TRACE_POINT(\"cube-work aic\", \"B\"));  // optrace:auto"));
   EXPECT_THAT(r.err, HasSubstr("would instrument"));
   EXPECT_EQ(tree_.Read("op_kernel/stage/stage.h"), before);
 }

@@ -1,4 +1,6 @@
 // Focused binding and sample cases beyond the corpus variants (tests/source/lint_corpus_test.cc).
+#include <cstdio>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -75,16 +77,42 @@ TEST(BindingRulesTest, NulloptForRequiredProfilingIsRequiredNull) {
               ElementsAre("binding-required-null@pybind/op.cpp:4"));
 }
 
-TEST(BindingRulesTest, OperatorWithoutOpDefIsOpdefLast) {
+TEST(BindingRulesTest, DirectlyLaunchedKernelWithMarksButNoProfilingParameterIsKernelOrder) {
   LintReport r;
-  EXPECT_THAT(LintFiles({{"op_kernel/k.cpp", Kernel("")}}, true, &r), ElementsAre("binding-opdef-last@op_host:1"));
-  EXPECT_NE(r.diagnostics[0].message.find("no OpDef found under op_host/"), std::string::npos)
-      << r.diagnostics[0].message;
-  EXPECT_NE(r.diagnostics[0].message.find("binding rules not checked"), std::string::npos);
+  EXPECT_THAT(LintFiles({{"op_kernel/k.cpp", Kernel("")}}, true, &r), ElementsAre("binding-kernel-order@op_kernel/k.cpp:2"));
+  EXPECT_THAT(r.diagnostics[0].message, ::testing::HasSubstr("takes no profiling GM_ADDR"));
 }
 
-TEST(BindingRulesTest, OpHostWithoutOutputsIsOpdefLast) {
-  EXPECT_THAT(LintFiles({{"op_host/op.cpp", "void F() {}\n"}}, true), ElementsAre("binding-opdef-last@op_host/op.cpp:1"));
+const char* kLaunched =
+    "#include \"optrace/trace.h\"\n"
+    "extern \"C\" __global__ void k(GM_ADDR x, GM_ADDR profiling_data) { OPTRACE_KERNEL_BEGIN();\n"
+    "  MoeTracing(TRACE_POINT(\"processing\", \"B\"));\n"
+    "  MoeTracing(TRACE_POINT(\"processing\", \"E\"));\n"
+    "  OPTRACE_KERNEL_END(profiling_data);\n}\n"
+    "void k_impl(void* stream, void* x, void* prof) {\n"
+    "  k<<<8, nullptr, stream>>>(x, %s);\n"
+    "}\n";
+
+TEST(BindingRulesTest, DirectLaunchPassesTheProfilingBufferWhereTheKernelTakesIt) {
+  char ok[512], bad[512];
+  std::snprintf(ok, sizeof ok, kLaunched, "profiling_data");
+  std::snprintf(bad, sizeof bad, kLaunched, "x");
+  EXPECT_THAT(LintFiles({{"op_kernel/k.cpp", ok}}, true), IsEmpty());
+  EXPECT_THAT(LintFiles({{"op_kernel/k.cpp", bad}}, true), ElementsAre("binding-pybind@op_kernel/k.cpp:8"));
+}
+
+TEST(BindingRulesTest, KernelLaunchedOutsideTheTreeIsBindingUnchecked) {
+  std::string text = std::string(kLaunched).substr(0, std::string(kLaunched).find("void k_impl"));
+  LintReport r;
+  EXPECT_THAT(LintFiles({{"op_kernel/k.cpp", text}}, true, &r), ElementsAre("binding-unchecked@op_kernel/k.cpp:2"));
+  EXPECT_EQ(r.diagnostics[0].severity, Severity::kWarning);
+}
+
+TEST(BindingRulesTest, SecondProfilingOperatorIsNoProfilingOp) {
+  EXPECT_THAT(LintFiles({{"op_host/op.cpp", OpDef()}, {"op_host/op_infer.cpp", kInfer},
+                         {"op_host/op_profiling.cpp", "class OpWithProfiling : public OpDef {};\nOP_ADD(OpWithProfiling);\n"}},
+                        true),
+              ElementsAre("no-profiling-op@op_host/op_profiling.cpp:1", "no-profiling-op@op_host/op_profiling.cpp:2"));
 }
 
 TEST(BindingRulesTest, ProfilingDtypeGeInt64IsFine) {

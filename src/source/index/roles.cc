@@ -128,11 +128,14 @@ std::string RoleOfControl(const FunctionBody& body, const TokenStream& s, int co
     return w.empty() ? main_call(control) : w;
   }
   // Roles split the cores between different work: an if with an else, both doing work.
-  auto is_role_if = [&](int iff) {
+  std::function<bool(int)> is_role_if = [&](int iff) {
     const Control& x = body.controls[static_cast<size_t>(iff)];
     if (x.kind != Control::kIf || !ReadsCoreIndex(s.Join(x.head_begin, x.head_end))) return false;
+    if (main_call(iff).empty()) return false;
     int el = ElseOf(body, iff);
-    return el >= 0 && !main_call(iff).empty() && !main_call(el).empty();
+    if (el >= 0 && !main_call(el).empty()) return true;
+    // `else if` in a chain whose head splits the cores.
+    return x.else_of >= 0 && x.else_of != iff && is_role_if(x.else_of);
   };
   if (c.kind == Control::kElse) {
     if (c.else_of < 0 || IsElseIf(body, control)) return "";
@@ -143,6 +146,15 @@ std::string RoleOfControl(const FunctionBody& body, const TokenStream& s, int co
     return main_call(control);
   }
   if (c.kind != Control::kIf || !is_role_if(control)) return "";
+  // A role enum value: `ctx.Role() == AivRole::kSend`.
+  std::string cond = s.Join(c.head_begin, c.head_end);
+  size_t q = cond.rfind("Role::");
+  if (q == std::string::npos) q = cond.rfind("ROLE::");
+  if (q != std::string::npos) {
+    std::vector<std::string> ids = Identifiers(cond.substr(q + 6));
+    std::string w = ids.empty() ? "" : RoleWordOf(ids.front());
+    if (!w.empty()) return w;
+  }
   for (const std::string& id : Identifiers(s.Join(c.head_begin, c.head_end))) {
     if (IsIndexName(id)) continue;
     std::string w = ComparandWord(id);

@@ -234,8 +234,17 @@ class Builder {
     else if (fn.name == "operator()") return "";
     std::vector<std::string> w = NameWords(base);
     if (w.empty()) return "";
-    bool prefix_of_kernel = w.size() <= kernel_words_.size() && std::equal(w.begin(), w.end(), kernel_words_.begin());
-    if (prefix_of_kernel && from_class) return "";
+    // The kernel's own class: its words are the kernel's, up to a dtype suffix the entry's name
+    // carries (bgmv_expand_half for BGMVExpand).
+    bool own = w.size() <= kernel_words_.size() && std::equal(w.begin(), w.end(), kernel_words_.begin());
+    for (size_t i = w.size(); own && i < kernel_words_.size(); ++i) {
+      static const char* kTypeWords[] = {"half", "float", "bf16", "bfloat16", "fp16", "fp32", "fp8", "int8", "int4",
+                                         "int32", "t", "w4", "a8", "w8", "a16", "v2", "v3"};
+      bool type_word = false;
+      for (const char* x : kTypeWords) type_word = type_word || kernel_words_[i] == x;
+      own = type_word;
+    }
+    if (own && from_class) return "";
     // MoeDispatch in kernel moe_dispatch_combine: "dispatch".
     if (from_class && w.size() > 1 && !kernel_words_.empty() && w[0] == kernel_words_[0]) w.erase(w.begin());
     std::string joined;
@@ -299,6 +308,32 @@ class Builder {
     }
     info.loop_class = "plain";
     ps.kind = SiteKind::kLoop;
+    ps.word = WrittenWord(s, c, info.loop_var);
+  }
+
+  // What a plain loop writes: the first variable assigned (`acc_ += ...`, `ws.routeWeight[i] = ...`,
+  // `out.SetValue(...)`), as a word; "" when it writes nothing with a name of two letters or more.
+  static std::string WrittenWord(const TokenStream& s, const Control& c, const std::string& var) {
+    for (size_t k = c.body_begin; k < c.body_end && k + 1 < s.size(); ++k) {
+      std::string_view x = s.Text(k);
+      bool assign = x == "=" || x == "+=" || x == "-=" || x == "*=" || x == "|=" || x == "&=";
+      bool set = s.IsIdent(k) && (x == "SetValue" || x == "SetGlobalBuffer") && s.Is(k + 1, "(") && k > 0 &&
+                 (s.Is(k - 1, ".") || s.Is(k - 1, "->"));
+      if (!assign && !set) continue;
+      // The name before: skip a subscript, take the last member of a chain.
+      size_t j = set ? k - 1 : k;
+      while (j > c.body_begin && s.Is(j - 1, "]")) {
+        size_t m = s.Match(j - 1);
+        if (m >= s.size() || m <= c.body_begin) break;
+        j = m;
+      }
+      if (j == 0 || !s.IsIdent(j - 1)) continue;
+      std::string name(s.Text(j - 1));
+      if (name == var || name == "this") continue;
+      std::string w = NameWord(name);
+      if (w.size() >= 2 && w != var) return w;
+    }
+    return "";
   }
 
   void Touch(int site, unsigned cores, const std::string& role, bool per_element, const std::string& where) {
@@ -545,10 +580,19 @@ class Builder {
       const FnFacts& owner = Facts(*info.fn);
       if (s.cores == 0) s.cores = 3;
       if (info.root) {
-        if (std::find(owner.existing.begin(), owner.existing.end(), "processing") != owner.existing.end()) {
+        // "processing" opened by hand anywhere the kernel runs: one per core path, never a second.
+        std::string opener;
+        for (size_t j = 0; j < plan_.sites.size() && opener.empty(); ++j) {
+          if (plan_.sites[j].kind != SiteKind::kFunction || !info_[j].reached) continue;
+          bool shared = false;
+          for (int kk : info.kernels) shared = shared || info_[j].kernels.count(kk);
+          const auto& ex = Facts(*info_[j].fn).existing;
+          if (shared && std::find(ex.begin(), ex.end(), "processing") != ex.end()) opener = plan_.sites[j].name;
+        }
+        if (!opener.empty()) {
           s.decision = Decision::kExisting;
           s.label = "processing";
-          s.reason = "already traced: the kernel opens \"processing\" itself";
+          s.reason = fmt::format("already traced: \"processing\" opens in {}", opener);
         } else {
           s.decision = Decision::kPhase;
           s.reason = "kernel entry: the root range";
@@ -695,7 +739,14 @@ class Builder {
       s.optional = false;
       s.reason = "inside a range traced by hand; kept as it is";
     }
-    for (const PlanNode& c : node.children) SkipUnderExisting(c, under || s.decision == Decision::kExisting);
+    // A function that only opens "processing" is the root's stand-in: it does not choose the
+    // granularity below it.
+    bool covers = false;
+    if (s.decision == Decision::kExisting && s.kind == SiteKind::kFunction && !info_[static_cast<size_t>(node.site)].root) {
+      for (const std::string& l : Facts(*info_[static_cast<size_t>(node.site)].fn).existing)
+        covers = covers || l != "processing";
+    }
+    for (const PlanNode& c : node.children) SkipUnderExisting(c, under || covers);
   }
 
   // What a skipped helper calls is part of that helper: not traced either.
@@ -875,7 +926,6 @@ class Builder {
       if (best < 0) return;
       PlanSite& s = plan_.sites[static_cast<size_t>(best)];
       s.decision = Decision::kPhase;
-      s.optional = false;
       s.reason = fmt::format("plain loop ({} tokens) added to reach the density target ({} AIC, {} AIV labels before)",
                              s.tokens, aic.size(), aiv.size());
       Label();

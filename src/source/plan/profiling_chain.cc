@@ -59,10 +59,14 @@ class ChainBuilder {
     def_ = ParseOpDef(host_);
     if (def_.profiling >= 0) return std::move(out_);  // the chain is there: lint checks it
     BuildIndex();
+    // A kernel that already takes the buffer, or sets it up and writes it back, has its chain.
     bool kernel_has_profiling = false;
-    for (const ix::FunctionDef* k : kernels_)
+    for (const ix::FunctionDef* k : kernels_) {
       for (const ix::Param& p : k->params)
         if (IsProfilingName(p.name)) kernel_has_profiling = true;
+      for (const ix::CallSite& c : index_->Body(*k).calls)
+        if (c.name == "OPTRACE_KERNEL_END" || c.name == "SetMoeProfilePtr") kernel_has_profiling = true;
+    }
     if (kernel_has_profiling) return std::move(out_);
     out_.applies = true;
     if (!def_.outputs.empty()) {
