@@ -9,6 +9,7 @@
 
 #include "core/file_io.h"
 #include "source/lint_context.h"
+#include "source/op_def.h"
 
 namespace optrace::source {
 namespace {
@@ -188,6 +189,74 @@ void CheckSpawnPaths(LintContext& ctx, const std::string& rel, const std::string
   }
 }
 
+// What the operator returns to Python once instrumented: its OpDef outputs, the last being the
+// profiling buffer.
+struct OpOutputs {
+  std::string op;  // normalized OpDef class name (moedispatchcombine)
+  size_t count = 0;
+  std::string profiling;
+};
+
+bool IsOpCall(const std::string& name, const std::string& op) {
+  std::string n = NormalizeName(name);
+  if (n.rfind("npu", 0) == 0 && n.substr(3) == op) return true;  // torch_npu.npu_<op>
+  return n == op;
+}
+
+// G4: a sample that calls the instrumented operator takes every output, profiling included, and
+// saves it. Catches the classic break: `y, z = torch.ops.ns.op(...)` after the OpDef gained an
+// output (a Python "too many values to unpack"), and a driver that never calls
+// save_profiling_data, which leaves the run without a trace.
+void CheckOutputs(LintContext& ctx, const std::string& rel, const std::string& raw, const OpOutputs& op) {
+  static const std::regex kCall(R"(\b(?:torch\.ops\.[A-Za-z_][A-Za-z0-9_]*|torch_npu)\.([A-Za-z_][A-Za-z0-9_]*)\s*\()");
+  static const std::regex kSave(R"(\bsave_profiling_data\s*\()");
+  std::string text = BlankStringsAndComments(raw);
+  int first_call_line = 0, first_call_column = 0;
+  for (auto m = std::sregex_iterator(text.begin(), text.end(), kCall); m != std::sregex_iterator(); ++m) {
+    if (!IsOpCall(m->str(1), op.op)) continue;
+    size_t at = static_cast<size_t>(m->position(0));
+    size_t line_start = text.rfind('\n', at) == std::string::npos ? 0 : text.rfind('\n', at) + 1;
+    int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(at), '\n'));
+    int column = static_cast<int>(at - line_start) + 1;
+    if (first_call_line == 0) first_call_line = line, first_call_column = column;
+    // The statement's assignment targets: `a, b = call(` on the same logical line.
+    std::string before = text.substr(line_start, at - line_start);
+    size_t eq = before.rfind('=');
+    if (eq == std::string::npos || (eq > 0 && std::string("=!<>+-*/").find(before[eq - 1]) != std::string::npos))
+      continue;  // used inside an expression (return op(...), f(op(...))): not followed
+    if (before.find_first_not_of(" \t", eq + 1) != std::string::npos) continue;  // x = f(op(...))
+    std::string lhs = before.substr(0, eq);
+    if (lhs.find('(') != std::string::npos && lhs.find(')') == std::string::npos) continue;  // a keyword argument
+    std::vector<std::string> targets = SplitTopLevel(lhs, 0, lhs.size());
+    if (targets.size() == 1 && !targets[0].empty() && (targets[0][0] == '(' || targets[0][0] == '[')) {
+      std::string inner = targets[0];
+      targets = SplitTopLevel(inner, 1, inner.size() - 1);
+    }
+    bool tuple = targets.size() > 1 || lhs.find(',') != std::string::npos;  // `y, = op(...)` unpacks one
+    if (!tuple) continue;  // one name holds the whole tuple
+    bool starred = false;
+    for (const std::string& t : targets) starred = starred || (!t.empty() && t[0] == '*');
+    if (starred || targets.size() == op.count) continue;
+    ctx.Report(rel, line, column, "sample-output",
+               targets.size() + 1 == op.count
+                   ? fmt::format("unpacks {} outputs but the operator returns {} (the last is \"{}\"); add a "
+                                 "target for it and pass it to save_profiling_data",
+                                 targets.size(), op.count, op.profiling)
+                   : fmt::format("unpacks {} outputs but the operator returns {}", targets.size(), op.count));
+  }
+  if (first_call_line == 0) return;
+  for (const PyLine& l : SplitPython(raw)) {
+    std::smatch m;
+    if (std::regex_search(l.code, m, kSave) && l.code.find("def save_profiling_data") == std::string::npos &&
+        l.code.find("import") == std::string::npos)
+      return;
+  }
+  ctx.Report(rel, first_call_line, first_call_column, "sample-output",
+             fmt::format("calls the operator but never saves its \"{}\" output; call "
+                         "save_profiling_data(<that output>, rank, <dir>) after a device synchronize",
+                         op.profiling));
+}
+
 void CheckFile(LintContext& ctx, const std::string& rel, const std::string& text) {
   std::vector<PyLine> lines = SplitPython(text);
   static const std::regex kSave(R"(\bsave_profiling_data\s*\()");
@@ -214,6 +283,18 @@ void CheckFile(LintContext& ctx, const std::string& rel, const std::string& text
 }  // namespace
 
 void CheckSamples(LintContext& ctx) {
+  OpOutputs outputs;
+  if (!ctx.op_dir.empty()) {
+    std::vector<const SourceFile*> host;
+    for (const SourceFile* f : ctx.files)
+      if (f->rel.rfind("op_host/", 0) == 0 || f->rel.find("/op_host/") != std::string::npos) host.push_back(f);
+    OpDef def = ParseOpDef(host);
+    if (def.profiling >= 0) {
+      outputs.op = NormalizeName(def.class_name);
+      outputs.count = def.outputs.size();
+      outputs.profiling = def.outputs[static_cast<size_t>(def.profiling)].name;
+    }
+  }
   for (const auto& path : ctx.python_files) {
     auto text = ReadFileToString(path);
     if (!text.ok()) {
@@ -221,6 +302,7 @@ void CheckSamples(LintContext& ctx) {
       continue;
     }
     CheckFile(ctx, ctx.sources->Relative(path), *text);
+    if (!outputs.op.empty()) CheckOutputs(ctx, ctx.sources->Relative(path), *text, outputs);
   }
 }
 

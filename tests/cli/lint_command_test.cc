@@ -16,11 +16,12 @@ const std::string kCorpus = std::string(OPTRACE_TEST_DATA_DIR) + "/lint/moe_disp
 
 constexpr const char* kBad =
     "#include \"optrace/trace.h\"\n"
-    "__global__ void k() {\n"
+    "__global__ void k(GM_ADDR prof) { OPTRACE_KERNEL_BEGIN();\n"
     "  MoeTracing(TRACE_POINT(\"processing\", \"B\"));\n"
     "  MoeTracing(TRACE_POINT(\"Bad_Label\", \"B\"));\n"
     "  MoeTracing(TRACE_POINT(\"Bad_Label\", \"E\"));\n"
     "  MoeTracing(TRACE_POINT(\"processing\", \"E\"));\n"
+    "  OPTRACE_KERNEL_END(prof);\n"
     "}\n";
 
 TEST(LintCommandTest, CleanOperatorExitsZeroWithSummary) {
@@ -36,20 +37,20 @@ TEST(LintCommandTest, ErrorsPrintFileLineColumnRuleAndExitOne) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.out, HasSubstr("k.cpp:4:14: error: label \"Bad_Label\" must be lowercase words"));
   EXPECT_THAT(r.out, HasSubstr("[label-style]\n"));
-  EXPECT_THAT(r.out, HasSubstr("optrace lint: 2 error(s), 0 warning(s)"));
+  EXPECT_THAT(r.out, HasSubstr("optrace lint: 2 error(s), 1 warning(s)"));
 }
 
 TEST(LintCommandTest, WarningsExitZeroUnlessStrict) {
   TempTree t;
   t.Write("op_kernel/op.cpp",
           "#include \"optrace/trace.h\"\n"
-          "extern \"C\" __global__ void op() {\n"
+          "extern \"C\" __global__ void op(GM_ADDR prof) {\n  OPTRACE_KERNEL_BEGIN();\n"
           "  MoeTracing(TRACE_POINT(\"processing\", \"B\"));\n"
           "  if ASCEND_IS_AIV {\n    MoeTracing(TRACE_POINT(\"v\", \"B\"));\n    MoeTracing(TRACE_POINT(\"v\", \"E\"));\n  }\n"
-          "  MoeTracing(TRACE_POINT(\"processing\", \"E\"));\n}\n");
+          "  MoeTracing(TRACE_POINT(\"processing\", \"E\"));\n  OPTRACE_KERNEL_END(prof);\n}\n");
   auto r = RunCli({"lint", t.path()});
   EXPECT_EQ(r.exit_code, 0) << r.out;
-  EXPECT_THAT(r.out, HasSubstr("warning: 1 distinct label(s) reachable on AIC paths; expected 10 to 30"));
+  EXPECT_THAT(r.out, HasSubstr("warning: 2 distinct label(s) reachable on AIV paths; expected 10 to 30"));
   EXPECT_EQ(RunCli({"lint", "--strict", t.path()}).exit_code, 1);
 }
 
@@ -60,10 +61,12 @@ TEST(LintCommandTest, JsonHasSchemaSummaryDensityAndDiagnostics) {
   auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["schema_version"], 1);
   EXPECT_EQ(j["summary"]["errors"], 2);
-  ASSERT_EQ(j["diagnostics"].size(), 2u);
-  EXPECT_EQ(j["diagnostics"][0]["rule"], "label-style");
-  EXPECT_EQ(j["diagnostics"][0]["line"], 4);
-  EXPECT_EQ(j["diagnostics"][0]["column"], 14);
+  EXPECT_EQ(j["summary"]["warnings"], 1);
+  ASSERT_EQ(j["diagnostics"].size(), 3u);
+  EXPECT_EQ(j["diagnostics"][0]["rule"], "density-aiv");
+  EXPECT_EQ(j["diagnostics"][1]["rule"], "label-style");
+  EXPECT_EQ(j["diagnostics"][1]["line"], 4);
+  EXPECT_EQ(j["diagnostics"][1]["column"], 14);
   EXPECT_EQ(j["density"]["split"], false);
 }
 
@@ -74,8 +77,8 @@ TEST(LintCommandTest, SarifIsVersion210WithRulesAndLocations) {
   EXPECT_EQ(j["version"], "2.1.0");
   const auto& run = j["runs"][0];
   EXPECT_EQ(run["tool"]["driver"]["name"], "optrace-lint");
-  EXPECT_EQ(run["tool"]["driver"]["rules"].size(), 26u);
-  const auto& res = run["results"][0];
+  EXPECT_EQ(run["tool"]["driver"]["rules"].size(), 31u);
+  const auto& res = run["results"][1];
   EXPECT_EQ(res["ruleId"], "label-style");
   EXPECT_EQ(res["level"], "error");
   EXPECT_EQ(run["tool"]["driver"]["rules"][res["ruleIndex"].get<size_t>()]["id"], "label-style");

@@ -223,5 +223,41 @@ TEST(SampleRulesTest, ProcessArgsAreCheckedAndNonPathArgumentsIgnored) {
               ElementsAre("sample-path-resolve@op_sample.py:2"));
 }
 
+std::vector<std::string> LintSample(const std::string& py) {
+  return LintFiles({{"op_host/op.cpp", OpDef()}, {"op_host/op_infer.cpp", kInfer},
+                    {"pybind/op.cpp", Pybind("x, y, profiling", "std::make_tuple(y, profiling)")},
+                    {"examples/op_sample.py", py}},
+                   true);
+}
+
+TEST(SampleRulesTest, SampleTakingEveryOutputAndSavingProfilingIsClean) {
+  EXPECT_THAT(LintSample("def run(x, out):\n    y, prof = torch.ops.custom.op(x)\n"
+                         "    torch.npu.synchronize()\n    save_profiling_data(prof, 0, out)\n"),
+              IsEmpty());
+}
+
+TEST(SampleRulesTest, UnpackingTheOutputsOfBeforeInstrumentationIsSampleOutput) {
+  EXPECT_THAT(LintSample("def run(x, out):\n    y, = torch.ops.custom.op(x)\n"
+                         "    torch.npu.synchronize()\n    save_profiling_data(None, 0, out)\n"),
+              ElementsAre("sample-output@examples/op_sample.py:2"));
+}
+
+TEST(SampleRulesTest, CallingTheOperatorWithoutEverSavingIsSampleOutput) {
+  LintReport r;
+  EXPECT_THAT(LintFiles({{"op_host/op.cpp", OpDef()}, {"op_host/op_infer.cpp", kInfer},
+                         {"pybind/op.cpp", Pybind("x, y, profiling", "std::make_tuple(y, profiling)")},
+                         {"examples/op_sample.py", "import torch_npu\ndef run(x):\n    return torch_npu.npu_op(x)\n"}},
+                        true, &r),
+              ElementsAre("sample-output@examples/op_sample.py:3"));
+  EXPECT_THAT(r.diagnostics.at(0).message, ::testing::HasSubstr("never saves its \"profiling_data\" output"));
+}
+
+TEST(SampleRulesTest, OtherOperatorsAndStarredTargetsAreNotSampleOutput) {
+  EXPECT_THAT(LintSample("def run(x, out):\n    a, b, c = torch.ops.custom.other_op(x)\n"
+                         "    *ys, prof = torch.ops.custom.op(x)\n"
+                         "    torch.npu.synchronize()\n    save_profiling_data(prof, 0, out)\n"),
+              IsEmpty());
+}
+
 }  // namespace
 }  // namespace optrace::source

@@ -160,7 +160,9 @@ TEST(CoverageRulesTest, EntryThatNeverSetsUpTheBufferIsEntryBuffer) {
                         false, &r),
               ElementsAre("entry-buffer@k.cu:2"));
   for (const Diagnostic& d : r.diagnostics)
-    if (d.rule == "entry-buffer") EXPECT_THAT(d.message, ::testing::HasSubstr("never sets up the per-core buffer"));
+    if (d.rule == "entry-buffer") {
+      EXPECT_THAT(d.message, ::testing::HasSubstr("never sets up the per-core buffer"));
+    }
 }
 
 TEST(CoverageRulesTest, EntryThatNeverWritesTheBufferBackIsEntryBuffer) {
