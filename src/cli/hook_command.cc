@@ -1,4 +1,5 @@
-// optrace hook install|verify|remove --script FILE [--after REGEX] [--command CMD] [--optrace PATH] [--dry-run]
+// optrace hook install|verify|remove --script FILE [--after REGEX] [--command CMD] [--optrace PATH] [--modify]
+//              [--sources DIR] [--dry-run]
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -10,6 +11,7 @@
 #include "core/file_io.h"
 #include "source/hook.h"
 #include "source/modify.h"
+#include "source/trace_define.h"
 
 namespace optrace::cli {
 namespace {
@@ -38,6 +40,13 @@ int RunHookCommand(const CommandArgs& args, CommandIo& io) {
   app.add_option("--command", spec.command,
                  "hook body (default: optrace scan <script dir>/op_kernel -o <script dir>/point_map.json)");
   app.add_option("--optrace", spec.optrace_path, "optrace binary the default command runs (default: this one)");
+  app.add_flag("--modify", spec.modify,
+               "the hook also rewrites TRACE_POINT(...) into ids in the compiled copy (scan --modify); chosen by "
+               "itself when the tree's TRACE_POINT is a `0` fallback");
+  std::string sources;
+  app.add_option("--sources", sources,
+                 "operator sources to look for a legacy `#define TRACE_POINT(label, event) 0` in (default: the "
+                 "script's directory)");
   app.add_flag("--dry-run", dry_run, "print the change as a unified diff, write nothing");
   app.add_option("--format", format, "verify output format")->check(CLI::IsMember({"text", "json"}));
   if (auto rc = ParseCommandLine(app, args, io)) return *rc;
@@ -47,18 +56,39 @@ int RunHookCommand(const CommandArgs& args, CommandIo& io) {
   Result<std::string> text = ReadFileToString(path);
   if (!text.ok()) return ReportError("hook", text.status(), io);
 
+  // A legacy tree (seed 000's `#define TRACE_POINT(label, event) 0`) gets ids only from the rewrite:
+  // a hook that just scans would leave every mark 0 in the binary, and no map could match it.
+  std::filesystem::path script_dir = sources.empty() ? path.parent_path() : ResolveAgainstCwd(sources);
+  Result<std::optional<source::RewriteOnlyDefine>> legacy = source::FindRewriteOnlyDefineUnder(script_dir);
+  if (!legacy.ok()) return ReportError("hook", legacy.status(), io);
+  std::string legacy_where =
+      *legacy ? fmt::format("{}:{}", (script_dir / (*legacy)->file).lexically_relative(ResolveAgainstCwd(".")).generic_string(),
+                            (*legacy)->line)
+              : "";
+
   if (action == "verify") {
     source::HookStatus st = source::VerifyHook(*text);
-    bool ok = st.present && st.problem.empty() && st.optrace_found;
+    std::string no_rewrite;
+    if (st.present && st.problem.empty() && *legacy && !st.rewrites) {
+      no_rewrite = fmt::format("{} defines `{}`: ids come only from rewriting the sources, but the hook never "
+                               "rewrites them (every mark would record id 0); reinstall with 'optrace hook install "
+                               "--script {} --modify'",
+                               legacy_where, (*legacy)->text, script);
+    }
+    bool ok = st.present && st.problem.empty() && no_rewrite.empty() && st.optrace_found;
     if (format == "json") {
       nlohmann::json j = {{"schema_version", 1}, {"script", script},         {"present", st.present},
                           {"start_line", st.start_line}, {"end_line", st.end_line}, {"optrace", st.optrace_path},
-                          {"optrace_found", st.optrace_found}, {"problem", st.problem}, {"ok", ok}};
+                          {"optrace_found", st.optrace_found}, {"rewrites", st.rewrites},
+                          {"problem", st.problem.empty() ? no_rewrite : st.problem}, {"ok", ok}};
       io.out << j.dump(2) << "\n";
       return ok ? kExitOk : kExitFindings;
     }
     if (!st.problem.empty()) {
       io.out << fmt::format("{}: hook markers are broken: {}\n", script, st.problem);
+    } else if (!no_rewrite.empty()) {
+      io.out << fmt::format("{}: the hook at lines {}-{} does not rewrite the marks: {}\n", script, st.start_line,
+                            st.end_line, no_rewrite);
     } else if (!st.present) {
       io.out << fmt::format("{}: no hook ({} ... {} absent); run 'optrace hook install --script {}'\n", script,
                             source::kHookStart, source::kHookEnd, script);
@@ -74,6 +104,21 @@ int RunHookCommand(const CommandArgs& args, CommandIo& io) {
     return ok ? kExitOk : kExitFindings;
   }
 
+  bool command_rewrites = spec.command.find("--modify") != std::string::npos ||
+                          spec.command.find("trace_preprocessor") != std::string::npos;
+  if (action == "install" && *legacy && !spec.modify && !command_rewrites) {
+    if (!spec.command.empty()) {
+      io.err << fmt::format("optrace hook: error: {} defines `{}`, so ids exist only after the build rewrites every "
+                            "TRACE_POINT; the --command you gave must do that (add --modify to its optrace scan), "
+                            "or drop --command and pass --modify\n",
+                            legacy_where, (*legacy)->text);
+      return kExitBadInput;
+    }
+    spec.modify = true;
+    io.out << fmt::format("note: {} defines `{}`: ids come only from rewriting the sources, so the hook runs "
+                          "'optrace scan --modify' on the copy the build compiles\n",
+                          legacy_where, (*legacy)->text);
+  }
   Result<std::string> after = action == "install" ? source::InstallHook(*text, script, spec)
                                                   : source::RemoveHook(*text, script);
   if (!after.ok()) return ReportError("hook", after.status(), io);

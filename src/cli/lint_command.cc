@@ -1,4 +1,5 @@
-// optrace lint PATH... [--op DIR] [--entry FILE] [-I DIR] [--strict] [--format text|json|sarif]
+// optrace lint PATH... [--op DIR] [--entry FILE] [-I DIR] [--strict] [--gates [--build-script FILE]]
+//              [--format text|json|sarif]
 #include <fmt/format.h>
 
 #include <ostream>
@@ -13,19 +14,25 @@ int RunLintCommand(const CommandArgs& args, CommandIo& io) {
   CLI::App app{"Check instrumentation and operator binding statically (rule ids: docs/source.md)", "optrace lint"};
   std::vector<std::string> paths, include_dirs;
   std::string op_dir, entry, format = "text", output;
-  bool strict = false, list_rules = false;
+  bool strict = false, list_rules = false, gates = false;
+  std::string build_script;
   app.add_option("PATH", paths, "source files or directories (C/C++/CUDA/AscendC and Python samples)");
   app.add_option("--op", op_dir, "operator project (op_host/, op_kernel/, pybind/, examples/): adds binding rules");
   app.add_option("--entry", entry, "kernel entry file (default: the op_kernel/*.cpp with a __global__ function)");
   app.add_option("-I,--include-dir", include_dirs, "directory searched for #include after the including file's");
   app.add_flag("--strict", strict, "exit 1 on warnings too");
+  app.add_flag("--gates", gates,
+               "judge the delivery gates G1-G5 (satisfied / not satisfied / not checkable statically); exit 1 when "
+               "one is not satisfied");
+  app.add_option("--build-script", build_script,
+                 "with --gates: the team's build script (default: compile*.sh or build*.sh in the --op tree)");
   app.add_option("--format", format, "output format")->check(CLI::IsMember({"text", "json", "sarif"}));
   app.add_flag("--list-rules", list_rules, "print every rule id with its check and fix, then exit");
   if (auto rc = ParseCommandLine(app, args, io)) return *rc;
   if (list_rules) {
     for (const source::LintRule& r : source::AllLintRules()) {
-      io.out << fmt::format("{:<22} {:<8} {:<9} {}\n{:<41} fix: {}\n", r.id, source::SeverityName(r.severity),
-                            r.group, r.summary, "", r.fix);
+      io.out << fmt::format("{:<22} {:<8} {:<9} {} {}\n{:<44} fix: {}\n", r.id, source::SeverityName(r.severity),
+                            r.group, r.gate, r.summary, "", r.fix);
     }
     return kExitOk;
   }
@@ -34,6 +41,12 @@ int RunLintCommand(const CommandArgs& args, CommandIo& io) {
   options.op_dir = op_dir;
   options.entry = entry;
   for (const auto& d : include_dirs) options.include_dirs.emplace_back(d);
+  options.gates = gates;
+  options.build_script = build_script;
+  if (!build_script.empty() && !gates) {
+    io.err << "optrace lint: error: --build-script only applies to --gates\n";
+    return kExitBadInput;
+  }
   Result<source::LintReport> report = source::RunLint(options);
   if (!report.ok()) return ReportError("lint", report.status(), io);
   if (format == "json") {
@@ -45,7 +58,9 @@ int RunLintCommand(const CommandArgs& args, CommandIo& io) {
   }
   size_t errors = report->Count(source::Severity::kError);
   size_t warnings = report->Count(source::Severity::kWarning);
-  return errors > 0 || (strict && warnings > 0) ? kExitFindings : kExitOk;
+  bool gate_failed = false;
+  for (const source::GateVerdict& g : report->gates) gate_failed = gate_failed || g.state == source::GateState::kNotSatisfied;
+  return errors > 0 || gate_failed || (strict && warnings > 0) ? kExitFindings : kExitOk;
 }
 
 }  // namespace optrace::cli

@@ -160,8 +160,12 @@ std::string HookBlock(const HookSpec& spec) {
     std::string bin = spec.optrace_path.empty() ? "optrace" : spec.optrace_path;
     out += fmt::format("OPTRACE=\"${{OPTRACE:-{}}}\"\n", bin);
     out += "OPTRACE_HOOK_DIR=\"$(cd \"$(dirname \"${BASH_SOURCE[0]}\")\" && pwd)\"\n";
-    out += "\"${OPTRACE}\" scan \"${BUILD_DIR:-${OPTRACE_HOOK_DIR}}/op_kernel\" -o \"${BUILD_DIR:-${OPTRACE_HOOK_DIR}}/point_map.json\" "
-           "|| "
+    // --modify: the legacy TRACE_POINT fallback is `0`, so ids exist only once the compiled copy
+    // is rewritten.
+    out += fmt::format("\"${{OPTRACE}}\" scan \"${{BUILD_DIR:-${{OPTRACE_HOOK_DIR}}}}/op_kernel\" -o "
+                       "\"${{BUILD_DIR:-${{OPTRACE_HOOK_DIR}}}}/point_map.json\"{} ",
+                       spec.modify ? " --modify" : "");
+    out += "|| "
            "{ echo \"optrace scan failed: no point_map.json for this build\" >&2; exit 1; }\n";
   }
   out += std::string(kHookEnd) + "\n";
@@ -210,6 +214,7 @@ HookStatus VerifyHook(std::string_view text) {
   std::vector<Line> lines = SplitLines(text);
   int start = -1, end = -1;
   FindMarkers(text, lines, &start, &end, &st.problem);
+  if (!st.problem.empty()) st.start_line = (start >= 0 ? start : end) + 1;  // where the broken marker is
   if (start < 0 || end < 0) return st;
   st.present = true;
   st.start_line = start + 1;
@@ -221,6 +226,10 @@ HookStatus VerifyHook(std::string_view text) {
                               lines[static_cast<size_t>(i)].end - lines[static_cast<size_t>(i)].begin));
     st.body += l + "\n";
     std::smatch m;
+    // scan --modify, or seed 000's trace_preprocessor.py (it always rewrites).
+    if ((l.find("scan") != std::string::npos && l.find("--modify") != std::string::npos) ||
+        l.find("trace_preprocessor") != std::string::npos)
+      st.rewrites = true;
     if (st.optrace_path.empty() && std::regex_search(l, m, kDefault)) st.optrace_path = m.str(1);
     if (st.optrace_path.empty() && std::regex_search(l, m, kWord) && m.str(2).find('$') == std::string::npos) {
       st.optrace_path = m.str(2);

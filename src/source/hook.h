@@ -26,6 +26,7 @@ struct HookSpec {
   std::string after_regex;   // anchor line (ECMAScript regex); empty: the default anchor
   std::string command;       // hook body; empty: scan ${BUILD_DIR:-<script dir>}/op_kernel -> .../point_map.json
   std::string optrace_path;  // the optrace the default command runs (overridable with $OPTRACE)
+  bool modify = false;       // the default command also rewrites TRACE_POINT(...) into ids (scan --modify)
 };
 
 // The hook block (markers included, each line ending in '\n').
@@ -44,6 +45,7 @@ struct HookStatus {
   std::string body;                  // lines between the markers
   std::string optrace_path;          // the optrace the block runs ("" if none recognised)
   bool optrace_found = false;        // that file exists and is executable (bare names: on $PATH)
+  bool rewrites = false;             // the block rewrites marks into ids (scan --modify, trace_preprocessor)
   std::string problem;               // unbalanced markers etc. ("" when fine)
 };
 

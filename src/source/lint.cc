@@ -159,6 +159,7 @@ Result<LintReport> RunLint(const LintOptions& options) {
   ctx.sources = &set;
   ctx.op_dir = options.op_dir.empty() ? fs::path() : set.Normalize(options.op_dir);
   ctx.include_dirs = options.include_dirs;
+  ctx.gates = options.gates;
   std::set<const SourceFile*> chosen;
   for (const fs::path& r : roots) {
     OPTRACE_ASSIGN_OR_RETURN(std::vector<fs::path> list, ListSourceFiles(r));
@@ -218,6 +219,7 @@ Result<LintReport> RunLint(const LintOptions& options) {
   if (ctx.tree) CheckCallGraph(ctx);
   if (!ctx.op_dir.empty()) CheckBinding(ctx);
   CheckSamples(ctx);
+  CheckHook(ctx, options.build_script);
 
   // In-source suppressions.
   std::map<std::string, std::string> python_texts;
@@ -238,6 +240,7 @@ Result<LintReport> RunLint(const LintOptions& options) {
   }
   SortDiagnostics(&kept);
   report.diagnostics = std::move(kept);
+  if (options.gates) report.gates = JudgeGates(report.diagnostics, ctx.facts, !ctx.op_dir.empty());
   report.files_checked = ctx.files.size() + ctx.python_files.size();
   for (const SourceFile* f : ctx.files) {
     report.lines_checked += static_cast<size_t>(f->lex.line_count);

@@ -25,9 +25,10 @@ namespace optrace::source {
 struct LintRule {
   const char* id;
   Severity severity;
-  const char* group;    // labels, coverage, compile, binding, sample
+  const char* group;    // hook, labels, coverage, compile, binding, sample
   const char* summary;  // what it checks
   const char* fix;      // one line: how to fix a finding
+  const char* gate = "";  // G1..G5: the seed's delivery gate a finding breaks
 };
 
 // Every rule, in documentation order. Ids are stable.
@@ -42,6 +43,19 @@ struct LintOptions {
   std::filesystem::path op_dir;              // operator project: op_host/ op_kernel/ pybind/ examples/ ...
   std::filesystem::path entry;               // kernel entry file; default: found in op_kernel/ or paths
   std::vector<std::filesystem::path> include_dirs;
+  bool gates = false;                        // judge the seed's delivery gates G1-G5 (LintReport::gates)
+  std::filesystem::path build_script;        // the team's build script; default: compile*.sh/build*.sh in op_dir
+};
+
+enum class GateState { kSatisfied, kNotSatisfied, kNotCheckable };
+const char* GateStateName(GateState s);  // "satisfied", "not satisfied", "not checkable statically"
+
+struct GateVerdict {
+  std::string id;      // G1..G5
+  std::string title;   // "build hook", "output binding", ...
+  GateState state = GateState::kNotCheckable;
+  std::string reason;  // one line: why, and what to do next
+  std::vector<size_t> findings;  // indices into LintReport::diagnostics
 };
 
 struct CoreDensity {
@@ -58,6 +72,7 @@ struct LintReport {
   size_t lines_checked = 0;
   size_t trace_points = 0;
   CoreDensity density;
+  std::vector<GateVerdict> gates;  // G1..G5 with LintOptions::gates, else empty
 
   size_t Count(Severity s) const;
 };
@@ -68,5 +83,7 @@ Result<LintReport> RunLint(const LintOptions& options);
 std::string FormatLintText(const LintReport& report);
 std::string FormatLintJson(const LintReport& report);
 std::string FormatLintSarif(const LintReport& report);
+// The gate of a rule id ("" for unknown ids).
+std::string_view GateOfRule(std::string_view rule);
 
 }  // namespace optrace::source

@@ -22,6 +22,19 @@ class CodeIndex;
 class CallGraph;
 }  // namespace index
 
+// What the gate verdicts need beyond the findings.
+struct GateFacts {
+  std::vector<std::string> build_scripts;  // relative to the root
+  bool hooked = false;                     // one of them has a hook block
+  std::string rewrite_only;                // "file:line `#define ...`" of a `0` TRACE_POINT fallback
+  std::vector<std::string> binding_checked;  // G2 layers found in the tree: OpDef, infer, __global__, ...
+  std::vector<std::string> binding_missing;
+  bool profiling_output = false;             // an OpDef output or a __global__ parameter carries the buffer  // ... and expected but absent (a torch adapter kept elsewhere)
+  size_t samples = 0;                      // Python files linted
+  size_t saving_samples = 0;               // ... that call save_profiling_data
+  size_t spawning_samples = 0;             // ... that hand arguments to spawned workers
+};
+
 struct LintContext {
   LintContext();
   ~LintContext();
@@ -35,6 +48,8 @@ struct LintContext {
   std::vector<std::filesystem::path> python_files;
   std::vector<std::filesystem::path> include_dirs;
   std::vector<Diagnostic> diagnostics;
+  bool gates = false;  // --gates: also report what only a delivery verdict needs (a missing hook)
+  GateFacts facts;
 
   const CodeStructure& Structure(const SourceFile* f);
   // The code index over every entry's include tree, and the call graph of each kernel defined in
@@ -57,5 +72,8 @@ void CheckCoverage(LintContext& ctx, CoreDensity* density);  // coverage-file de
 void CheckBinding(LintContext& ctx);        // binding-*
 void CheckSamples(LintContext& ctx);        // sample-*
 void CheckCallGraph(LintContext& ctx);      // root-label across calls, index-group-loop, entry-buffer
+void CheckHook(LintContext& ctx, const std::filesystem::path& build_script);  // hook-*
+// G1..G5 from the findings (already filtered and sorted) and the facts.
+std::vector<GateVerdict> JudgeGates(const std::vector<Diagnostic>& diagnostics, const GateFacts& facts, bool op);
 
 }  // namespace optrace::source

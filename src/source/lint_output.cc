@@ -30,6 +30,21 @@ std::string FormatLintText(const LintReport& r) {
   out += fmt::format("optrace lint: {} error(s), {} warning(s) in {} file(s), {} trace point(s){}{}\n", errors,
                      warnings, r.files_checked, r.trace_points,
                      r.entry.empty() ? "" : fmt::format("; entry {}", r.entry), DensityLine(r));
+  if (r.gates.empty()) return out;
+  size_t counts[3] = {0, 0, 0};
+  out += "gates:\n";
+  for (const GateVerdict& g : r.gates) {
+    ++counts[static_cast<int>(g.state)];
+    out += fmt::format("  {} {:<15} {:<25} {}\n", g.id, g.title, GateStateName(g.state), g.reason);
+    for (size_t i : g.findings) {
+      const Diagnostic& d = r.diagnostics[i];
+      out += fmt::format("       {}{}: {} [{}]\n", d.file, d.line > 0 ? fmt::format(":{}", d.line) : "",
+                         SeverityName(d.severity), d.rule);
+    }
+  }
+  out += fmt::format("optrace lint --gates: {} satisfied, {} not satisfied, {} not checkable statically\n",
+                     counts[static_cast<int>(GateState::kSatisfied)], counts[static_cast<int>(GateState::kNotSatisfied)],
+                     counts[static_cast<int>(GateState::kNotCheckable)]);
   return out;
 }
 
@@ -54,7 +69,15 @@ std::string FormatLintJson(const LintReport& r) {
   j["diagnostics"] = json::array();
   for (const Diagnostic& d : r.diagnostics) {
     j["diagnostics"].push_back({{"file", d.file}, {"line", d.line}, {"column", d.column},
-                                {"severity", SeverityName(d.severity)}, {"rule", d.rule}, {"message", d.message}});
+                                {"severity", SeverityName(d.severity)}, {"rule", d.rule},
+                                {"gate", GateOfRule(d.rule)}, {"message", d.message}});
+  }
+  if (!r.gates.empty()) {
+    j["gates"] = json::array();
+    for (const GateVerdict& g : r.gates) {
+      j["gates"].push_back({{"id", g.id}, {"title", g.title}, {"state", GateStateName(g.state)},
+                            {"reason", g.reason}, {"findings", g.findings}});
+    }
   }
   return j.dump(2) + "\n";
 }
@@ -69,7 +92,7 @@ std::string FormatLintSarif(const LintReport& r) {
                      {"shortDescription", {{"text", rule.summary}}},
                      {"help", {{"text", rule.fix}}},
                      {"defaultConfiguration", {{"level", rule.severity == Severity::kError ? "error" : "warning"}}},
-                     {"properties", {{"group", rule.group}}}});
+                     {"properties", {{"group", rule.group}, {"gate", rule.gate}}}});
   }
   json results = json::array();
   for (const Diagnostic& d : r.diagnostics) {
@@ -86,7 +109,8 @@ std::string FormatLintSarif(const LintReport& r) {
                              : d.severity == Severity::kWarning ? "warning"
                                                                 : "note"},
                    {"message", {{"text", d.message}}},
-                   {"locations", json::array({location})}};
+                   {"locations", json::array({location})},
+                   {"properties", {{"gate", GateOfRule(d.rule)}}}};
     if (auto it = rule_index.find(d.rule); it != rule_index.end()) result["ruleIndex"] = it->second;
     results.push_back(std::move(result));
   }
@@ -98,6 +122,12 @@ std::string FormatLintSarif(const LintReport& r) {
                   {"rules", rules}}}}},
               {"originalUriBaseIds", {{"SRCROOT", {{"uri", "file://" + r.root + "/"}}}}},
               {"results", results}};
+  if (!r.gates.empty()) {
+    json gates = json::array();
+    for (const GateVerdict& g : r.gates)
+      gates.push_back({{"id", g.id}, {"title", g.title}, {"state", GateStateName(g.state)}, {"reason", g.reason}});
+    run["properties"] = {{"gates", gates}};
+  }
   json doc = {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
               {"version", "2.1.0"},
               {"runs", json::array({run})}};

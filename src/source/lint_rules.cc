@@ -4,7 +4,14 @@
 namespace optrace::source {
 
 const std::vector<LintRule>& AllLintRules() {
-  static const std::vector<LintRule> kRules = {
+  static const std::vector<LintRule> kRules = [] {
+    std::vector<LintRule> rules = {
+      {"hook-installed", Severity::kError, "hook",
+       "the operator's build script runs the point-map hook (checked with --gates)",
+       "optrace hook install --script <build script>"},
+      {"hook-modify", Severity::kError, "hook",
+       "a tree whose TRACE_POINT is a `0` fallback has a hook that rewrites the marks into ids (scan --modify)",
+       "optrace hook install --script <build script> --modify (reinstalling replaces the block)"},
       {"label-style", Severity::kError, "labels", "labels are lowercase words (a-z, 0-9, '-') separated by single spaces",
        "rename the label, e.g. \"Dispatch_Send\" -> \"dispatch-send\""},
       {"event-type", Severity::kError, "labels", "the second TRACE_POINT argument is \"B\" or \"E\"",
@@ -77,7 +84,15 @@ const std::vector<LintRule>& AllLintRules() {
       {"sample-path-resolve", Severity::kError, "sample",
        "path-like arguments handed to spawn (args=...) come from variables last assigned through .expanduser().resolve()",
        "resolve the path in the parent process before multiprocessing.spawn"},
-  };
+    };
+    // The seed's delivery gates: G1 build hook, G2 output binding, G3 full build (labels,
+    // compile safety and coverage are its static pre-checks), G4 sample, G5 paths.
+    for (LintRule& r : rules) {
+      std::string_view g = r.group, id = r.id;
+      r.gate = g == "hook" ? "G1" : g == "binding" ? "G2" : g == "sample" ? (id == "sample-path-resolve" ? "G5" : "G4") : "G3";
+    }
+    return rules;
+  }();
   return kRules;
 }
 

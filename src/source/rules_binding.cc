@@ -52,11 +52,13 @@ class BindingChecker {
       std::string_view rel = f->rel;
       std::string_view name = rel.substr(rel.rfind('/') == std::string_view::npos ? 0 : rel.rfind('/') + 1);
       if (StartsWith(rel, "op_host/")) host_.push_back(f);
-      if (StartsWith(name, "aclnn_") && !StartsWith(rel, "op_kernel/")) aclnn_.push_back(f);
-      // Torch adapters anywhere in the tree (pybind/, <op>_torch_adpt.h at the root, csrc/...).
+      bool aclnn = StartsWith(name, "aclnn_") && !StartsWith(rel, "op_kernel/");
+      if (aclnn) aclnn_.push_back(f);
+      // Torch adapters anywhere in the tree (pybind/, <op>_torch_adpt.h at the root, csrc/...);
+      // an aclnn_*.cpp calls aclnnInner*GetWorkspaceSize itself and is the aclnn layer, not an adapter.
       bool kernel_or_host = StartsWith(rel, "op_kernel/") || rel.find("/op_kernel/") != std::string_view::npos ||
                             StartsWith(rel, "op_host/") || rel.find("/op_host/") != std::string_view::npos;
-      if (!kernel_or_host && CallsAdapter(*f)) pybind_.push_back(f);
+      if (!kernel_or_host && !aclnn && CallsAdapter(*f)) pybind_.push_back(f);
     }
   }
 
@@ -70,6 +72,7 @@ class BindingChecker {
 
   void Run() {
     def_ = ParseOpDef(host_);
+    RecordLayers();
     SecondProfilingOp();
     if (ctx_.tree) CheckInitOrder();
     if (def_.outputs.empty()) {
@@ -99,6 +102,24 @@ class BindingChecker {
   }
 
  private:
+  // Which G2 layers the tree holds (for the gate verdict).
+  void RecordLayers() {
+    GateFacts& f = ctx_.facts;
+    auto layer = [&](bool found, const char* name, bool needed) {
+      if (found) f.binding_checked.push_back(name);
+      else if (needed) f.binding_missing.push_back(name);
+    };
+    bool opdef = !def_.outputs.empty();
+    layer(opdef, "OpDef", false);
+    layer(opdef && InferRegistered(), "infer", false);  // binding-unchecked reports a missing one
+    layer(!ctx_.Graphs().empty(), "__global__", opdef);
+    layer(!aclnn_.empty(), "hand-written aclnn", false);
+    layer(!pybind_.empty(), "torch adapter", opdef);
+    f.profiling_output = def_.profiling >= 0;
+    for (const index::CallGraph& g : ctx_.Graphs())
+      for (const index::Param& p : g.root().inst.fn->params) f.profiling_output = f.profiling_output || IsProfilingName(p.name);
+  }
+
   // Index argument of a call like GetOutputShape(1) / GetOutputShape(kProfilingIndex).
   long IndexValue(const std::vector<Token>& t, std::pair<size_t, size_t> r, const std::map<std::string, long>& k) {
     if (r.second != r.first + 1) return -1;
@@ -559,6 +580,7 @@ class BindingChecker {
                                   kernel, JoinTokens(t, r.first, r.second), prof + 1));
       }
     }
+    if (launched) ctx_.facts.binding_checked.push_back("launch");
     if (!launched && !kernels.empty()) {
       const index::FunctionDef& k = *ctx_.Graphs().front().root().inst.fn;
       ctx_.Report(k.file, k.line, k.column, "binding-unchecked",

@@ -302,6 +302,19 @@ void CheckSamples(LintContext& ctx) {
       continue;
     }
     CheckFile(ctx, ctx.sources->Relative(path), *text);
+    std::string code = BlankStringsAndComments(*text);
+    static const std::regex kSaveCall(R"((^|[^A-Za-z0-9_.])save_profiling_data\s*\()");
+    static const std::regex kSpawnCall(R"(\b(spawn|start_processes|Process)\s*\()");
+    bool saves = false;
+    for (auto m = std::sregex_iterator(code.begin(), code.end(), kSaveCall); m != std::sregex_iterator() && !saves; ++m) {
+      size_t at = static_cast<size_t>(m->position(0));
+      size_t ls = code.rfind('\n', at) == std::string::npos ? 0 : code.rfind('\n', at) + 1;
+      std::string head = code.substr(ls, at - ls);
+      saves = head.find("def ") == std::string::npos && head.find("import") == std::string::npos;
+    }
+    ++ctx.facts.samples;
+    ctx.facts.saving_samples += saves;
+    ctx.facts.spawning_samples += std::regex_search(code, kSpawnCall);
     if (!outputs.op.empty()) CheckOutputs(ctx, ctx.sources->Relative(path), *text, outputs);
   }
 }

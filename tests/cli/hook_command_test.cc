@@ -100,5 +100,47 @@ TEST(HookCommandTest, InstalledBlockProducesThePointMapWhenTheScriptRuns) {
   EXPECT_EQ(map->points.size(), 1u);
 }
 
+// Seed 000's legacy base header: TRACE_POINT is a constant until the build rewrites the marks.
+constexpr const char* kLegacyBase =
+    "#ifndef TRACE_POINT\n#define TRACE_POINT(label, event) 0\n#endif\n";
+
+TEST(HookCommandTest, InstallInALegacyTreeAddsModifyAndSaysWhy) {
+  TempTree t;
+  t.Write("compile_ascend_proj.sh", RealScript());
+  t.Write("op_kernel/op_base.h", kLegacyBase);
+  auto r = RunCli({"hook", "install", "--script", t.path("compile_ascend_proj.sh"), "--optrace", OPTRACE_BINARY});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("op_kernel/op_base.h:2 defines `#define TRACE_POINT(label, event) 0`"));
+  EXPECT_THAT(t.Read("compile_ascend_proj.sh"), HasSubstr(" --modify"));
+  auto verify = RunCli({"hook", "verify", "--script", t.path("compile_ascend_proj.sh")});
+  EXPECT_EQ(verify.exit_code, 0) << verify.out;
+}
+
+TEST(HookCommandTest, CommandThatDoesNotRewriteIsRefusedInALegacyTree) {
+  TempTree t;
+  t.Write("c.sh", RealScript());
+  t.Write("op_kernel/op_base.h", kLegacyBase);
+  auto r = RunCli({"hook", "install", "--script", t.path("c.sh"), "--command", "optrace scan op_kernel"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("add --modify to its optrace scan"));
+  EXPECT_EQ(t.Read("c.sh"), RealScript());
+  auto ok = RunCli({"hook", "install", "--script", t.path("c.sh"), "--command", "optrace scan --modify op_kernel"});
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+}
+
+TEST(HookCommandTest, VerifySaysAScanOnlyHookDoesNotRewriteALegacyTree) {
+  TempTree t;
+  t.Write("c.sh", RealScript());
+  ASSERT_EQ(RunCli({"hook", "install", "--script", t.path("c.sh"), "--optrace", OPTRACE_BINARY}).exit_code, 0);
+  t.Write("op_kernel/op_base.h", kLegacyBase);  // the legacy define arrives after the hook
+  auto r = RunCli({"hook", "verify", "--script", t.path("c.sh")});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.out, HasSubstr("does not rewrite the marks"));
+  EXPECT_THAT(r.out, HasSubstr("--modify"));
+  auto fix = RunCli({"hook", "install", "--script", t.path("c.sh"), "--optrace", OPTRACE_BINARY});
+  ASSERT_EQ(fix.exit_code, 0) << fix.err;
+  EXPECT_EQ(RunCli({"hook", "verify", "--script", t.path("c.sh")}).exit_code, 0);
+}
+
 }  // namespace
 }  // namespace optrace

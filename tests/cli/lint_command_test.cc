@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "source/lint.h"
 #include "testing/cli_runner.h"
 #include "testing/temp_tree.h"
 
@@ -77,7 +78,8 @@ TEST(LintCommandTest, SarifIsVersion210WithRulesAndLocations) {
   EXPECT_EQ(j["version"], "2.1.0");
   const auto& run = j["runs"][0];
   EXPECT_EQ(run["tool"]["driver"]["name"], "optrace-lint");
-  EXPECT_EQ(run["tool"]["driver"]["rules"].size(), 31u);
+  EXPECT_EQ(run["tool"]["driver"]["rules"].size(), source::AllLintRules().size());
+  EXPECT_TRUE(run["tool"]["driver"]["rules"][0]["properties"].contains("gate"));
   const auto& res = run["results"][1];
   EXPECT_EQ(res["ruleId"], "label-style");
   EXPECT_EQ(res["level"], "error");
@@ -116,6 +118,48 @@ TEST(LintCommandTest, MissingEntryFileExitsTwo) {
   auto r = RunCli({"lint", t.path(), "--entry", t.path("nope.cpp")});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.err, HasSubstr("nope.cpp"));
+}
+
+TEST(LintCommandTest, GatesWithoutAHookExitOneNamingG1) {
+  TempTree t;
+  std::filesystem::copy(kCorpus, t.path(), std::filesystem::copy_options::recursive);
+  auto r = RunCli({"lint", "--op", t.path(), "--gates"});
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("G1 build hook      not satisfied"));
+  EXPECT_THAT(r.out, HasSubstr("compile_ascend_proj.sh:1: error [hook-installed]"));
+  EXPECT_THAT(r.out, HasSubstr("G3 full build      not checkable statically"));
+  EXPECT_THAT(r.out, HasSubstr("optrace lint --gates: 3 satisfied, 1 not satisfied, 1 not checkable statically"));
+}
+
+TEST(LintCommandTest, GatesPassOnceTheHookIsInstalled) {
+  TempTree t;
+  std::filesystem::copy(kCorpus, t.path(), std::filesystem::copy_options::recursive);
+  ASSERT_EQ(RunCli({"hook", "install", "--script", t.path("compile_ascend_proj.sh"), "--optrace", OPTRACE_BINARY})
+                .exit_code,
+            0);
+  auto r = RunCli({"lint", "--op", t.path(), "--gates"});
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("4 satisfied, 0 not satisfied, 1 not checkable statically"));
+  auto j = nlohmann::json::parse(RunCli({"lint", "--op", t.path(), "--gates", "--format", "json"}).out);
+  ASSERT_EQ(j["gates"].size(), 5u);
+  EXPECT_EQ(j["gates"][0]["id"], "G1");
+  EXPECT_EQ(j["gates"][0]["state"], "satisfied");
+  EXPECT_EQ(j["gates"][2]["state"], "not checkable statically");
+}
+
+TEST(LintCommandTest, JsonAndSarifCarryTheGateOfEveryFinding) {
+  TempTree t({{"k.cpp", kBad}});
+  auto j = nlohmann::json::parse(RunCli({"lint", t.path(), "--format", "json"}).out);
+  for (const auto& d : j["diagnostics"]) EXPECT_EQ(d["gate"], source::GateOfRule(d["rule"].get<std::string>()));
+  auto s = nlohmann::json::parse(RunCli({"lint", t.path(), "--format", "sarif"}).out);
+  for (const auto& res : s["runs"][0]["results"])
+    EXPECT_EQ(res["properties"]["gate"], source::GateOfRule(res["ruleId"].get<std::string>()));
+}
+
+TEST(LintCommandTest, BuildScriptWithoutGatesIsAUsageError) {
+  auto r = RunCli({"lint", "--op", kCorpus, "--build-script", kCorpus + "/compile_ascend_proj.sh"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--gates"));
 }
 
 }  // namespace

@@ -105,5 +105,19 @@ TEST(HookTest, VerifyFindsBlockAndItsOptrace) {
   EXPECT_FALSE(VerifyHook(kScript).present);
 }
 
+TEST(HookTest, ModifyBlockRewritesAndVerifySeesIt) {
+  HookSpec s = Spec();
+  s.modify = true;
+  EXPECT_THAT(HookBlock(s), HasSubstr("/point_map.json\" --modify ||"));
+  EXPECT_TRUE(VerifyHook(*InstallHook(kScript, "c.sh", s)).rewrites);
+  EXPECT_FALSE(VerifyHook(*InstallHook(kScript, "c.sh", Spec())).rewrites);
+}
+
+TEST(HookTest, SeedPreprocessorBlockCountsAsRewriting) {
+  HookSpec s = Spec();
+  s.command = "python3 \"${SCRIPT_DIR}/trace_preprocessor.py\" --src op_kernel";
+  EXPECT_TRUE(VerifyHook(*InstallHook(kScript, "c.sh", s)).rewrites);
+}
+
 }  // namespace
 }  // namespace optrace::source

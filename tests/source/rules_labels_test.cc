@@ -155,7 +155,9 @@ TEST(LabelRulesTest, BreakLeavingARangeOfTheLoopBodyOpenIsEarlyReturn) {
               ElementsAre("early-return@k.cpp:6"));
   ASSERT_EQ(r.Count(Severity::kError), 1u);
   for (const Diagnostic& d : r.diagnostics)
-    if (d.rule == "early-return") EXPECT_NE(d.message.find("break leaves \"step\""), std::string::npos) << d.message;
+    if (d.rule == "early-return") {
+      EXPECT_NE(d.message.find("break leaves \"step\""), std::string::npos) << d.message;
+    }
 }
 
 TEST(LabelRulesTest, ContinueLeavingARangeOfTheLoopBodyOpenIsEarlyReturn) {
