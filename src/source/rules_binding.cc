@@ -74,7 +74,14 @@ class BindingChecker {
     def_ = ParseOpDef(host_);
     RecordLayers();
     SecondProfilingOp();
+    CheckLayers();
+    // After the kernel signature: a kernel whose own order is wrong is reported once, not again
+    // for every Init that follows its old order.
     if (ctx_.tree) CheckInitOrder();
+  }
+
+ private:
+  void CheckLayers() {
     if (def_.outputs.empty()) {
       // No OpDef: a kernel launched directly (<<<>>>, ACLRT_LAUNCH_KERNEL, EXEC_KERNEL_CMD).
       CheckDirectLaunch();
@@ -101,7 +108,6 @@ class BindingChecker {
     CheckAclnn();
   }
 
- private:
   // Which G2 layers the tree holds (for the gate verdict).
   void RecordLayers() {
     GateFacts& f = ctx_.facts;
@@ -233,9 +239,19 @@ class BindingChecker {
     const auto& t = f->lex.tokens;
     for (size_t i = fn.head_begin; i < fn.head_end; ++i) {
       if (t[i].kind != TokenKind::kIdentifier || !(i + 1 == fn.head_end || t[i + 1].Is(","))) continue;
-      std::string n = Normalize(t[i].text);
-      for (size_t k = 0; k < def_.outputs.size(); ++k)
-        if (Normalize(def_.outputs[k].name) == n) out.push_back({static_cast<int>(k), &t[i]});
+      // Kernels often suffix outputs: recvX, dynamicScalesOut, yGm for recv_x, dynamic_scales, y.
+      std::string n = Normalize(t[i].text), bare = n;
+      for (std::string_view suffix : {"output", "out", "gm", "addr"})
+        if (bare.size() > suffix.size() + 1 && bare.ends_with(suffix)) {
+          bare.resize(bare.size() - suffix.size());
+          break;
+        }
+      int match = -1;
+      for (size_t k = 0; k < def_.outputs.size() && match < 0; ++k)
+        if (Normalize(def_.outputs[k].name) == n) match = static_cast<int>(k);
+      for (size_t k = 0; k < def_.outputs.size() && match < 0; ++k)
+        if (Normalize(def_.outputs[k].name) == bare) match = static_cast<int>(k);
+      if (match >= 0) out.push_back({match, &t[i]});
     }
     return out;
   }
@@ -257,6 +273,7 @@ class BindingChecker {
       ctx_.Report(f, at->line, at->column, rule,
                   fmt::format("{} {}() lists \"{}\" after \"{}\"; the OpDef order is {} with profiling last", what,
                               fn.name, at->text, params[k - 1].second->text, OutputList()));
+      misordered_.insert(fn.name);
       return;
     }
   }
@@ -462,12 +479,14 @@ class BindingChecker {
     const index::CodeIndex& idx = ctx_.Index();
     for (const index::CallGraph& g : ctx_.Graphs()) {
       const index::FunctionDef& k = *g.root().inst.fn;
+      if (misordered_.count(k.name)) continue;
       const index::TokenStream& s = *k.stream;
       std::map<std::string, size_t> kparam;
       for (size_t p = 0; p < k.params.size(); ++p) kparam[NormalizeName(k.params[p].name)] = p;
       for (const index::CallSite& c : idx.Body(k).calls) {
         if (c.name != "Init" || c.object.empty()) continue;
         long prev = -1;
+        bool misordered = false;
         std::string prev_name;
         std::vector<std::string> passed(c.args.size());
         for (size_t a = 0; a < c.args.size(); ++a) {
@@ -482,12 +501,15 @@ class BindingChecker {
                         fmt::format("{}.Init passes \"{}\" after \"{}\"; the __global__ {} lists them the other way "
                                     "round; keep Init's GM_ADDRs in the entry's order",
                                     c.object, n, prev_name, k.name));
+            misordered = true;
             break;
           }
           prev = static_cast<long>(it->second);
           prev_name = n;
         }
-        // The definition's parameter at each position should not be named after another GM_ADDR.
+        // The definition's parameter at each position should not be named after another GM_ADDR
+        // (the call in __global__ order, Init's own list swapped); one finding per swap.
+        if (misordered) continue;
         index::Instance inst;
         inst.fn = &k;
         for (const index::CallTarget& t : index::ResolveCall(idx, inst, c)) {
@@ -532,10 +554,16 @@ class BindingChecker {
       for (size_t p = static_cast<size_t>(prof) + 1; p < k.params.size(); ++p) {
         if (k.params[p].type_text.find('*') == std::string::npos && k.params[p].type_text.find("GM_ADDR") == std::string::npos)
           continue;
-        ctx_.Report(at.file, at.line, at.column, "binding-kernel-order",
+        // At the misplaced profiling parameter itself (the signature may span lines).
+        const index::StreamToken* where = &at;
+        for (size_t i = k.params_open; i < k.params_close; ++i)
+          if (k.stream->Text(i) == k.params[static_cast<size_t>(prof)].name) where = &(*k.stream)[i];
+        ctx_.Report(where->file, where->line, where->column, "binding-kernel-order",
                     fmt::format("kernel {}: \"{}\" comes after the profiling parameter \"{}\"; profiling is the last "
                                 "buffer",
                                 k.name, k.params[p].name, k.params[static_cast<size_t>(prof)].name));
+        prof = -1;  // the launches are compared once the kernel itself is right
+        misordered_.insert(k.name);
         break;
       }
       kernels[k.name] = {prof, k.params.size()};
@@ -594,6 +622,7 @@ class BindingChecker {
   LintContext& ctx_;
   std::vector<const SourceFile*> host_, pybind_, aclnn_;
   OpDef def_;
+  std::set<std::string> misordered_;  // kernels reported by binding-kernel-order
 };
 
 }  // namespace

@@ -110,7 +110,10 @@ class GraphRules {
         if (c.name == "DataCacheCleanAndInvalid") clean = true;
       }
     }
-    if (begin && end) return;
+    if (begin && end) {
+      UnwrittenExits(k, body);
+      return;
+    }
     if (ptr && clean) return;
     bool setup = begin || ptr;
     std::string fix = ptr ? "write the buffer back to its GM slot and call DataCacheCleanAndInvalid at the end of the "
@@ -125,6 +128,46 @@ class GraphRules {
                                    : begin ? "never writes it back (no OPTRACE_KERNEL_END)"
                                            : "never writes the buffer back (no DataCacheCleanAndInvalid)",
                             fix));
+  }
+
+  // With OPTRACE_KERNEL_END present, every way out of the entry writes the buffer back: each
+  // `return` has an END before it in its own block, and a body that does not end in a return has
+  // one at its own level (a path that skips it leaves that core's slot all zeros).
+  void UnwrittenExits(const ix::FunctionDef& k, const ix::FunctionBody& body) {
+    const ix::TokenStream& s = *k.stream;
+    std::vector<std::pair<size_t, int>> ends;  // position, control
+    size_t begin = k.body_close;
+    for (const ix::CallSite& c : body.calls) {
+      if (c.name == "OPTRACE_KERNEL_END") ends.push_back({c.pos, c.control});
+      if (c.name == "OPTRACE_KERNEL_BEGIN") begin = std::min(begin, c.pos);
+    }
+    auto written_before = [&](size_t pos, int control) {
+      for (const auto& [at, ctl] : ends)
+        if (at < pos && ctl == control) return true;
+      return false;
+    };
+    bool ends_in_return = false;
+    for (size_t r : body.returns) {
+      if (r < begin) continue;
+      int control = body.ControlAt(r);
+      if (control < 0) {  // a return at the function's own level ends the body when only `;` follows it
+        size_t semi = r;
+        while (semi < k.body_close && !s.Is(semi, ";")) ++semi;
+        ends_in_return = ends_in_return || semi + 1 == k.body_close;
+      }
+      if (written_before(r, control)) continue;
+      ctx_.Report(s[r].file, s[r].line, s[r].column, "entry-buffer",
+                  fmt::format("this return leaves kernel {} without writing the profiling buffer back: the cores "
+                              "that take it record all zeros; call OPTRACE_KERNEL_END(profiling_data) before it",
+                              k.name));
+    }
+    if (!ends_in_return && !written_before(k.body_close, -1)) {
+      ctx_.Report(s[k.body_close].file, s[k.body_close].line, s[k.body_close].column, "entry-buffer",
+                  fmt::format("kernel {} can reach its end without writing the profiling buffer back (its "
+                              "OPTRACE_KERNEL_END calls all sit in branches); call OPTRACE_KERNEL_END(profiling_data) "
+                              "last in the entry",
+                              k.name));
+    }
   }
 
   // Marks in the body of an expert-group / stage loop carry the loop index.

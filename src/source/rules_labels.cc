@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <unordered_map>
 
 #include "optrace/point_id.h"
@@ -44,8 +45,11 @@ struct Open {
 class PairingChecker {
  public:
   PairingChecker(LintContext& ctx, const SourceFile* f) : ctx_(ctx), f_(f), cs_(ctx.Structure(f)) {
-    for (const TraceSite& s : f->traces.sites)
-      if (!s.in_define && (s.event_type == 'B' || s.event_type == 'E')) site_at_[s.token] = &s;
+    for (const TraceSite& s : f->traces.sites) {
+      if (s.in_define) continue;
+      if (s.event_type == 'B' || s.event_type == 'E') site_at_[s.token] = &s;
+      else bad_event_labels_.insert(s.label);  // event-type reports it; its partner is not unpaired
+    }
   }
 
   void Run() {
@@ -177,7 +181,7 @@ class PairingChecker {
       prev_code = i;
     }
     for (const Open& o : stack) {
-      if (o.reported) continue;
+      if (o.reported || bad_event_labels_.count(o.label)) continue;
       ctx_.Report(f_, o.line, o.column, "pairing",
                   fmt::format("\"{}\" B is never closed by an E in {}()", o.label, fn.name.empty() ? "this function"
                                                                                                 : fn.name));
@@ -244,6 +248,7 @@ class PairingChecker {
           return;
         }
       }
+      if (bad_event_labels_.count(s.label)) return;
       ctx_.Report(f_, s.line, s.column, "pairing",
                   fmt::format("\"{}\" E has no open B of the same label before it in this function", s.label));
       return;
@@ -350,6 +355,7 @@ class PairingChecker {
   const CodeStructure& cs_;
   std::unordered_map<size_t, const TraceSite*> site_at_;
   std::map<std::string, std::vector<Open>> conditional_;
+  std::set<std::string> bad_event_labels_;  // labels of marks whose event type is neither B nor E
   std::map<int, PendingIf> pending_if_;  // by if block
 };
 

@@ -45,6 +45,31 @@ TEST(BindingRulesTest, MissingProfilingOutputIsOpdefLast) {
               ElementsAre("binding-opdef-last@op_host/op.cpp:2"));
 }
 
+TEST(BindingRulesTest, KernelOutputsNamedWithAnOutSuffixAreMatchedToTheOpDef) {
+  // dispatch_normal_a2's kernel calls recv_x / expand_idx recvX / expandIdxOut.
+  const char* def =
+      "class Op : public OpDef {\n public:\n  explicit Op(const char* n) : OpDef(n) {\n"
+      "    this->Output(\"recv_x\").ParamType(REQUIRED);\n"
+      "    this->Output(\"expand_idx\").ParamType(REQUIRED);\n"
+      "    this->Output(\"profiling_data\").ParamType(REQUIRED);\n  }\n};\n";
+  EXPECT_THAT(LintFiles({{"op_host/op.cpp", def}, {"op_host/op_infer.cpp", "void f() {}\n"},
+                         {"op_kernel/op.cpp", "extern \"C\" __global__ void op(GM_ADDR recvX,\n"
+                                              "    GM_ADDR profiling_data, GM_ADDR expandIdxOut, GM_ADDR tiling) {}\n"}},
+                        true),
+              ::testing::Contains("binding-kernel-order@op_kernel/op.cpp:2"));
+}
+
+TEST(BindingRulesTest, KernelOrderIsReportedOnceNotAgainForTheInitThatFollowsTheOldOrder) {
+  std::vector<std::string> found =
+      LintFiles({{"op_host/op.cpp", OpDef()}, {"op_host/op_infer.cpp", kInfer},
+                 {"op_kernel/op.cpp", "class K {\n public:\n  void Init(GM_ADDR y, GM_ADDR profiling_data) {}\n};\n"
+                                      "extern \"C\" __global__ void op(GM_ADDR x, GM_ADDR profiling_data, GM_ADDR y,\n"
+                                      "    GM_ADDR tiling) {\n  K op;\n  op.Init(y, profiling_data);\n}\n"}},
+                true);
+  EXPECT_THAT(found, ::testing::Contains("binding-kernel-order@op_kernel/op.cpp:5"));
+  EXPECT_THAT(found, ::testing::Not(::testing::Contains(::testing::StartsWith("binding-init-order"))));
+}
+
 TEST(BindingRulesTest, InferThatSkipsProfilingShapeIsBindingInfer) {
   EXPECT_THAT(LintFiles({{"op_host/op.cpp", OpDef()},
                          {"op_host/op_infer.cpp",

@@ -178,6 +178,40 @@ TEST(CoverageRulesTest, EntryThatNeverWritesTheBufferBackIsEntryBuffer) {
     }
 }
 
+TEST(CoverageRulesTest, ReturnWithoutWriteBackIsEntryBufferAtTheReturn) {
+  // hc_pre's shape: one OPTRACE_KERNEL_END per exit; the early exit lost its own.
+  EXPECT_THAT(LintFiles({{"k.cpp", "#include \"optrace/trace.h\"\n"
+                                   "extern \"C\" __global__ void k(GM_ADDR ws, GM_ADDR p) { OPTRACE_KERNEL_BEGIN();\n"
+                                   "  MoeTracing(TRACE_POINT(\"processing\", \"B\"));\n"
+                                   "  if (ws == nullptr) {\n"
+                                   "    MoeTracing(TRACE_POINT(\"processing\", \"E\"));\n"
+                                   "    return;\n  }\n"
+                                   "  MoeTracing(TRACE_POINT(\"processing\", \"E\"));\n"
+                                   "  OPTRACE_KERNEL_END(p);\n}\n"}}),
+              ElementsAre("entry-buffer@k.cpp:6"));
+}
+
+TEST(CoverageRulesTest, WriteBackOnlyInABranchIsEntryBufferAtTheEnd) {
+  EXPECT_THAT(LintFiles({{"k.cpp", "#include \"optrace/trace.h\"\n"
+                                   "extern \"C\" __global__ void k(int n, GM_ADDR p) { OPTRACE_KERNEL_BEGIN();\n"
+                                   "  MoeTracing(TRACE_POINT(\"processing\", \"B\"));\n"
+                                   "  MoeTracing(TRACE_POINT(\"processing\", \"E\"));\n"
+                                   "  if (n > 0) {\n    OPTRACE_KERNEL_END(p);\n  }\n}\n"}}),
+              ElementsAre("entry-buffer@k.cpp:8"));
+}
+
+TEST(CoverageRulesTest, EveryExitWritingBackIsFine) {
+  EXPECT_THAT(LintFiles({{"k.cpp", "#include \"optrace/trace.h\"\n"
+                                   "extern \"C\" __global__ void k(GM_ADDR ws, GM_ADDR p) { OPTRACE_KERNEL_BEGIN();\n"
+                                   "  MoeTracing(TRACE_POINT(\"processing\", \"B\"));\n"
+                                   "  if (ws == nullptr) {\n"
+                                   "    MoeTracing(TRACE_POINT(\"processing\", \"E\"));\n"
+                                   "    OPTRACE_KERNEL_END(p);\n    return;\n  }\n"
+                                   "  MoeTracing(TRACE_POINT(\"processing\", \"E\"));\n"
+                                   "  OPTRACE_KERNEL_END(p);\n  return;\n}\n"}}),
+              IsEmpty());
+}
+
 TEST(CoverageRulesTest, ProcessingOpenedAgainInACalleeIsRootLabel) {
   LintReport r;
   EXPECT_THAT(LintFiles({{"k.cpp", "#include \"optrace/trace.h\"\n"

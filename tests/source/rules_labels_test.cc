@@ -87,6 +87,12 @@ TEST(LabelRulesTest, SameConditionBranchesMayOpenAndCloseLater) {
               IsEmpty());
 }
 
+TEST(LabelRulesTest, InvalidEventTypeIsReportedOnceNotAsAnUnpairedPartner) {
+  EXPECT_THAT(LintFiles({{"k.cpp", Kernel("  MoeTracing(TRACE_POINT(\"wait\", \"S\"));\n"
+                                          "  MoeTracing(TRACE_POINT(\"wait\", \"E\"));\n")}}),
+              ElementsAre("event-type@k.cpp:4"));
+}
+
 TEST(LabelRulesTest, BranchOpenNeverClosedIsPairing) {
   EXPECT_THAT(LintFiles({{"k.cpp", Kernel("  if (n == 1) {\n    TRACE_POINT(\"up\", \"B\");\n  }\n")}}),
               ElementsAre("pairing@k.cpp:5"));
@@ -95,13 +101,13 @@ TEST(LabelRulesTest, BranchOpenNeverClosedIsPairing) {
 TEST(LabelRulesTest, ReturnWithOpenRangeIsEarlyReturn) {
   EXPECT_THAT(LintFiles({{"k.cpp", Kernel("  TRACE_POINT(\"wait\", \"B\");\n  if (n == 0) return;\n"
                                           "  TRACE_POINT(\"wait\", \"E\");\n")}}),
-              ElementsAre("early-return@k.cpp:5"));
+              ElementsAre("early-return@k.cpp:5", "entry-buffer@k.cpp:5"));  // the return also skips the write-back
 }
 
 TEST(LabelRulesTest, ReturnAfterClosingItsRangesIsFine) {
   EXPECT_THAT(LintFiles({{"k.cpp", Kernel("  TRACE_POINT(\"wait\", \"B\");\n  if (n == 0) {\n"
                                           "    TRACE_POINT(\"wait\", \"E\");\n"
-                                          "    TRACE_POINT(\"processing\", \"E\");\n    return;\n  }\n"
+                                          "    TRACE_POINT(\"processing\", \"E\");\n    OPTRACE_KERNEL_END(prof);\n    return;\n  }\n"
                                           "  TRACE_POINT(\"wait\", \"E\");\n")}}),
               IsEmpty());
 }
