@@ -249,7 +249,8 @@ class Resolver {
     } else if (!specs.empty()) {
       // No template arguments: the primary's default decides; `g_coreType` (the running core)
       // reaches every core specialisation.
-      const std::vector<TemplateParam>* declared = index_.DeclaredTemplate(specs[0].owner.cls, call_.name);
+      // (Looked up under the candidates' name: a functor call `cube()` is recorded as "cube".)
+      const std::vector<TemplateParam>* declared = index_.DeclaredTemplate(specs[0].owner.cls, specs[0].fn->name);
       std::string def = declared && !declared->empty() ? (*declared)[0].default_arg.Str() : "";
       bool runtime = def.empty() || LastComponent(def) == "g_coreType";
       for (const Candidate& c : specs) {

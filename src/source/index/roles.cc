@@ -155,10 +155,22 @@ std::string RoleOfControl(const FunctionBody& body, const TokenStream& s, int co
     std::string w = ids.empty() ? "" : RoleWordOf(ids.front());
     if (!w.empty()) return w;
   }
-  for (const std::string& id : Identifiers(s.Join(c.head_begin, c.head_end))) {
-    if (IsIndexName(id)) continue;
-    std::string w = ComparandWord(id);
-    if (!w.empty()) return w;
+  std::vector<std::string> ids = Identifiers(cond);
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (IsIndexName(ids[i])) continue;
+    std::string w = ComparandWord(ids[i]);
+    if (w.empty()) continue;
+    // A cumulative bound `aivIdx < sendCoreNum + recvCoreNum` adds the last count's cores.
+    std::string last = ids[i];
+    for (size_t j = i + 1; j < ids.size(); ++j) {
+      size_t at = cond.find(last), next = cond.find(ids[j], at == std::string::npos ? 0 : at + last.size());
+      if (at == std::string::npos || next == std::string::npos) break;
+      std::string between = cond.substr(at + last.size(), next - at - last.size());
+      if (between.find_first_not_of(" +") != std::string::npos || between.find('+') == std::string::npos) break;
+      if (std::string x = ComparandWord(ids[j]); !x.empty()) w = x;
+      last = ids[j];
+    }
+    return w;
   }
   return main_call(control);
 }
