@@ -23,11 +23,35 @@ namespace ix = index;
 namespace {
 
 void CheckCoverageFiles(LintContext& ctx) {
-  PlanOptions po;
-  po.op_dir = ctx.root;
-  po.entry = ctx.entry_option;
-  po.include_dirs = ctx.include_dirs;
-  Result<Plan> plan = BuildPlan(po);
+  // Only a file the kernels' call graphs run through and that holds no trace point can be
+  // reported; when there is none, the plan (a second index of the reverted text) is not built.
+  std::set<const SourceFile*> unmarked;
+  for (const ix::CallGraph& g : ctx.Graphs())
+    for (const ix::GraphNode& n : g.nodes()) {
+      const SourceFile* f = n.inst.fn->file;
+      if (f && std::none_of(f->traces.sites.begin(), f->traces.sites.end(),
+                            [](const TraceSite& t) { return !t.in_define; }))
+        unmarked.insert(f);
+    }
+  if (unmarked.empty()) return;
+  // The plan reads the sources without the lines optrace inserted (a range instrument added is
+  // judged like the plan that proposed it); when there are none it is made on lint's own index.
+  bool inserted = false;
+  for (const SourceFile* f : ctx.Index().files())
+    inserted = inserted || f->text->find("// optrace:") != std::string::npos;
+  Result<Plan> plan = Plan{};
+  if (inserted) {
+    PlanOptions po;
+    po.op_dir = ctx.root;
+    po.entry = ctx.entry_option;
+    po.include_dirs = ctx.include_dirs;
+    plan = BuildPlan(po);
+  } else {
+    std::vector<const SourceFile*> entries;
+    for (const IncludeTree& t : ctx.trees) entries.push_back(t.entry);
+    plan->op_dir = ctx.root;
+    if (PlanOnIndex(*ctx.sources, ctx.Index(), entries, &*plan, &ctx.Graphs()) == 0) return;
+  }
   if (!plan.ok()) return;  // the plan's own error (no kernel) is not a coverage finding
   auto uncovered = [&](const PlanSite& s) -> const SourceFile* {
     if (s.kind != SiteKind::kFunction || s.decision != Decision::kPhase || !s.main_flow || s.outside) return nullptr;

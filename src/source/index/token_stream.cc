@@ -86,10 +86,20 @@ class StreamBuilder {
 
   void Build(const SourceFile& file) {
     std::vector<StreamToken> raw;
+    raw.reserve(file.lex.tokens.size());
     std::set<const SourceFile*> active{&file};
     Collect(file, raw, active);
-    std::vector<const MacroDef*> disabled;
-    Expand(raw, 0, raw.size(), disabled, &s_.toks_);
+    // Most files use none of the tree's macros: their stream is the collected tokens as they are.
+    bool expands = false;
+    if (macros_.size() > 0)
+      for (size_t i = 0; i < raw.size() && !expands; ++i) expands = raw[i].IsIdentifier() && macros_.Find(raw[i].text());
+    if (!expands) {
+      s_.toks_ = std::move(raw);
+    } else {
+      s_.toks_.reserve(raw.size() + raw.size() / 8);
+      std::vector<const MacroDef*> disabled;
+      Expand(raw, 0, raw.size(), disabled, &s_.toks_);
+    }
     MatchBrackets();
   }
 

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "source/source_set.h"
 
 namespace optrace::source {
 
@@ -107,6 +108,16 @@ struct PlanOptions {
 };
 
 Result<Plan> BuildPlan(const PlanOptions& options);
+
+namespace index {
+class CodeIndex;
+class CallGraph;
+}  // namespace index
+// The plan of the kernels defined in `entry_files`, on an index already built over `set` (lint
+// shares its own, and its call graphs, when the sources hold no optrace-inserted lines).
+// Returns the kernels planned.
+int PlanOnIndex(const SourceSet& set, const index::CodeIndex& index, const std::vector<const SourceFile*>& entry_files,
+                Plan* plan, const std::vector<index::CallGraph>* graphs = nullptr);
 
 std::string FormatPlanText(const Plan& plan);
 // The JSON plan (schema_version 2, docs/plan.md); `instrument --plan` reads it back.

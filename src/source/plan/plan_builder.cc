@@ -73,7 +73,13 @@ class Builder {
   Builder(const ix::CodeIndex& index, Plan& plan) : index_(index), plan_(plan) {}
 
   void AddKernel(const FunctionDef& kernel) {
-    CallGraph g = CallGraph::Build(index_, kernel);
+    CallGraph built;
+    const CallGraph* shared = nullptr;
+    if (graphs_)
+      for (const CallGraph& x : *graphs_)
+        if (x.root().inst.fn == &kernel) shared = &x;
+    if (!shared) built = CallGraph::Build(index_, kernel);
+    const CallGraph& g = shared ? *shared : built;
     PlanKernel pk;
     pk.entry = kernel.file->rel;
     pk.function = kernel.name;
@@ -943,13 +949,13 @@ class Builder {
       if (static_cast<int>(aic.size()) > kTargetMax) over |= kPlanAic;
       if (static_cast<int>(aiv.size()) > kTargetMax) over |= kPlanAiv;
       if (!over) return;
-      int best = -1;
       auto key = [&](size_t i) {
         const PlanSite& s = plan_.sites[i];
         bool signal = s.kind == SiteKind::kStatement && (s.word.rfind("set", 0) == 0 || s.word.find("notify") != std::string::npos);
         bool hot = s.decision == Decision::kHot;
         return std::make_tuple(s.depth, signal, !hot, -s.tokens);
       };
+      std::vector<size_t> candidates;
       for (size_t i = 0; i < plan_.sites.size(); ++i) {
         const PlanSite& s = plan_.sites[i];
         if (!Inserts(s.decision) || s.label.empty() || !(s.cores & over) || info_[i].root || info_[i].per_core_entry ||
@@ -958,13 +964,22 @@ class Builder {
         // Do not take a core type under the floor while trimming the other.
         if ((s.cores & kPlanAic) && !(over & kPlanAic) && static_cast<int>(aic.size()) <= kTargetMin) continue;
         if ((s.cores & kPlanAiv) && !(over & kPlanAiv) && static_cast<int>(aiv.size()) <= kTargetMin) continue;
-        if (best < 0 || key(i) > key(static_cast<size_t>(best))) best = static_cast<int>(i);
+        candidates.push_back(i);
       }
-      if (best < 0) return;
-      PlanSite& s = plan_.sites[static_cast<size_t>(best)];
-      s.decision = Decision::kMerge;
-      s.reason = fmt::format("merged to keep {} at the target ({} AIC, {} AIV labels): {}", PlanCoreName(over),
-                             aic.size(), aiv.size(), s.depth >= 4 ? "detail below level 3" : "a small range");
+      if (candidates.empty()) return;
+      // One merge removes at most one label: far over the target (a generated or huge kernel),
+      // merge the excess less a margin at once instead of relabelling the tree per merge.
+      int excess = std::max(static_cast<int>(aic.size()), static_cast<int>(aiv.size())) - kTargetMax;
+      size_t batch = excess > 8 ? static_cast<size_t>(excess - 8) : 1;
+      batch = std::min(batch, candidates.size());
+      std::partial_sort(candidates.begin(), candidates.begin() + static_cast<long>(batch), candidates.end(),
+                        [&](size_t a, size_t b) { return key(a) > key(b) || (!(key(b) > key(a)) && a < b); });
+      for (size_t c = 0; c < batch; ++c) {
+        PlanSite& s = plan_.sites[candidates[c]];
+        s.decision = Decision::kMerge;
+        s.reason = fmt::format("merged to keep {} at the target ({} AIC, {} AIV labels): {}", PlanCoreName(over),
+                               aic.size(), aiv.size(), s.depth >= 4 ? "detail below level 3" : "a small range");
+      }
       Label();
     }
   }
@@ -1002,6 +1017,7 @@ class Builder {
 
  public:
   const SourceSet* sources_ = nullptr;
+  const std::vector<CallGraph>* graphs_ = nullptr;  // already built on the same index (lint's)
 
  private:
   const ix::CodeIndex& index_;
@@ -1084,22 +1100,29 @@ Result<Plan> BuildPlan(const PlanOptions& options) {
   std::sort(index_files.begin(), index_files.end(),
             [](const SourceFile* a, const SourceFile* b) { return a->rel < b->rel; });
   ix::CodeIndex index(index_files);
-  Builder b(index, plan);
+  if (PlanOnIndex(set, index, entry_files, &plan) == 0)
+    return BadInputError("{}: no __global__ function definition found in {}; pass the kernel's file with --entry",
+                         options.op_dir.string(), set.Relative(entries.front()));
+  return plan;
+}
+
+int PlanOnIndex(const SourceSet& set, const ix::CodeIndex& index, const std::vector<const SourceFile*>& entry_files,
+                Plan* plan, const std::vector<CallGraph>* graphs) {
+  Builder b(index, *plan);
   b.sources_ = &set;
+  b.graphs_ = graphs;
   int kernels = 0;
   for (const FunctionDef* k : index.Kernels()) {
     if (std::find(entry_files.begin(), entry_files.end(), k->file) == entry_files.end()) continue;
     b.AddKernel(*k);
     ++kernels;
   }
-  if (kernels == 0)
-    return BadInputError("{}: no __global__ function definition found in {}; pass the kernel's file with --entry",
-                         options.op_dir.string(), set.Relative(entries.front()));
+  if (kernels == 0) return 0;
   b.Finish();
-  for (const SourceFile* f : index_files)
+  for (const SourceFile* f : index.files())
     if (f->rel.rfind("../", 0) == 0 || fs::path(f->rel).is_absolute())
-      plan.notes.push_back(fmt::format("{}: outside the operator directory; read for calls, never edited", f->rel));
-  return plan;
+      plan->notes.push_back(fmt::format("{}: outside the operator directory; read for calls, never edited", f->rel));
+  return kernels;
 }
 
 }  // namespace optrace::source
