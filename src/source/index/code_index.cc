@@ -311,7 +311,8 @@ TypeName CodeIndex::CloseDepth(const TypeName& t, const Env& env, int depth) con
       };
       for (const TypeName& a : out.parts.back().args) {
         if (!a.alias.empty() && strip(a.alias) == strip(p.name)) {
-          out = a;
+          TypeName arg = a;  // `a` lives inside `out`: copy it before out is overwritten
+          out = std::move(arg);
           member = true;
           break;
         }
