@@ -1,9 +1,11 @@
 #include "source/trace_define.h"
 
+#include <algorithm>
 #include <regex>
 #include <system_error>
 
 #include "core/file_io.h"
+#include "source/source_set.h"
 
 namespace optrace::source {
 namespace fs = std::filesystem;
@@ -34,14 +36,6 @@ std::string StripComments(const std::string& s) {
     out += s[i];
   }
   return out;
-}
-
-bool IsSource(const fs::path& p) {
-  static const char* kExt[] = {".h", ".hpp", ".hh", ".hxx", ".inc", ".cpp", ".cc", ".cxx", ".cu", ".cuh", ".asc"};
-  std::string ext = p.extension().string();
-  for (const char* e : kExt)
-    if (ext == e) return true;
-  return false;
 }
 
 }  // namespace
@@ -81,27 +75,20 @@ std::optional<RewriteOnlyDefine> FindRewriteOnlyDefine(std::string_view text, st
 }
 
 Result<std::optional<RewriteOnlyDefine>> FindRewriteOnlyDefineUnder(const fs::path& dir) {
-  std::error_code ec;
-  fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end;
-  if (ec) return IoError("{}: cannot list the directory: {}", dir.string(), ec.message());
-  std::optional<RewriteOnlyDefine> found;
-  for (; it != end; it.increment(ec)) {
-    if (ec) return IoError("{}: cannot list the directory: {}", dir.string(), ec.message());
-    std::string name = it->path().filename().string();
-    if (it->is_directory(ec)) {
-      if (!name.empty() && (name[0] == '.' || name == "build" || name == "build_out" || name == "__pycache__"))
-        it.disable_recursion_pending();
+  OPTRACE_ASSIGN_OR_RETURN(std::vector<fs::path> files, ListSourceFiles(dir));  // sorted: first by path wins
+  fs::path root = ResolveAgainstCwd(dir).lexically_normal();
+  for (const fs::path& path : files) {
+    fs::path rel = path.lexically_relative(root);
+    // Copies a build makes of the sources (build/, build_out/) are not where the define is edited.
+    if (std::any_of(rel.begin(), rel.end(), [](const fs::path& c) { return c == "build" || c == "build_out"; }))
       continue;
-    }
-    if (!it->is_regular_file(ec) || !IsSource(it->path()) || it->file_size(ec) > (4u << 20)) continue;
-    Result<std::string> text = ReadFileToString(it->path());
+    std::error_code ec;
+    if (fs::file_size(path, ec) > (4u << 20)) continue;
+    Result<std::string> text = ReadFileToString(path);
     if (!text.ok() || text->find("TRACE_POINT") == std::string::npos) continue;
-    std::string rel = it->path().lexically_relative(dir).generic_string();
-    auto d = FindRewriteOnlyDefine(*text, rel);
-    // Deterministic across directory orders: the first by path.
-    if (d && (!found || d->file < found->file)) found = d;
+    if (auto d = FindRewriteOnlyDefine(*text, rel.generic_string())) return d;
   }
-  return found;
+  return std::optional<RewriteOnlyDefine>();
 }
 
 }  // namespace optrace::source
