@@ -146,6 +146,52 @@ TEST_F(PlanBuilderTest, FunctorDispatchingOnTheBoundCoreTypeIsMerged) {
   EXPECT_EQ(op->decision, Decision::kMerge);
 }
 
+TEST(PlanLabelsTest, SameFunctionNameInTwoClassesGetsTheWordWhereTheClassesDiffer) {
+  // DispatchGmmCombineDecode: CamMoeDistributeDispatch::Init and CamMoeDistributeCombine::Init
+  // would both be "init aiv" and pool unrelated ranges.
+  testing::TempTree tree({{"op_kernel/k.cpp", R"cc(
+class CamMoeDistributeDispatch {
+public:
+    __aicore__ inline void Init(GM_ADDR x)
+    {
+        for (int i = 0; i < n; ++i) {
+            a[i] = Load(x, i);
+            SyncAll();
+        }
+    }
+    int n; int a[8];
+};
+class CamMoeDistributeCombine {
+public:
+    __aicore__ inline void Init(GM_ADDR x)
+    {
+        for (int i = 0; i < n; ++i) {
+            b[i] = Load(x, i);
+            SyncAll();
+        }
+    }
+    int n; int b[8];
+};
+extern "C" __global__ __aicore__ void kern(GM_ADDR x) {
+    KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIV_ONLY);
+    CamMoeDistributeDispatch d;
+    d.Init(x);
+    CamMoeDistributeCombine c;
+    c.Init(x);
+}
+)cc"}});
+  PlanOptions o;
+  o.op_dir = tree.path();
+  Result<Plan> p = BuildPlan(o);
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  const PlanSite* d = FindSite(*p, "CamMoeDistributeDispatch::Init");
+  const PlanSite* c = FindSite(*p, "CamMoeDistributeCombine::Init");
+  ASSERT_NE(d, nullptr);
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(d->label, "dispatch-init");
+  EXPECT_EQ(c->label, "combine-init");
+}
+
 TEST(PlanErrorsTest, DirectoryWithoutKernelEntryNamesWhatToDo) {
   testing::TempTree tree({{"op_kernel/helper.h", "inline void F() {}\n"}});
   PlanOptions o;

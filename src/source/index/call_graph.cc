@@ -267,16 +267,21 @@ std::string CallGraph::MainCallWord(int n, int control) {
       if (c == control) return true;
     return false;
   };
-  std::string external;
+  // The branch's largest in-tree work names it: `TPipeSet(&pipe); AllToAllSend();` is
+  // "all-to-all-send", not the setter written first.
+  std::string external, best;
+  size_t best_size = 0;
   for (const CallSite& c : body.calls) {
     if (!inside(c.control) || c.construct) continue;
     std::vector<CallTarget> ts = ResolveCall(*index_, node.inst, c);
     for (const CallTarget& t : ts) {
       if (t.inst.fn->is_ctor || t.inst.fn->is_lambda) continue;
       const std::string& name = t.inst.fn->name;
-      if (name == "operator()" && t.inst.cls) return KebabCase(t.inst.cls->name);
-      if (!t.inst.fn->returns_void) continue;  // a getter
-      return KebabCase(name);
+      if (name != "operator()" && !t.inst.fn->returns_void) continue;  // a getter
+      size_t size = t.inst.fn->body_close > t.inst.fn->body_open ? t.inst.fn->body_close - t.inst.fn->body_open : 0;
+      if (!best.empty() && size <= best_size) continue;
+      best = name == "operator()" && t.inst.cls ? KebabCase(t.inst.cls->name) : KebabCase(name);
+      best_size = size;
     }
     if (ts.empty() && external.empty()) {
       for (const std::string& w : SplitWords(c.name)) {
@@ -289,7 +294,7 @@ std::string CallGraph::MainCallWord(int n, int control) {
       }
     }
   }
-  return external;
+  return best.empty() ? external : best;
 }
 
 void CallGraph::Expand(int n) {

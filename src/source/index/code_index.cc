@@ -405,6 +405,30 @@ std::vector<ClassRef> Nearest(std::vector<ClassRef> refs, const SourceFile* near
   return out;
 }
 
+// `std::conditional<C, A, B>::type` / `std::conditional_t<C, A, B>`: the branch a literal
+// condition picks, or both when the condition depends on what the index cannot evaluate
+// (a template flag): a plan must see the kernel either branch instantiates.
+bool ConditionalBranches(const TypeName& t, std::vector<const TypeName*>* branches) {
+  size_t n = t.parts.size();
+  if (n == 0) return false;
+  const TypeName::Part* c = nullptr;
+  if (t.parts[n - 1].name == "conditional_t") {
+    c = &t.parts[n - 1];
+  } else if (n >= 2 && t.parts[n - 1].name == "type" && t.parts[n - 2].name == "conditional") {
+    c = &t.parts[n - 2];
+  }
+  if (!c || c->args.size() != 3) return false;
+  std::string cond;
+  for (char ch : c->args[0].IsValue() ? c->args[0].value : c->args[0].Str())
+    if (ch != '(' && ch != ')' && ch != ' ') cond += ch;
+  bool digits = !cond.empty() && cond.find_first_not_of("0123456789") == std::string::npos;
+  bool is_true = cond == "true" || (digits && cond.find_first_not_of('0') != std::string::npos);
+  bool is_false = cond == "false" || (digits && !is_true);
+  if (!is_false) branches->push_back(&c->args[1]);
+  if (!is_true) branches->push_back(&c->args[2]);
+  return true;
+}
+
 }  // namespace
 
 std::vector<ClassRef> CodeIndex::ResolveClass(const TypeName& closed, const SourceFile* near) const {
@@ -414,6 +438,12 @@ std::vector<ClassRef> CodeIndex::ResolveClass(const TypeName& closed, const Sour
 std::vector<ClassRef> CodeIndex::ResolveClassAll(const TypeName& closed) const {
   std::vector<ClassRef> out;
   if (closed.IsValue()) return out;
+  std::vector<const TypeName*> branches;
+  if (ConditionalBranches(closed, &branches)) {
+    for (const TypeName* b : branches)
+      for (ClassRef& r : ResolveClassAll(*b)) out.push_back(std::move(r));
+    return out;
+  }
   auto [lo, hi] = classes_by_name_.equal_range(closed.Last());
   if (lo == hi) return out;
   std::string qual = closed.Qualifier();

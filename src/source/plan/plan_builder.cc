@@ -724,6 +724,7 @@ class Builder {
     std::vector<std::string> w = NameWords(fn.name);
     static const char* kSetup[] = {"init", "setup", "set", "prepare", "config", "tiling", "reset", "alloc", "get",
                                    "create", "build", "make", "calc", "calculate", "compute"};
+    if (IsSetUpName(fn.name)) return false;
     if (!w.empty())
       for (const char* x : kSetup)
         if (w[0] == x && HotNameWord(fn.name).empty()) return false;
@@ -779,6 +780,125 @@ class Builder {
   };
 
   void Label() {
+    LabelFixedPoint();
+    if (DistinguishSameLabels()) LabelFixedPoint();
+  }
+
+  // Two functions of different classes under one label (`CamMoeDistributeDispatch::Init` and
+  // `CamMoeDistributeCombine::Init`, both "init aiv") would pool unrelated ranges: each gets the
+  // last word of its class name where the classes differ ("dispatch-init", "combine-init").
+  bool DistinguishSameLabels() {
+    std::map<std::string, std::vector<size_t>> by_label;
+    for (size_t i = 0; i < plan_.sites.size(); ++i) {
+      const PlanSite& s = plan_.sites[i];
+      if (Inserts(s.decision) && s.decision != Decision::kExisting && !s.label.empty() &&
+          s.kind == SiteKind::kFunction && !info_[i].root)
+        by_label[s.label].push_back(i);
+    }
+    bool changed = false;
+    for (auto& [label, sites] : by_label) {
+      std::map<const ix::ClassDef*, std::vector<size_t>> by_class;
+      for (size_t i : sites) by_class[info_[i].fn ? info_[i].fn->owner : nullptr].push_back(i);
+      if (by_class.size() < 2 || by_class.count(nullptr)) continue;
+      // Variants chosen by tiling key or branch (add_rms_norm_bias's SingleN / MultiN kernels)
+      // never run together: one label for their same phase is what a user compares.
+      bool together = false;
+      for (auto x = by_class.begin(); x != by_class.end() && !together; ++x)
+        for (auto y = std::next(x); y != by_class.end() && !together; ++y)
+          together = !Alternatives(x->second.front(), y->second.front());
+      if (!together) continue;
+      std::vector<std::vector<std::string>> words;
+      for (auto& [cls, list] : by_class) words.push_back(NameWords(cls->name));
+      // The last position, counted from the end, where the class names differ.
+      size_t from_end = 0;
+      bool found = false;
+      for (size_t k = 0; !found; ++k) {
+        bool all_have = true, differ = false;
+        for (const auto& w : words) {
+          if (w.size() <= k) all_have = false;
+          else if (w[w.size() - 1 - k] != words[0][words[0].size() - 1 - std::min(k, words[0].size() - 1)]) differ = true;
+        }
+        if (!all_have) break;
+        if (differ) found = true, from_end = k;
+      }
+      if (!found) continue;
+      size_t n = 0;
+      for (auto& [cls, list] : by_class) {
+        const std::vector<std::string>& w = words[n++];
+        const std::string& distinct = w[w.size() - 1 - from_end];
+        for (size_t i : list) {
+          PlanSite& s = plan_.sites[i];
+          if (s.word.rfind(distinct + "-", 0) == 0 || s.word == distinct) continue;
+          std::vector<std::string> own = NameWords(s.word);
+          std::string base = own.size() > 3 ? own[0] + "-" + own[1] : s.word;
+          s.word = distinct + "-" + base;
+          changed = true;
+        }
+      }
+    }
+    return changed;
+  }
+
+  // Whether sites a and b only run in different executions: different kernels, or where their
+  // paths in the plan tree part, calls in exclusive branches (if/else, switch cases,
+  // TILING_KEY_IS conditions).
+  bool Alternatives(int a, int b) {
+    for (const PlanKernel& k : plan_.kernels) {
+      std::vector<const PlanNode*> pa, pb, path;
+      std::function<void(const PlanNode&)> find = [&](const PlanNode& n) {
+        path.push_back(&n);
+        if (n.site == a && pa.empty()) pa = path;
+        if (n.site == b && pb.empty()) pb = path;
+        for (const PlanNode& c : n.children) find(c);
+        path.pop_back();
+      };
+      find(k.root);
+      if (pa.empty() && pb.empty()) continue;
+      if (pa.empty() || pb.empty()) return true;  // different kernels
+      size_t l = 0;
+      while (l < pa.size() && l < pb.size() && pa[l] == pb[l]) ++l;
+      if (l == 0 || l >= pa.size() || l >= pb.size()) return false;
+      const FunctionDef* fn = info_[static_cast<size_t>(pa[l - 1]->site)].fn;
+      if (!fn) return false;
+      const FunctionBody& body = index_.Body(*fn);
+      auto control_at = [&](int line) {
+        for (const ix::CallSite& c : body.calls)
+          if (c.line == line) return c.control;
+        for (size_t c = 0; c < body.controls.size(); ++c)
+          if (body.controls[c].line == line) return static_cast<int>(c);
+        return -2;
+      };
+      int ca = control_at(pa[l]->at_line), cb = control_at(pb[l]->at_line);
+      if (ca == -2 || cb == -2) return false;
+      return ExclusiveControls(body, *fn->stream, ca, cb);
+    }
+    return false;
+  }
+
+  static bool ExclusiveControls(const FunctionBody& body, const TokenStream& s, int ca, int cb) {
+    auto chain = [&](int c) {
+      std::vector<int> out;
+      for (; c >= 0; c = body.controls[static_cast<size_t>(c)].parent) out.push_back(c);
+      return out;
+    };
+    auto tiling = [&](int c) {
+      const Control& x = body.controls[static_cast<size_t>(c)];
+      return x.kind == Control::kIf && s.Join(x.head_begin, x.head_end).find("TILING_KEY") != std::string::npos;
+    };
+    for (int x : chain(ca)) {
+      for (int y : chain(cb)) {
+        if (x == y) continue;
+        const Control& cx = body.controls[static_cast<size_t>(x)];
+        const Control& cy = body.controls[static_cast<size_t>(y)];
+        if ((cx.kind == Control::kElse && cx.else_of == y) || (cy.kind == Control::kElse && cy.else_of == x)) return true;
+        if (cx.kind == Control::kCase && cy.kind == Control::kCase && cx.parent == cy.parent) return true;
+        if (tiling(x) && tiling(y)) return true;
+      }
+    }
+    return false;
+  }
+
+  void LabelFixedPoint() {
     for (PlanSite& s : plan_.sites) {
       if (s.decision != Decision::kExisting) s.label.clear();
       s.depth = 0;
@@ -942,6 +1062,20 @@ class Builder {
   // so the structure near the root stays and detail goes; the root and per-core entries stay.
   void TrimDown(size_t ki) {
     PlanKernel& k = plan_.kernels[ki];
+    // A function's weight is what runs under it (`AllToAllSend` is short but runs the combine):
+    // its own tokens plus its callees' in the plan tree, once per site.
+    std::map<int, long> inclusive;
+    std::function<long(const PlanNode&, std::set<int>&)> weigh = [&](const PlanNode& n, std::set<int>& path) -> long {
+      long w = plan_.sites[static_cast<size_t>(n.site)].tokens;
+      if (!path.insert(n.site).second) return 0;
+      for (const PlanNode& c : n.children) w += weigh(c, path);
+      path.erase(n.site);
+      long& best = inclusive[n.site];
+      best = std::max(best, w);
+      return w;
+    };
+    std::set<int> path;
+    weigh(k.root, path);
     for (int round = 0; round < 400; ++round) {
       std::set<std::string> aic, aiv;
       Count(k, &aic, &aiv);
@@ -952,8 +1086,11 @@ class Builder {
       auto key = [&](size_t i) {
         const PlanSite& s = plan_.sites[i];
         bool signal = s.kind == SiteKind::kStatement && (s.word.rfind("set", 0) == 0 || s.word.find("notify") != std::string::npos);
-        bool hot = s.decision == Decision::kHot;
-        return std::make_tuple(s.depth, signal, !hot, -s.tokens);
+        // Seed 000's hot semantics keep their own range longest: hot statements and loops, and
+        // functions whose name says wait/send/recv/copy/quant (`AllToAllSend`).
+        bool hot = s.decision == Decision::kHot ||
+                   (s.kind == SiteKind::kFunction && info_[i].fn && !HotNameWord(info_[i].fn->name).empty());
+        return std::make_tuple(s.depth, signal, !hot, -inclusive[static_cast<int>(i)]);
       };
       std::vector<size_t> candidates;
       for (size_t i = 0; i < plan_.sites.size(); ++i) {

@@ -66,7 +66,17 @@ std::string HotWord(std::string_view name) {
   return "";
 }
 
+bool IsSetUpName(std::string_view name) {
+  std::vector<std::string> w = NameWords(name);
+  if (w.empty()) return false;
+  for (const std::string& x : {w.front(), w.back()})
+    if (OneOf(x, {"init", "initialize", "setup", "config", "alloc", "allocate", "reset", "deinit"})) return true;
+  return false;
+}
+
 std::string HotNameWord(std::string_view name) {
+  // `QuantInit`, `InitSyncBuffer`: set-up of a hot phase's buffers, not the phase itself.
+  if (IsSetUpName(name)) return "";
   for (const std::string& w : index::SplitWords(name))
     if (OneOf(w, {"wait", "sync", "send", "recv", "receive", "copy", "quant", "dequant", "notify", "barrier",
                   "gather", "scatter", "dispatch", "combine"}))

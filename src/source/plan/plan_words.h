@@ -20,8 +20,11 @@ std::vector<std::string> NameWords(std::string_view name);
 // The hot-semantic word of an external call (sync-all, wait-flag, set-flag, batch-write, ...),
 // "" when the call is not a synchronisation or communication primitive.
 std::string HotWord(std::string_view name);
+// Whether a function name says it sets something up (`QuantInit`, `InitSyncBuffer`, `BuffInit`,
+// `ResetState`): its first or last word is init/setup/config/alloc/reset.
+bool IsSetUpName(std::string_view name);
 // Whether a function name carries one of seed 000's hot semantics (wait, sync, send, recv,
-// copy, quant, dequant): such functions keep their own range.
+// copy, quant, dequant): such functions keep their own range. Set-up names carry none.
 std::string HotNameWord(std::string_view name);
 // "group", "expert" or "stage" when a loop variable or bound names one, else "".
 std::string LoopGroupWord(const std::vector<std::string>& identifiers);

@@ -324,6 +324,80 @@ extern "C" __global__ __aicore__ void moe_combine(GM_ADDR x) {
                                         "MoeCombine::CombineWithinServer@AIV#combine-within-server"}));
 }
 
+TEST(CallGraphTest, SubBlockRoleIsNamedByItsLargestWorkNotASetterWrittenFirst) {
+  // vllm-ascend DispatchGmmCombineDecode: `combiner->TPipeSet(&pipe); combiner->AllToAllSend();`.
+  IndexedFiles ix({{"op_kernel/combine.cpp", R"cc(
+class Combiner {
+public:
+    __aicore__ inline void TPipeSet(void* p) { pipe_ = p; }
+    __aicore__ inline void AllToAllSend() { for (int i = 0; i < n_; ++i) { Send(i); Send(i + 1); Flush(); } }
+    __aicore__ inline void ReducePermute() { for (int i = 0; i < n_; ++i) { Reduce(i); Permute(i); Store(i); } }
+    void* pipe_;
+    int n_;
+};
+class MoeCombine {
+public:
+    __aicore__ inline void Process() {
+        if (get_subblockid() == 0) {
+            combiner.TPipeSet(&pipe);
+            combiner.AllToAllSend();
+            combiner.TPipeSet(nullptr);
+        } else {
+            combiner.TPipeSet(&pipe);
+            combiner.ReducePermute();
+        }
+    }
+    Combiner combiner;
+    int pipe;
+};
+extern "C" __global__ __aicore__ void moe_combine(GM_ADDR x) {
+    KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIV_ONLY);
+    MoeCombine op;
+    op.Process();
+}
+)cc"}});
+  CallGraph g = GraphOf(ix, "moe_combine");
+  EXPECT_THAT(Reached(g), IsSupersetOf({"Combiner::AllToAllSend@AIV#all-to-all-send",
+                                        "Combiner::ReducePermute@AIV#reduce-permute"}));
+  EXPECT_THAT(Reached(g), Not(Contains("Combiner::AllToAllSend@AIV#t-pipe-set")));
+}
+
+TEST(CallGraphTest, ConditionalKernelTypeReachesBothBranchesWhenTheFlagIsATemplateParameter) {
+  // DispatchGmmCombineDecode picks its GMM1 kernel with `typename std::conditional<(EXEC_FLAG & DEEP), A, B>::type`.
+  IndexedFiles ix({{"op_kernel/k.cpp", R"cc(
+template <class T> struct DeepKernel { __aicore__ inline void operator()(int p) { DeepWork(); } void DeepWork() {} };
+template <class T> struct ShallowKernel { __aicore__ inline void operator()(int p) { ShallowWork(); } void ShallowWork() {} };
+template <uint32_t EXEC_FLAG>
+__aicore__ inline void Gmm(int p) {
+    using Kernel = typename std::conditional<(EXEC_FLAG & 1), DeepKernel<half>, ShallowKernel<half>>::type;
+    Kernel k;
+    k(p);
+}
+template <uint32_t EXEC_FLAG>
+__aicore__ inline void GmmKnown(int p) {
+    using Kernel = std::conditional_t<false, DeepKernel<float>, ShallowKernel<float>>;
+    Kernel k;
+    k(p);
+}
+extern "C" __global__ __aicore__ void kern(GM_ADDR x, uint32_t flag) {
+    KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIV_ONLY);
+    Gmm<EXEC_FLAG_FROM_TILING>(0);
+    GmmKnown<0>(0);
+}
+)cc"}});
+  CallGraph g = GraphOf(ix, "kern");
+  std::vector<std::string> reached = Reached(g);
+  EXPECT_THAT(reached, IsSupersetOf({"DeepKernel::DeepWork@AIV", "ShallowKernel::ShallowWork@AIV"}));
+  // The literal `false` picks the second branch only: DeepKernel<float> is never instantiated.
+  int deep = 0, shallow = 0;
+  for (const GraphNode& n : g.nodes()) {
+    if (n.inst.fn->DisplayName() == "DeepKernel::operator()") ++deep;
+    if (n.inst.fn->DisplayName() == "ShallowKernel::operator()") ++shallow;
+  }
+  EXPECT_EQ(deep, 1);
+  EXPECT_EQ(shallow, 2);
+}
+
 TEST(CallGraphTest, CubeCodeHasNoAivRole) {
   // The same index branch on the cube cores selects no vector role.
   IndexedFiles ix({{"op_kernel/k.cpp", R"cc(

@@ -55,5 +55,15 @@ TEST(WordsTest, LongLabelIsCutAtAndOrKeepsItsLastWord) {
   EXPECT_EQ(NameWord("DispatchFFNCombineW4A8Kernel"), "dispatch-ffn-combine-w4");
 }
 
+TEST(WordsTest, SetUpNamesCarryNoHotSemantic) {
+  // DispatchGmmCombineDecode: QuantInit sets up the quant buffers; it is not the quant phase.
+  EXPECT_EQ(HotNameWord("QuantInit"), "");
+  EXPECT_EQ(HotNameWord("InitSyncBuffer"), "");
+  EXPECT_EQ(HotNameWord("QuantProcess"), "quant");
+  EXPECT_EQ(HotNameWord("SetWaitTpStatusAndDisPatch"), "wait");
+  EXPECT_TRUE(IsSetUpName("BuffInit"));
+  EXPECT_FALSE(IsSetUpName("AllToAllSend"));
+}
+
 }  // namespace
 }  // namespace optrace::source::index
