@@ -1,6 +1,10 @@
 #include "cli/cli_parse.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <ostream>
 
 namespace optrace::cli {
@@ -21,6 +25,19 @@ std::optional<int> ParseCommandLine(CLI::App& app, const CommandArgs& args, Comm
     return kExitBadInput;
   }
   return std::nullopt;
+}
+
+CLI::Validator FiniteRange(double lo, double hi) {
+  return CLI::Validator(
+      [lo, hi](std::string& text) -> std::string {
+        char* end = nullptr;
+        double v = std::strtod(text.c_str(), &end);
+        if (end == text.c_str() || *end != '\0' || !std::isfinite(v) || v < lo || v > hi) {
+          return fmt::format("{} is not a number from {} to {}", text, lo, hi);
+        }
+        return {};
+      },
+      fmt::format("FLOAT in [{} - {}]", lo, hi));
 }
 
 }  // namespace optrace::cli

@@ -16,4 +16,7 @@ namespace optrace::cli {
 // or nullopt when parsing succeeded.
 std::optional<int> ParseCommandLine(CLI::App& app, const CommandArgs& args, CommandIo& io);
 
+// A finite number in [lo, hi]: unlike CLI::Range, rejects nan and inf (`--clock-mhz nan`).
+CLI::Validator FiniteRange(double lo, double hi);
+
 }  // namespace optrace::cli

@@ -31,7 +31,7 @@ int RunCollectCommand(const CommandArgs& args, CommandIo& io) {
                  "trace to write: Chrome JSON (default chrome_trace.json), or Perfetto protobuf for .pftrace");
   app.add_option("--stats", stats_path, "also write the statistics: .json or .csv");
   app.add_option("--clock-mhz", clock_mhz, "counter frequency of legacy dumps in MHz (default 50)")
-      ->check(CLI::PositiveNumber);
+      ->check(FiniteRange(0.001, 100000));
   app.add_option("--extra-mode", extra_mode,
                  "pairing: seq (B with the next E of the same sequence number), legacy (FIFO per label), "
                  "nest (stack per core); default nest for native, seq for legacy dumps")

@@ -16,7 +16,7 @@ int RunInspectCommand(const CommandArgs& args, CommandIo& io) {
   double clock_mhz = 50;
   app.add_option("inputs", inputs, "dump files or directories holding rank<N>.bin / rank<N>.pt")->required();
   app.add_option("--clock-mhz", clock_mhz, "counter frequency of legacy dumps in MHz (default 50)")
-      ->check(CLI::PositiveNumber);
+      ->check(FiniteRange(0.001, 100000));
   app.add_option("--format", format, "text (default) or json")->check(CLI::IsMember({"text", "json"}));
   if (auto rc = ParseCommandLine(app, args, io)) return *rc;
   Result<std::vector<collect::FileReport>> files = collect::InspectDumps(inputs, clock_mhz);

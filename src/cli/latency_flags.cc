@@ -1,5 +1,7 @@
 #include "cli/latency_flags.h"
 
+#include "cli/cli_parse.h"
+
 namespace optrace::cli {
 
 evidence::LatencyOptions LatencyFlags::Options() const {
@@ -20,7 +22,7 @@ void AddLatencyFlags(CLI::App& app, LatencyFlags& f) {
       ->check(CLI::IsMember({"us", "ms", "ns", "cycles"}))
       ->capture_default_str();
   app.add_option("--clock-hz", f.clock_hz, "clock for --unit cycles when the file has no clock_hz column")
-      ->check(CLI::PositiveNumber);
+      ->check(FiniteRange(1e3, 1e11));
   app.add_option("--last-n", f.options.reference_last_n, "samples per rank in the reference mean")
       ->capture_default_str()
       ->check(CLI::Range(1, 1000000));

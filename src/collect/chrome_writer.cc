@@ -115,6 +115,11 @@ std::string SourceArgs(const std::string& file, int line) {
 
 int64_t TicksToNs(int64_t ticks, double us_per_tick) {
   const double ns = static_cast<double>(ticks) * us_per_tick * 1000.0;
+  // A flipped high bit in a timestamp, or an absurd clock, must not overflow the conversion
+  // (undefined behaviour, then digits past the buffer): saturate at +-2^62 ns (146 years).
+  constexpr double kLimit = 4611686018427387904.0;
+  if (!(ns > -kLimit)) return ns != ns ? 0 : -static_cast<int64_t>(kLimit);
+  if (!(ns < kLimit)) return static_cast<int64_t>(kLimit);
   return static_cast<int64_t>(ns < 0 ? ns - 0.5 : ns + 0.5);
 }
 

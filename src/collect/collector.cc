@@ -3,18 +3,22 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "collect/legacy_reader.h"
 #include "collect/native_reader.h"
 #include "core/file_io.h"
+#include "core/mapped_file.h"
 #include "optrace/point_id.h"
 
 namespace optrace::collect {
 namespace {
 
 constexpr int64_t kNoMapping = -1;
+constexpr double kMinClockHz = 1e3, kMaxClockHz = 1e11;
 
 // Point id -> (label index, is_end), cached so each distinct id is looked up once.
 class Resolver {
@@ -86,6 +90,13 @@ std::string SlotList(const std::vector<uint32_t>& slots) {
 
 }  // namespace
 
+Result<Dump> ReadDump(const RankFile& f, double legacy_clock_hz) {
+  const std::string path = f.path.string();
+  OPTRACE_ASSIGN_OR_RETURN(MappedFile file, MappedFile::Open(f.path));
+  if (f.format == DumpFormat::kNative) return DecodeNativeDump(file.bytes(), path, f.rank);
+  return DecodeLegacyDump(file.bytes(), path, f.rank, legacy_clock_hz);
+}
+
 const char* PairModeName(PairMode m) {
   switch (m) {
     case PairMode::kNest: return "nest";
@@ -103,15 +114,22 @@ std::string IntervalName(const LabelInfo& label, uint32_t payload, NameStyle sty
 Result<CollectResult> Collect(const CollectOptions& o) {
   OPTRACE_ASSIGN_OR_RETURN(std::vector<RankFile> files, FindRankFiles(o.inputs));
   if (!o.map) {
+    Status first_error;
     for (const RankFile& f : files) {
-      if (f.format == DumpFormat::kLegacy) {
-        // A file that is not a legacy dump at all is the first thing to fix: say that, not "give a map".
-        OPTRACE_ASSIGN_OR_RETURN(std::string bytes, ReadFileToString(f.path));
-        OPTRACE_RETURN_IF_ERROR(DecodeLegacyDump(bytes, f.path.string(), f.rank, o.legacy_clock_mhz * 1e6).status());
-        return UsageError("{}: legacy dumps number their points 1, 2, 3...; give the point_map.json of the same "
-                          "build with --map (or the sources with --source)",
-                          f.path.string());
+      if (f.format != DumpFormat::kLegacy) continue;
+      // A file that is not a legacy dump at all is the first thing to fix: say that, not "give a map".
+      Result<Dump> dump = ReadDump(f, o.legacy_clock_mhz * 1e6);
+      if (!dump.ok()) {
+        if (first_error.ok()) first_error = dump.status();
+        continue;
       }
+      return UsageError("{}: legacy dumps number their points 1, 2, 3...; give the point_map.json of the same "
+                        "build with --map (or the sources with --source)",
+                        f.path.string());
+    }
+    if (!first_error.ok()) {
+      bool any_native = std::any_of(files.begin(), files.end(), [](const RankFile& f) { return f.format == DumpFormat::kNative; });
+      if (!any_native) return first_error;
     }
   }
   CollectResult r;
@@ -120,20 +138,21 @@ Result<CollectResult> Collect(const CollectOptions& o) {
   Resolver resolver(o.map, c);
   if (!o.map) d.Add(Problem::kNoMap);
   uint64_t overflow_words = 0;
+  Status first_error;
   std::vector<ResolvedEvent> resolved;
   for (size_t fi = 0; fi < files.size(); ++fi) {
     const RankFile& f = files[fi];
     const std::string path = f.path.string();
     if (o.progress) o.progress(fi, files.size(), path);
-    Dump dump;
-    {
-      OPTRACE_ASSIGN_OR_RETURN(std::string bytes, ReadFileToString(f.path));
-      if (f.format == DumpFormat::kNative) {
-        OPTRACE_ASSIGN_OR_RETURN(dump, DecodeNativeDump(bytes, path, f.rank));
-      } else {
-        OPTRACE_ASSIGN_OR_RETURN(dump, DecodeLegacyDump(bytes, path, f.rank, o.legacy_clock_mhz * 1e6));
-      }
+    // One bad rank never costs the others (issue 11): it is named in the problems and skipped.
+    Result<Dump> read = ReadDump(f, o.legacy_clock_mhz * 1e6);
+    if (!read.ok()) {
+      d.Add(Problem::kRankUnreadable, read.status().message());
+      if (first_error.ok()) first_error = read.status();
+      ++r.unreadable_ranks;
+      continue;
     }
+    Dump dump = std::move(*read);
     size_t dump_events = 0;
     for (const CoreSeries& core : dump.cores) dump_events += core.events.size();
     if (c.intervals.capacity() < c.intervals.size() + dump_events / 2) {
@@ -151,6 +170,17 @@ Result<CollectResult> Collect(const CollectOptions& o) {
                             : ""),
             dump.never_written);
     }
+    for (const std::string& bad : dump.corrupt_slots) d.Add(Problem::kCorruptSlot, bad);
+    {
+      std::map<std::tuple<CoreKind, uint32_t, uint32_t>, uint32_t> owner;
+      for (const CoreSeries& core : dump.cores) {
+        auto [it, fresh] = owner.emplace(std::make_tuple(core.kind, core.core_index, core.sub_block), core.slot);
+        if (!fresh) {
+          d.Add(Problem::kDuplicateCore, fmt::format("{}: slots {} and {} both claim {} {}", path, it->second, core.slot,
+                                                     CoreKindName(core.kind), core.core_index));
+        }
+      }
+    }
     for (CoreSeries& core : dump.cores) {
       sum.events += core.events.size();
       sum.dropped += core.dropped;
@@ -159,6 +189,11 @@ Result<CollectResult> Collect(const CollectOptions& o) {
       if (hz <= 0) {
         hz = o.legacy_clock_mhz * 1e6;
         d.Add(Problem::kClockMissing, fmt::format("{}: slot {}", path, core.slot));
+      } else if (!(hz >= kMinClockHz && hz <= kMaxClockHz)) {
+        d.Add(Problem::kCorruptSlot,
+              fmt::format("{}: slot {}: clock {} Hz is impossible (1 kHz to 100 GHz); --clock-mhz {} used instead",
+                          path, core.slot, hz, o.legacy_clock_mhz));
+        hz = o.legacy_clock_mhz * 1e6;
       }
       const std::string core_name = fmt::format("rank {} {} {}", f.rank, CoreKindName(core.kind), core.core_index);
       if (core.dropped > 0) {
@@ -211,6 +246,7 @@ Result<CollectResult> Collect(const CollectOptions& o) {
     r.inputs.push_back(std::move(sum));
   }
   if (o.progress) o.progress(files.size(), files.size(), "");
+  if (r.unreadable_ranks == files.size() && !first_error.ok()) return first_error;  // nothing to collect
   if (overflow_words > 0) {
     d.SetSummary(Problem::kSlotOverflow,
                  fmt::format("PROF_SIZE_PER_CORE {} would have fit every slot", NextPow2(overflow_words)));

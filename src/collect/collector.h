@@ -59,9 +59,15 @@ struct CollectResult {
   uint64_t records = 0;            // events read
   uint64_t skipped_no_mapping = 0;
   size_t ids_in_dumps = 0, ids_in_map = 0, ids_in_both = 0;
+  size_t unreadable_ranks = 0;     // named in Problem::kRankUnreadable; the others were collected
 };
 
+// Every rank is read on its own: one that is empty, truncated, corrupt or unreadable is a
+// Problem::kRankUnreadable and the others are collected; an error only when no rank could be read.
 Result<CollectResult> Collect(const CollectOptions& options);
+
+// One rank's dump, mapped and decoded.
+Result<Dump> ReadDump(const RankFile& f, double legacy_clock_hz);
 
 // "label", or "label#seq" under NameStyle::kLegacy.
 std::string IntervalName(const LabelInfo& label, uint32_t payload, NameStyle style);

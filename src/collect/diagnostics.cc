@@ -29,6 +29,14 @@ constexpr std::array<ProblemInfo, static_cast<size_t>(Problem::kCount_)> kProble
      "some cores a role declares are not in the dumps (the kernel did not run there, or the ranges are wrong)"},
     {"core_without_role", Severity::kInfo,
      "cores in the dumps that no role of the --roles file covers: they are in the per-kind rows only"},
+    {"rank_unreadable", Severity::kDataLoss,
+     "a rank's dump could not be read (empty, truncated, corrupt, not a file): the other ranks were collected; "
+     "save that rank again"},
+    {"corrupt_slot", Severity::kDataLoss,
+     "a slot whose header is damaged (unknown magic beside an intact header, impossible counts): its events are "
+     "not used; check that the kernel writes only its own slot"},
+    {"duplicate_core", Severity::kDataLoss,
+     "two slots of one rank claim the same core: one core wrote another's slot, or the core index is wrong"},
 }};
 
 }  // namespace

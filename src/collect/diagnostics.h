@@ -33,6 +33,9 @@ enum class Problem {
   kRoleMatchesNoCore,  // --roles: a role none of whose cores is in the dumps
   kRoleCoresAbsent,    // --roles: some of a role's declared cores are not in the dumps
   kCoreWithoutRole,    // --roles: cores in the dumps that no role covers
+  kRankUnreadable,     // a rank's dump is empty, truncated, corrupt or unreadable: the others are kept
+  kCorruptSlot,        // a slot whose header is damaged (magic, impossible counts): its events are not used
+  kDuplicateCore,      // two slots of one rank claim the same core
   kCount_,  // number of problems; not a problem
 };
 

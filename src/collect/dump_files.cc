@@ -61,13 +61,21 @@ Result<std::vector<RankFile>> FindRankFiles(const std::vector<std::string>& inpu
     std::error_code ec;
     fs::file_status st = fs::status(path, ec);
     if (ec || !fs::exists(st)) {
+      // A symlink loop or a dangling link named like a dump is that rank's problem, said when it is read.
+      std::error_code lec;
+      if (fs::is_symlink(fs::symlink_status(path, lec)) && ParseRankFileName(path)) {
+        files.push_back(*ParseRankFileName(path));
+        continue;
+      }
       return NotFoundError("{}: no such file or directory; give the directory save_profiling_data wrote to", input);
     }
     if (fs::is_directory(st)) {
       size_t before = files.size();
-      for (const auto& entry : fs::directory_iterator(path, ec)) {
-        if (!entry.is_regular_file()) continue;
-        if (auto f = ParseRankFileName(entry.path())) files.push_back(*f);
+      // Every entry named like a dump is taken, whatever it is (a directory, a dangling or looping
+      // symlink): reading it names what is wrong, instead of a silent skip.
+      fs::directory_iterator it(path, ec), end;
+      for (; !ec && it != end; it.increment(ec)) {
+        if (auto f = ParseRankFileName(it->path())) files.push_back(*f);
       }
       if (ec) return IoError("{}: cannot list the directory: {}", input, ec.message());
       if (files.size() == before) {

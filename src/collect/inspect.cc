@@ -4,11 +4,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include <map>
+#include <tuple>
+
 #include "collect/dump_files.h"
 #include "collect/legacy_reader.h"
 #include "collect/native_reader.h"
 #include "collect/torch_reader.h"
 #include "core/file_io.h"
+#include "core/mapped_file.h"
 
 namespace optrace::collect {
 namespace {
@@ -32,8 +36,10 @@ FileReport InspectOne(const RankFile& f, double clock_hz) {
     rep.message = st.message();
     return rep;
   };
-  Result<std::string> bytes = ReadFileToString(f.path);
-  if (!bytes.ok()) return corrupt(bytes.status());
+  Result<MappedFile> file = MappedFile::Open(f.path);
+  if (!file.ok()) return corrupt(file.status());
+  const std::string_view bytes_view = file->bytes();
+  const std::string_view* bytes = &bytes_view;
   auto decode = [&]() -> Result<Dump> {
     if (f.format == DumpFormat::kNative) return DecodeNativeDump(*bytes, rep.path, f.rank);
     OPTRACE_ASSIGN_OR_RETURN(TorchFile tf, ReadTorchFile(*bytes, rep.path));
@@ -53,6 +59,19 @@ FileReport InspectOne(const RankFile& f, double clock_hz) {
   if (!dump.ok()) return corrupt(dump.status());
   rep.slot_words = dump->slot_words;
   rep.never_written = dump->never_written;
+  if (!dump->corrupt_slots.empty()) {
+    rep.verdict = Verdict::kCorrupt;
+    rep.message = dump->corrupt_slots.front();
+  }
+  std::map<std::tuple<CoreKind, uint32_t, uint32_t>, uint32_t> owner;
+  for (const CoreSeries& c : dump->cores) {
+    auto [it, fresh] = owner.emplace(std::make_tuple(c.kind, c.core_index, c.sub_block), c.slot);
+    if (!fresh && rep.verdict != Verdict::kCorrupt) {
+      rep.verdict = Verdict::kCorrupt;
+      rep.message = fmt::format("{}: slots {} and {} both claim {} {}: one core wrote another's slot", rep.path,
+                                it->second, c.slot, CoreKindName(c.kind), c.core_index);
+    }
+  }
   for (const CoreSeries& c : dump->cores) {
     SlotRow row{c.slot, c.kind, c.core_index, c.sub_block, c.events.size(), c.dropped, c.capacity, c.clock_hz, 0, 0};
     if (!c.events.empty()) {

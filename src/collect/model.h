@@ -52,6 +52,9 @@ struct Dump {
   std::vector<uint32_t> never_written_slots;
   uint32_t never_written_nonzero = 0;  // of those, slots holding leftover memory (not zeroed)
   std::vector<CoreSeries> cores;
+  // Slots whose header is damaged where the rest of the dump is sound (a magic overwritten beside
+  // an intact header, an impossible dropped count): what is wrong, one line each; not decoded.
+  std::vector<std::string> corrupt_slots;
 };
 
 // A matched B/E pair.

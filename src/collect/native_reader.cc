@@ -92,6 +92,20 @@ Result<Dump> DecodeNativeDump(std::string_view bytes, std::string_view path, int
     const size_t byte = base * 8;
     const uint64_t magic_word = WordAt(bytes, base);
     if (MagicOf(magic_word) != kMagic) {
+      // A header that is whole except for its magic (version, slot size, capacity, count and
+      // core kind all consistent) was written by a core and then damaged: its events are lost,
+      // which is data loss, not an unused slot.
+      const uint64_t cap_word = WordAt(bytes, base + kWordCapacity);
+      const uint64_t count = WordAt(bytes, base + kWordEventCount);
+      if (magic_word != 0 && VersionOf(magic_word) == kVersion && HeaderWordsOf(magic_word) == header_words &&
+          SlotWordsOf(cap_word) == slot_words && CapacityOf(cap_word) == (slot_words - header_words) / 2 &&
+          count <= CapacityOf(cap_word) && KnownKind(CoreKindOf(WordAt(bytes, base + kWordCore)))) {
+        dump.corrupt_slots.push_back(fmt::format(
+            "{}: slot {} @ byte {}: unknown magic 0x{:08x} beside an intact header ({} events): the slot was "
+            "overwritten; its events are not used",
+            path, s, byte, MagicOf(magic_word), count));
+        continue;
+      }
       // SPEC 4: a slot without the magic was never written. Device memory is not zeroed, so
       // unused slots may hold anything; they are counted, not decoded.
       ++dump.never_written;
@@ -138,6 +152,13 @@ Result<Dump> DecodeNativeDump(std::string_view bytes, std::string_view path, int
     c.start_ticks = static_cast<int64_t>(WordAt(bytes, base + kWordStartTimestamp));
     c.capacity = capacity;
     c.dropped = WordAt(bytes, base + kWordDropped);
+    // A device counts at most one drop per trace call: more than 2^40 is a damaged header word.
+    if (c.dropped > (uint64_t{1} << 40)) {
+      dump.corrupt_slots.push_back(fmt::format("{}: slot {} @ byte {}: dropped count {} is impossible; the slot "
+                                               "header is corrupt; its events are not used",
+                                               path, s, byte + kWordDropped * 8, c.dropped));
+      continue;
+    }
     c.fingerprint = WordAt(bytes, base + kWordFingerprint);
     c.events.resize(count);
     const size_t ev = base + header_words;

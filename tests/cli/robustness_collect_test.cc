@@ -1,0 +1,160 @@
+// Issue 11 regressions for collect / inspect: each holds the minimised input of one failure the
+// fuzzing campaign found (crash, hang, lost rank, misleading success).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "collect/dump_builder.h"
+#include "testing/cli_runner.h"
+
+namespace optrace::collect {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+using nlohmann::json;
+using optrace::testing::RunCli;
+using namespace testing;  // NOLINT
+namespace fs = std::filesystem;
+
+const std::string kData = std::string(OPTRACE_TEST_DATA_DIR) + "/collect/";
+
+// One AIV slot with one pair whose end tick has bit 62 flipped.
+std::string DumpWithHugeTimestamp() {
+  SlotSpec s{CoreKind::kAiv, 0};
+  s.events = {{Bid("x"), 0, 100}, {Eid("x"), 0, 200 | (int64_t{1} << 62)}};
+  return ToBytes(BuildNativeBuffer({s}, 32));
+}
+
+TEST(RobustCollect, HugeTimestampWritesAValidJsonTrace) {
+  fs::path dir = FreshDir();
+  WriteBytes(dir / "dumps/rank0.bin", DumpWithHugeTimestamp());
+  auto r = RunCli({"collect", (dir / "dumps").string(), "-o", (dir / "t.json").string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  json t = json::parse(ReadText(dir / "t.json"));
+  EXPECT_TRUE(t.contains("traceEvents"));
+}
+
+TEST(RobustCollect, NanOrTinyClockIsAUsageError) {
+  fs::path dir = FreshDir();
+  WriteBytes(dir / "dumps/rank0.bin", SmallNativeDump());
+  for (const char* bad : {"nan", "inf", "1e-300", "-5"}) {
+    auto r = RunCli({"collect", (dir / "dumps").string(), "-o", (dir / "t.json").string(), "--clock-mhz", bad});
+    EXPECT_EQ(r.exit_code, 2) << bad;
+    EXPECT_THAT(r.out + r.err, HasSubstr("--clock-mhz")) << bad;
+  }
+}
+
+TEST(RobustCollect, HugeDroppedCountIsACorruptSlotNotAHang) {
+  fs::path dir = FreshDir();
+  SlotSpec bad{CoreKind::kAiv, 1};
+  bad.events = {{Bid("x"), 0, 100}, {Eid("x"), 0, 200}};
+  bad.dropped = uint64_t{1} << 62;
+  SlotSpec good{CoreKind::kAiv, 0};
+  good.events = {{Bid("x"), 0, 100}, {Eid("x"), 0, 200}};
+  WriteBytes(dir / "dumps/rank0.bin", ToBytes(BuildNativeBuffer({good, bad}, 32)));
+  auto r = RunCli({"collect", (dir / "dumps").string(), "-o", (dir / "t.json").string(), "--format", "json"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("corrupt_slot"));
+  EXPECT_THAT(r.out, HasSubstr("dropped count"));
+}
+
+TEST(RobustCollect, SymlinkLoopRankIsNamedAndTheOtherRanksCollected) {
+  fs::path dir = FreshDir();
+  WriteBytes(dir / "dumps/rank0.bin", SmallNativeDump());
+  fs::create_symlink("rank1.bin", dir / "dumps/rank1.bin");
+  auto r = RunCli({"collect", (dir / "dumps").string(), "-o", (dir / "t.json").string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.err + r.out, HasSubstr("rank1.bin"));
+  EXPECT_THAT(r.err + r.out, HasSubstr("symlink loop"));
+  auto strict = RunCli({"collect", (dir / "dumps").string(), "-o", (dir / "t.json").string(), "--strict"});
+  EXPECT_EQ(strict.exit_code, 1);
+}
+
+TEST(RobustCollect, InspectNamesASymlinkLoopAsCorrupt) {
+  fs::path dir = FreshDir();
+  WriteBytes(dir / "dumps/rank0.bin", SmallNativeDump());
+  fs::create_symlink("rank1.bin", dir / "dumps/rank1.bin");
+  auto r = RunCli({"inspect", (dir / "dumps").string()});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.out, HasSubstr("symlink loop"));
+}
+
+TEST(RobustCollect, DanglingSymlinkAndDirectoryRanksAreNamedNotSkipped) {
+  fs::path dir = FreshDir();
+  WriteBytes(dir / "dumps/rank0.bin", SmallNativeDump());
+  fs::create_symlink("gone.bin", dir / "dumps/rank1.bin");
+  fs::create_directories(dir / "dumps/rank2.bin");
+  auto r = RunCli({"collect", (dir / "dumps").string(), "-o", (dir / "t.json").string(), "--strict"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.out + r.err, HasSubstr("rank1.bin"));
+  EXPECT_THAT(r.out + r.err, HasSubstr("rank2.bin"));
+  EXPECT_TRUE(fs::exists(dir / "t.json"));
+}
+
+TEST(RobustCollect, AllZeroRankDoesNotStopTheOthers) {
+  fs::path dir = FreshDir();
+  WriteBytes(dir / "dumps/rank0.bin", SmallNativeDump());
+  WriteBytes(dir / "dumps/rank1.bin", std::string(32 * 8 * 4, '\0'));
+  auto r = RunCli({"collect", (dir / "dumps").string(), "-o", (dir / "t.json").string(), "--format", "json"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  json out = json::parse(r.out);
+  EXPECT_THAT(r.out, HasSubstr("rank_unreadable"));
+  EXPECT_THAT(r.out, HasSubstr("all 1024 bytes are zero"));
+  json t = json::parse(ReadText(dir / "t.json"));
+  bool rank0 = false;
+  for (const json& e : t["traceEvents"]) rank0 = rank0 || (e.value("ph", "") == "X" && e["pid"] == 0);
+  EXPECT_TRUE(rank0);
+}
+
+TEST(RobustCollect, AllZeroLegacyRankDoesNotStopTheOthers) {
+  fs::path dir = FreshDir();
+  fs::create_directories(dir / "dumps");
+  fs::copy_file(kData + "legacy/rank000.pt", dir / "dumps/rank000.pt");
+  fs::copy_file(kData + "zero/rank000.pt", dir / "dumps/rank001.pt");
+  auto r = RunCli({"collect", (dir / "dumps").string(), "--map", kData + "legacy/point_map.json", "-o",
+                   (dir / "t.json").string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out + r.err, HasSubstr("rank001.pt"));
+  EXPECT_TRUE(fs::exists(dir / "t.json"));
+}
+
+TEST(RobustCollect, EveryRankUnreadableIsStillAnError) {
+  fs::path dir = FreshDir();
+  WriteBytes(dir / "dumps/rank0.bin", std::string(64, '\0'));
+  auto r = RunCli({"collect", (dir / "dumps").string(), "-o", (dir / "t.json").string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.out + r.err, HasSubstr("are zero"));
+}
+
+TEST(RobustCollect, OverwrittenMagicBesideAnIntactHeaderIsDataLoss) {
+  fs::path dir = FreshDir();
+  SlotSpec a{CoreKind::kAiv, 0}, b{CoreKind::kAiv, 1};
+  a.events = b.events = {{Bid("x"), 0, 100}, {Eid("x"), 0, 200}};
+  std::vector<uint64_t> words = BuildNativeBuffer({a, b}, 32);
+  words[32] ^= 0xffu;  // slot 1's magic byte
+  WriteBytes(dir / "dumps/rank0.bin", ToBytes(words));
+  auto r = RunCli({"collect", (dir / "dumps").string(), "-o", (dir / "t.json").string(), "--strict"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.out + r.err, HasSubstr("unknown magic"));
+  auto i = RunCli({"inspect", (dir / "dumps").string()});
+  EXPECT_EQ(i.exit_code, 1);
+  EXPECT_THAT(i.out, HasSubstr("unknown magic"));
+}
+
+TEST(RobustCollect, TwoSlotsClaimingOneCoreAreFlagged) {
+  fs::path dir = FreshDir();
+  SlotSpec a{CoreKind::kAiv, 3}, b{CoreKind::kAiv, 3};
+  a.events = b.events = {{Bid("x"), 0, 100}, {Eid("x"), 0, 200}};
+  WriteBytes(dir / "dumps/rank0.bin", ToBytes(BuildNativeBuffer({a, b}, 32)));
+  auto r = RunCli({"collect", (dir / "dumps").string(), "-o", (dir / "t.json").string(), "--strict"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.out + r.err, HasSubstr("both claim"));
+  auto i = RunCli({"inspect", (dir / "dumps").string()});
+  EXPECT_EQ(i.exit_code, 1);
+  EXPECT_THAT(i.out, HasSubstr("both claim"));
+}
+
+}  // namespace
+}  // namespace optrace::collect
