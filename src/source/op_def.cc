@@ -27,6 +27,10 @@ OpDef ParseOpDef(const std::vector<const SourceFile*>& host_files) {
       }
       OpDefParam p;
       StringLiteralValue(t[i + 2], &p.name);
+      // `obj.Output(...)` on an object other than this: a per-SoC OpAICoreConfig.
+      if (i >= 2 && t[i - 2].kind == TokenKind::kIdentifier && !t[i - 2].Is("this") &&
+          !(i >= 3 && (t[i - 3].Is(".") || t[i - 3].Is("->") || t[i - 3].Is(")"))))
+        p.receiver = std::string(t[i - 2].text);
       p.file = f;
       p.line = t[i].line;
       p.column = t[i].column;
@@ -53,6 +57,10 @@ OpDef ParseOpDef(const std::vector<const SourceFile*>& host_files) {
         }
       }
       p.statement_end = k;
+      if (!p.receiver.empty()) {
+        if (output) def.config_outputs.push_back(std::move(p));
+        continue;
+      }
       def.file = f;
       (input ? def.inputs : def.outputs).push_back(std::move(p));
     }

@@ -25,12 +25,16 @@ struct OpDefParam {
   int dtype_count = 0;        // entries of its .DataType({...}) list (0 when none)
   bool list_form = false;     // .DataTypeList / .FormatList
   bool unknown_shape_format = false;  // has .UnknownShapeFormat(...)
+  std::string receiver;       // `config_kirin.Output(...)`: "config_kirin"; "" for the OpDef's own (this->)
 };
 
 struct OpDef {
   const SourceFile* file = nullptr;
   std::string class_name;  // class X : public OpDef
-  std::vector<OpDefParam> inputs, outputs;
+  std::vector<OpDefParam> inputs, outputs;  // the OpDef's own (this->Output / Output)
+  // Outputs declared on an OpAICoreConfig object for one SoC (`config_kirin.Output("out")`):
+  // the config replaces the OpDef's list on that SoC, so it needs the profiling output too.
+  std::vector<OpDefParam> config_outputs;
   size_t attrs = 0;
   int profiling = -1;  // index in outputs
 };

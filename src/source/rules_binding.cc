@@ -81,6 +81,21 @@ class BindingChecker {
   }
 
  private:
+  // A per-SoC OpAICoreConfig with its own output list replaces the OpDef's on that SoC: it
+  // needs the profiling output last as well.
+  void CheckConfigs() {
+    std::map<std::string, std::vector<const Param*>> by;
+    for (const Param& p : def_.config_outputs) by[p.receiver].push_back(&p);
+    for (const auto& [receiver, list] : by) {
+      const Param& last = *list.back();
+      if (IsProfilingName(last.name)) continue;
+      ctx_.Report(last.file, last.line, last.column, "binding-opdef-last",
+                  fmt::format("the config {} declares its own outputs without the profiling output; add "
+                              "{}.Output(\"{}\").ParamType(REQUIRED).DataType({{ge::DT_INT64}}) after \"{}\"",
+                              receiver, receiver, def_.outputs[static_cast<size_t>(def_.profiling)].name, last.name));
+    }
+  }
+
   void CheckLayers() {
     if (def_.outputs.empty()) {
       // No OpDef: a kernel launched directly (<<<>>>, ACLRT_LAUNCH_KERNEL, EXEC_KERNEL_CMD).
@@ -96,6 +111,7 @@ class BindingChecker {
       return;
     }
     const Param& prof = def_.outputs[static_cast<size_t>(def_.profiling)];
+    CheckConfigs();
     CheckInfer();
     if (static_cast<size_t>(def_.profiling) + 1 != def_.outputs.size()) {
       ctx_.Report(prof.file, prof.line, prof.column, "binding-opdef-last",

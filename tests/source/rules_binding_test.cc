@@ -45,6 +45,26 @@ TEST(BindingRulesTest, MissingProfilingOutputIsOpdefLast) {
               ElementsAre("binding-opdef-last@op_host/op.cpp:2"));
 }
 
+// vllm-ascend apply_top_k_top_p: a per-SoC OpAICoreConfig (`config_kirin.Output("out")`, in a
+// const helper after the constructor) has its own output list; it is not the OpDef's.
+const char* kOpDefWithConfig =
+    "class Op : public OpDef {\n public:\n  explicit Op(const char* n) : OpDef(n) {\n"
+    "    this->Output(\"y\").ParamType(REQUIRED);\n"
+    "    this->Output(\"profiling_data\").ParamType(REQUIRED);\n"
+    "    OpAICoreConfig c = Kirin();\n  }\n"
+    " private:\n  OpAICoreConfig Kirin() const {\n    OpAICoreConfig config_kirin;\n"
+    "    config_kirin.Output(\"y\").ParamType(REQUIRED);\n%s"
+    "    return config_kirin;\n  }\n};\n";
+
+TEST(BindingRulesTest, ConfigOutputsAreNotTheOpDefsButNeedTheProfilingOutputToo) {
+  char without[1024], with[1024];
+  std::snprintf(without, sizeof(without), kOpDefWithConfig, "");
+  std::snprintf(with, sizeof(with), kOpDefWithConfig, "    config_kirin.Output(\"profiling_data\").ParamType(REQUIRED);\n");
+  EXPECT_THAT(LintFiles({{"op_host/op.cpp", without}, {"op_host/op_infer.cpp", kInfer}}, true),
+              ElementsAre("binding-opdef-last@op_host/op.cpp:11"));
+  EXPECT_THAT(LintFiles({{"op_host/op.cpp", with}, {"op_host/op_infer.cpp", kInfer}}, true), IsEmpty());
+}
+
 TEST(BindingRulesTest, KernelOutputsNamedWithAnOutSuffixAreMatchedToTheOpDef) {
   // dispatch_normal_a2's kernel calls recv_x / expand_idx recvX / expandIdxOut.
   const char* def =

@@ -436,10 +436,10 @@ class Builder {
       Touch(site, e.cores, e.role, elem, fmt::format("{}:{}", s[e.call->pos].file->rel, s[e.call->pos].line));
       if (plain && loop_site >= 0) NameLoopFromCall(loop_site, cfn, callee.inst.cls);
       std::string variant;
-      for (const auto& [k, v] : callee.inst.bindings.map)
-        if (cfn.specialization == false && std::any_of(cfn.tparams.begin(), cfn.tparams.end(),
-                                                       [&](const ix::TemplateParam& p) { return p.name == k; }))
-          variant += (variant.empty() ? "" : ", ") + v.Str();
+      // In the order the template declares its parameters (the bindings are keyed by name).
+      if (!cfn.specialization)
+        for (const ix::TemplateParam& p : cfn.tparams)
+          if (const ix::TypeName* v = callee.inst.bindings.Find(p.name)) variant += (variant.empty() ? "" : ", ") + v->Str();
       PlanNode* child = AddChild(*parent, site, e.cores, e.role, variant, s[e.call->pos].line);
       if (plan_.sites[static_cast<size_t>(site)].path.empty()) {
         std::string p;

@@ -130,7 +130,18 @@ class ChainBuilder {
   }
 
   void OpDefOutput() {
-    const OpDefParam& last = def_.outputs.back();
+    OpDefOutputAfter(def_.outputs.back(), "this->");
+    // Each per-SoC config's own output list (after its last output).
+    std::map<std::string, const OpDefParam*> last_of;
+    for (const OpDefParam& p : def_.config_outputs) last_of[p.receiver] = &p;
+    for (const auto& [receiver, p] : last_of) {
+      bool has = false;
+      for (const OpDefParam& q : def_.config_outputs) has = has || (q.receiver == receiver && IsProfilingName(q.name));
+      if (!has) OpDefOutputAfter(*p, receiver + ".");
+    }
+  }
+
+  void OpDefOutputAfter(const OpDefParam& last, const std::string& receiver) {
     const SourceFile& f = *last.file;
     int line = f.lex.tokens[last.statement_end < f.lex.tokens.size() ? last.statement_end : last.token].line;
     int n = std::max(1, last.dtype_count);
@@ -139,13 +150,14 @@ class ChainBuilder {
       dtypes += (i ? ", " : "") + std::string("ge::DT_INT64");
       formats += (i ? ", " : "") + std::string("ge::FORMAT_ND");
     }
-    std::string code = fmt::format("this->Output(\"{}\").ParamType(REQUIRED).{}({{{}}}).{}({{{}}})", kBuffer,
+    std::string code = fmt::format("{}Output(\"{}\").ParamType(REQUIRED).{}({{{}}}).{}({{{}}})", receiver, kBuffer,
                                    last.list_form ? "DataTypeList" : "DataType", dtypes,
                                    last.list_form ? "FormatList" : "Format", formats);
     if (last.unknown_shape_format && !last.list_form) code += fmt::format(".UnknownShapeFormat({{{}}})", formats);
     code += ";";
     AddLine(f, line + 1, IndentOfLine(f, last.line), code, false, 0);
-    Done(f, line + 1, fmt::format("OpDef: output \"{}\" (REQUIRED, DT_INT64) after \"{}\"", kBuffer, last.name));
+    Done(f, line + 1, fmt::format("OpDef{}: output \"{}\" (REQUIRED, DT_INT64) after \"{}\"",
+                                  last.receiver.empty() ? "" : " config " + last.receiver, kBuffer, last.name));
   }
 
   // The function named `name` defined in the host files: {file, block}.
