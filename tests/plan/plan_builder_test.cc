@@ -192,6 +192,67 @@ extern "C" __global__ __aicore__ void kern(GM_ADDR x) {
   EXPECT_EQ(c->label, "combine-init");
 }
 
+TEST(PlanLabelsTest, LoopIsNamedByItsWorkNotItsSetUpAndScalarSetUpIsNotAPhase) {
+  // vllm-ascend apply_top_k_top_p: `InitProcessTopK(); ProcessRemainTopK();` in a batch loop;
+  // moe_combine_normal: InitMagic() is a few scalar assignments.
+  testing::TempTree tree({{"op_kernel/k.cpp", R"cc(
+class TopK {
+public:
+    __aicore__ inline void InitMagic()
+    {
+        magic = 1;
+        seen = 0;
+    }
+    __aicore__ inline void InitProcessTopK(int b)
+    {
+        for (int i = 0; i < n; ++i) {
+            buf[i] = 0;
+            buf[i + 1] = magic + seen * 2 + n * 3 + batches * 4;
+            buf[i + 2] = magic - seen * 2 - n * 3 - batches * 4;
+            buf[i + 3] = magic * seen * 2 * n * 3 * batches * 4;
+        }
+    }
+    __aicore__ inline void ProcessRemainTopK(int b)
+    {
+        for (int i = 0; i < n; ++i) {
+            buf[i] = Reduce(i, b);
+            Store(i);
+        }
+        for (int i = 0; i < n; ++i) {
+            buf[i] += Reduce(i, b);
+        }
+    }
+    __aicore__ inline void Process()
+    {
+        InitMagic();
+        for (int b = 0; b < batches; ++b) {
+            InitProcessTopK(b);
+            ProcessRemainTopK(b);
+        }
+        SyncAll();
+    }
+    int magic, seen, n, batches;
+    int buf[8];
+};
+extern "C" __global__ __aicore__ void kern(GM_ADDR x) {
+    KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIV_ONLY);
+    TopK op;
+    op.Process();
+}
+)cc"}});
+  PlanOptions o;
+  o.op_dir = tree.path();
+  Result<Plan> p = BuildPlan(o);
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  const PlanSite* magic = FindSite(*p, "TopK::InitMagic");
+  ASSERT_NE(magic, nullptr);
+  EXPECT_EQ(magic->decision, Decision::kSkip);
+  EXPECT_THAT(magic->reason, HasSubstr("set-up of a few values"));
+  const PlanSite* loop = FindSite(*p, "for b");
+  ASSERT_NE(loop, nullptr);
+  EXPECT_EQ(loop->word, "process-remain-top-k");
+}
+
 TEST(PlanErrorsTest, DirectoryWithoutKernelEntryNamesWhatToDo) {
   testing::TempTree tree({{"op_kernel/helper.h", "inline void F() {}\n"}});
   PlanOptions o;

@@ -528,6 +528,11 @@ class Builder {
     PlanSite& ls = plan_.sites[static_cast<size_t>(loop_site)];
     std::string w = FunctionWord(callee, cls ? cls : callee.owner);
     if (w.empty()) return;
+    // Not named after what only prepares the work (`InitProcessTopK`), a getter without a loop
+    // (`GetMaxValue`), or the word of the function the loop is in (it would repeat its parent).
+    if (IsSetUpName(callee.name)) return;
+    if (!callee.returns_void && !Facts(callee).has_loops) return;
+    if (li.fn && w == FunctionWord(*li.fn, li.fn->owner)) return;
     std::string hot = HotNameWord(callee.name);
     if (li.loop_class == "plain" && !hot.empty()) {
       li.loop_class = "hot";
@@ -624,6 +629,11 @@ class Builder {
         } else if (!fn.returns_void && !f.has_loops && !f.has_hot) {
           s.decision = Decision::kSkip;
           s.reason = "helper returning a value (no loop, sync or communication)";
+        } else if (IsSetUpName(fn.name) && !f.has_loops && !f.has_hot && info.resolved_calls == 0 &&
+                   f.statements < 15 && !info.per_core_entry) {
+          s.decision = Decision::kSkip;
+          s.reason = fmt::format("set-up of a few values ({} statements, no loop, call or sync): part of its caller's range",
+                                 f.statements);
         } else if (forwards && !info.per_core_entry) {
           s.decision = Decision::kMerge;
           s.reason = "thin wrapper: only forwards to its callees";
