@@ -3,6 +3,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <charconv>
+
 #include "core/file_io.h"
 
 namespace optrace::analyze {
@@ -14,6 +16,10 @@ Result<RegexRule> MakeRule(const std::string& origin, const std::string& pattern
   RegexRule r;
   r.pattern = pattern;
   r.value = std::move(value);
+  if (pattern.size() > kRegexPatternLimit) {
+    return BadInputError("{}: a regex of {} characters (at most {}); shorten the pattern", origin, pattern.size(),
+                         kRegexPatternLimit);
+  }
   try {
     r.re = std::regex(pattern, std::regex::ECMAScript | std::regex::icase | std::regex::optimize);
   } catch (const std::regex_error& e) {
@@ -65,7 +71,12 @@ Status ApplyTaxonomy(Rules& rules, const std::string& origin, const json& j) {
 }
 
 Status ApplySegmentation(Rules& rules, const std::string& origin, const json& j) {
-  if (j.contains("min_anchor_count")) rules.min_anchor_count = j["min_anchor_count"].get<int>();
+  if (j.contains("min_anchor_count")) {
+    if (!j["min_anchor_count"].is_number_integer() || j["min_anchor_count"].get<int64_t>() < 0 ||
+        j["min_anchor_count"].get<int64_t>() > 1000000)
+      return BadInputError("{}: 'min_anchor_count' must be an integer from 0 to 1000000", origin);
+    rules.min_anchor_count = j["min_anchor_count"].get<int>();
+  }
   OPTRACE_ASSIGN_OR_RETURN(rules.layer_anchors, RuleList(origin, j, "layer_anchors", "family"));
   return Status::Ok();
 }
@@ -120,7 +131,13 @@ Status ApplyDiagnosis(Rules& rules, const std::string& origin, const json& j) {
 Status ApplyDixon(Rules& rules, const std::string& origin, const json& j) {
   if (!j.contains("q95") || !j["q95"].is_object()) return BadInputError("{}: missing object 'q95'", origin);
   rules.dixon_q95.clear();
-  for (auto& [n, v] : j["q95"].items()) rules.dixon_q95[std::stoi(n)] = v.get<double>();
+  for (auto& [n, v] : j["q95"].items()) {
+    int count = 0;
+    auto [end, ec] = std::from_chars(n.data(), n.data() + n.size(), count);
+    if (ec != std::errc() || end != n.data() + n.size() || count < 3 || count > 100000 || !v.is_number())
+      return BadInputError("{}: q95 entry \"{}\": keys are sample counts (3 to 100000) and values numbers", origin, n);
+    rules.dixon_q95[count] = v.get<double>();
+  }
   return Status::Ok();
 }
 

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <filesystem>
+
 #include <map>
 #include <optional>
 #include <regex>
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "analyze/model.h"
+#include "core/bounded_regex.h"
 #include "core/status.h"
 
 namespace optrace::analyze {
@@ -31,7 +33,7 @@ struct RegexRule {
   std::string pattern;
   std::regex re;
   std::string value;  // op_type / kind / family
-  bool Matches(std::string_view s) const { return std::regex_search(s.begin(), s.end(), re); }
+  bool Matches(std::string_view s) const { return BoundedSearch(s, re); }
 };
 
 struct Thresholds {

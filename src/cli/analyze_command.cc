@@ -7,6 +7,7 @@
 #include <ostream>
 
 #include "analyze/report/analyze_run.h"
+#include "core/json_text.h"
 #include "cli/cli_parse.h"
 #include "cli/commands.h"
 
@@ -33,7 +34,7 @@ class StderrProgress : public ProgressSink {
                                {"seconds", e.seconds},
                                {"counts", e.counts}};
       if (!e.message.empty()) j["message"] = e.message;
-      err_ << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+      err_ << JsonText(j, -1) << "\n";
       return;
     }
     std::string counts;
@@ -108,7 +109,7 @@ int RunAnalyzeCommand(const CommandArgs& args, CommandIo& io) {
            << "\n";
     return ReportError("analyze", run.status(), io);
   }
-  io.out << analyze::report::AnalyzeRunJson(*run, opt).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
+  io.out << JsonText(analyze::report::AnalyzeRunJson(*run, opt), -1)
          << "\n";
   return kExitOk;
 }

@@ -6,6 +6,7 @@
 #include <ostream>
 
 #include "cli/cli_parse.h"
+#include "core/json_text.h"
 #include "cli/collect_common.h"
 #include "cli/commands.h"
 #include "collect/collect_job.h"
@@ -86,7 +87,7 @@ int RunCollectCommand(const CommandArgs& args, CommandIo& io) {
   if (format == "json") {
     nlohmann::json doc = nlohmann::json::parse(collect::StatsToJson(rep->stats, r, job.settings));
     doc["outputs"] = {{"trace", output}, {"stats", stats_path}};
-    io.out << doc.dump(2) << "\n";
+    io.out << JsonText(doc) << "\n";
   } else {
     PrintCollectSummary(rep.value(), output, stats_path, io);
   }

@@ -7,6 +7,7 @@
 #include <ostream>
 
 #include "cli/cli_parse.h"
+#include "core/json_text.h"
 #include "cli/commands.h"
 #include "core/file_io.h"
 #include "source/hook.h"
@@ -81,7 +82,7 @@ int RunHookCommand(const CommandArgs& args, CommandIo& io) {
                           {"start_line", st.start_line}, {"end_line", st.end_line}, {"optrace", st.optrace_path},
                           {"optrace_found", st.optrace_found}, {"rewrites", st.rewrites},
                           {"problem", st.problem.empty() ? no_rewrite : st.problem}, {"ok", ok}};
-      io.out << j.dump(2) << "\n";
+      io.out << JsonText(j) << "\n";
       return ok ? kExitOk : kExitFindings;
     }
     if (!st.problem.empty()) {

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "cli/cli_parse.h"
+#include "core/json_text.h"
 #include "cli/commands.h"
 #include "cli/latency_flags.h"
 #include "core/file_io.h"
@@ -35,7 +36,7 @@ int RunLatencyCommand(const CommandArgs& args, CommandIo& io) {
   evidence::LatencyReport report = evidence::AnalyzeLatency(*table, opt);
 
   if (format == "json") {
-    io.out << evidence::LatencyJson(*table, report).dump(2) << "\n";
+    io.out << JsonText(evidence::LatencyJson(*table, report)) << "\n";
   } else if (format == "csv") {
     evidence::WriteLatencyCsv(report, io.out);
   } else {

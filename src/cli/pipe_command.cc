@@ -4,6 +4,7 @@
 #include <ostream>
 
 #include "cli/cli_parse.h"
+#include "core/json_text.h"
 #include "cli/commands.h"
 #include "evidence/opprof.h"
 #include "evidence/pipe_summary.h"
@@ -46,7 +47,7 @@ int RunPipeCommand(const CommandArgs& args, CommandIo& io) {
     deltas = evidence::ComparePipe(base, *other);
   }
   if (format == "json") {
-    io.out << evidence::PipeJson(base, other ? &*other : nullptr, other ? &deltas : nullptr).dump(2) << "\n";
+    io.out << JsonText(evidence::PipeJson(base, other ? &*other : nullptr, other ? &deltas : nullptr)) << "\n";
   } else {
     evidence::WritePipeText(base, other ? &deltas : nullptr, io.out);
   }

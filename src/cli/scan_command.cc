@@ -7,6 +7,7 @@
 #include <set>
 
 #include "cli/cli_parse.h"
+#include "core/json_text.h"
 #include "cli/commands.h"
 #include "core/file_io.h"
 #include "source/modify.h"
@@ -84,7 +85,7 @@ int RunScanCommand(const CommandArgs& args, CommandIo& io) {
   if (r.HasErrors()) {
     io.err << fmt::format("optrace scan: {} error(s); no point map written\n",
                           r.collisions.size() + r.diagnostics.size());
-    if (format == "json") io.out << ScanJson(r, "", 0).dump(2) << "\n";
+    if (format == "json") io.out << JsonText(ScanJson(r, "", 0)) << "\n";
     return kExitFindings;
   }
 
@@ -120,7 +121,7 @@ int RunScanCommand(const CommandArgs& args, CommandIo& io) {
     return kExitOk;
   }
   if (format == "json") {
-    io.out << ScanJson(r, output, rewritten).dump(2) << "\n";
+    io.out << JsonText(ScanJson(r, output, rewritten)) << "\n";
     return kExitOk;
   }
   std::set<std::string> labels;

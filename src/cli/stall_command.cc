@@ -2,6 +2,7 @@
 #include <ostream>
 
 #include "cli/cli_parse.h"
+#include "core/json_text.h"
 #include "cli/commands.h"
 #include "evidence/stall.h"
 
@@ -18,7 +19,7 @@ int RunStallCommand(const CommandArgs& args, CommandIo& io) {
   if (!table.ok()) return ReportError("stall", table.status(), io);
   evidence::StallReport report = evidence::AnalyzeStalls(*table);
   if (format == "json") {
-    io.out << evidence::StallJson(*table, report).dump(2) << "\n";
+    io.out << JsonText(evidence::StallJson(*table, report)) << "\n";
   } else {
     evidence::WriteStallText(*table, report, io.out);
   }

@@ -7,6 +7,7 @@
 #include <ostream>
 
 #include "analyze/report/sweep.h"
+#include "core/json_text.h"
 #include "cli/cli_parse.h"
 #include "cli/commands.h"
 
@@ -46,7 +47,7 @@ int RunSweepCommand(const CommandArgs& args, CommandIo& io) {
       nlohmann::ordered_json j{{"event", "root"},    {"root", r.root},         {"status", r.ok ? "ok" : "failed"},
                                {"seconds", r.seconds}, {"finished", finished}, {"total", total}};
       if (!r.ok) j["error"] = r.error;
-      io.err << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+      io.err << JsonText(j, -1) << "\n";
     } else {
       io.err << fmt::format("sweep: [{}/{}] {} {} in {:.2f} s{}\n", finished, total, r.root, r.ok ? "ok" : "FAILED",
                             r.seconds, r.ok ? "" : ": " + r.error);
@@ -66,7 +67,7 @@ int RunSweepCommand(const CommandArgs& args, CommandIo& io) {
                                 {"rollup_csv", swept->rollup_csv},
                                 {"summary_path", swept->summary_json},
                                 {"failed_roots", failed}};
-  io.out << result.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+  io.out << JsonText(result, -1) << "\n";
   if (swept->failed_count) {
     io.err << fmt::format("optrace sweep: error: {} of {} roots could not be analyzed (see failed_roots); the rollup "
                           "lists them with their error\n",

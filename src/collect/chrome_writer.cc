@@ -138,10 +138,39 @@ int64_t TraceThreadId(CoreKind kind, uint32_t core_index) {
   return int64_t{static_cast<uint8_t>(kind)} * 100000 + core_index;
 }
 
+namespace {
+
+// Length of the valid UTF-8 sequence starting at s[i] (1-4), 0 when it is not one.
+size_t Utf8Length(std::string_view s, size_t i) {
+  const unsigned char c = static_cast<unsigned char>(s[i]);
+  size_t n = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
+  if (n == 0 || i + n > s.size()) return 0;
+  for (size_t k = 1; k < n; ++k)
+    if ((static_cast<unsigned char>(s[i + k]) & 0xc0) != 0x80) return 0;
+  const unsigned char c1 = static_cast<unsigned char>(s[i + 1]);
+  if ((c == 0xe0 && c1 < 0xa0) || (c == 0xed && c1 >= 0xa0) || (c == 0xf0 && c1 < 0x90) || (c == 0xf4 && c1 >= 0x90))
+    return 0;  // overlong, surrogate, or past U+10FFFF
+  return n;
+}
+
+}  // namespace
+
 void AppendJsonString(std::string& out, std::string_view s) {
   out += '"';
-  for (char ch : s) {
+  for (size_t i = 0; i < s.size(); ++i) {
+    const char ch = s[i];
     const unsigned char u = static_cast<unsigned char>(ch);
+    if (u >= 0x80) {
+      // Bytes that are not UTF-8 (a Latin-1 label) would make the trace invalid JSON.
+      size_t n = Utf8Length(s, i);
+      if (n == 0) {
+        out += "\\ufffd";
+      } else {
+        out.append(s.data() + i, n);
+        i += n - 1;
+      }
+      continue;
+    }
     switch (ch) {
       case '"': out += "\\\""; break;
       case '\\': out += "\\\\"; break;

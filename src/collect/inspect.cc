@@ -1,4 +1,5 @@
 #include "collect/inspect.h"
+#include "core/json_text.h"
 
 #include <fmt/format.h>
 
@@ -175,7 +176,7 @@ std::string InspectToJson(const std::vector<FileReport>& files) {
                    {"slots", std::move(slots)}});
   }
   json doc = {{"schema_version", 1}, {"files", std::move(arr)}};
-  return doc.dump(2) + "\n";
+  return JsonText(doc) + "\n";
 }
 
 }  // namespace optrace::collect

@@ -1,4 +1,5 @@
 #include "collect/stats_writer.h"
+#include "core/json_text.h"
 
 #include <fmt/format.h>
 
@@ -107,7 +108,7 @@ std::string StatsToJson(const StatsTable& t, const CollectResult& r, const Colle
   doc["roles"] = std::move(roles);
   doc["role_names"] = t.roles;
   doc["diagnostics"] = DiagnosticsJson(r.diagnostics);
-  return doc.dump(2) + "\n";
+  return JsonText(doc) + "\n";
 }
 
 std::string StatsToCsv(const StatsTable& t) {
@@ -138,7 +139,7 @@ std::string OtherDataJson(const CollectResult& r, const CollectSettings& s) {
   std::map<int32_t, std::set<double>> clocks;
   for (const SeriesInfo& si : r.collection.series) clocks[si.rank].insert(si.clock_hz);
   for (const auto& [rank, hz] : clocks) doc["clocks"][fmt::format("rank {}", rank)] = hz;
-  return doc.dump();
+  return JsonText(doc, -1);
 }
 
 }  // namespace optrace::collect

@@ -1,4 +1,5 @@
 #include "core/point_map.h"
+#include "core/json_text.h"
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
@@ -40,6 +41,12 @@ Result<PointMap> ParsePointMap(std::string_view json_text, std::string_view orig
     return BadInputError("{}: no \"points\" object; this is not a point map (expected "
                          "{{\"points\": {{\"<id>\": {{\"label\", \"event_type\", ...}}}}}})", origin);
   }
+  // Top-level fields a hand-edited map may hold with the wrong type: say which, never throw.
+  for (const char* key : {"format", "id_scheme", "source_root"}) {
+    if (doc.contains(key) && !doc[key].is_string()) {
+      return BadInputError("{}: \"{}\" must be a string; regenerate the map with 'optrace scan'", origin, key);
+    }
+  }
   PointMap map;
   bool optrace_format = doc.value("format", "") == kFormatName;
   std::string scheme = doc.value("id_scheme", optrace_format ? "fnv1a31" : "sequential");
@@ -53,6 +60,10 @@ Result<PointMap> ParsePointMap(std::string_view json_text, std::string_view orig
     PointInfo info;
     info.id = id;
     info.label = value["label"].get<std::string>();
+    if (value.contains("event_type") && !value["event_type"].is_string()) {
+      return BadInputError("{}: point {} (\"{}\"): \"event_type\" must be the string \"B\" or \"E\"", origin, key,
+                           info.label);
+    }
     std::string type = value.value("event_type", "");
     if (type != "B" && type != "E") {
       return BadInputError("{}: point {} (\"{}\") has event_type \"{}\"; expected \"B\" or \"E\"", origin, key,
@@ -100,7 +111,7 @@ std::string SerializePointMap(const PointMap& map) {
   }
   doc["points"] = std::move(points);
   doc["labels"] = std::move(labels);
-  return doc.dump(2) + "\n";
+  return JsonText(doc) + "\n";
 }
 
 }  // namespace optrace

@@ -1,4 +1,5 @@
 #include "source/hook.h"
+#include "core/bounded_regex.h"
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -78,7 +79,7 @@ Result<size_t> FindAnchor(std::string_view text, const std::vector<Line>& lines,
       return UsageError("--after '{}' is not a valid regular expression: {}", spec.after_regex, e.what());
     }
     for (size_t i = 0; i < lines.size(); ++i) {
-      if (std::regex_search(line_at(i), re)) return EndOfLogicalLine(text, lines, i);
+      if (BoundedSearch(line_at(i), re)) return EndOfLogicalLine(text, lines, i);
     }
     return BadInputError("{}: no line matches --after '{}'; pick a line of the script to insert the hook after",
                          script, spec.after_regex);
@@ -88,7 +89,7 @@ Result<size_t> FindAnchor(std::string_view text, const std::vector<Line>& lines,
   size_t build = lines.size();
   for (size_t i = 0; i < lines.size(); ++i) {
     std::string l = line_at(i);
-    if (!IsComment(l) && std::regex_search(l, kBuild)) {
+    if (!IsComment(l) && BoundedSearch(l, kBuild)) {
       build = i;
       break;
     }
@@ -117,7 +118,7 @@ Result<size_t> FindAnchor(std::string_view text, const std::vector<Line>& lines,
   }
   for (size_t i = build; i-- > 0;) {
     std::string l = line_at(i);
-    if (IsComment(l) || !std::regex_search(l, kCopy)) continue;
+    if (IsComment(l) || !BoundedSearch(l, kCopy)) continue;
     size_t anchor = EndOfLogicalLine(text, lines, i);
     for (size_t j = anchor; j < build && depth_after[anchor] > 0; ++j) {
       if (depth_after[j] == 0) {
@@ -230,8 +231,8 @@ HookStatus VerifyHook(std::string_view text) {
     if ((l.find("scan") != std::string::npos && l.find("--modify") != std::string::npos) ||
         l.find("trace_preprocessor") != std::string::npos)
       st.rewrites = true;
-    if (st.optrace_path.empty() && std::regex_search(l, m, kDefault)) st.optrace_path = m.str(1);
-    if (st.optrace_path.empty() && std::regex_search(l, m, kWord) && m.str(2).find('$') == std::string::npos) {
+    if (st.optrace_path.empty() && BoundedSearch(l, m, kDefault)) st.optrace_path = m.str(1);
+    if (st.optrace_path.empty() && BoundedSearch(l, m, kWord) && m.str(2).find('$') == std::string::npos) {
       st.optrace_path = m.str(2);
     }
   }

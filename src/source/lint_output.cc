@@ -6,6 +6,7 @@
 #include <set>
 
 #include "source/lint.h"
+#include "core/json_text.h"
 
 namespace optrace::source {
 namespace {
@@ -79,7 +80,7 @@ std::string FormatLintJson(const LintReport& r) {
                             {"reason", g.reason}, {"findings", g.findings}});
     }
   }
-  return j.dump(2) + "\n";
+  return JsonText(j) + "\n";
 }
 
 std::string FormatLintSarif(const LintReport& r) {
@@ -131,7 +132,7 @@ std::string FormatLintSarif(const LintReport& r) {
   json doc = {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
               {"version", "2.1.0"},
               {"runs", json::array({run})}};
-  return doc.dump(2) + "\n";
+  return JsonText(doc) + "\n";
 }
 
 }  // namespace optrace::source

@@ -8,6 +8,7 @@
 #include <regex>
 
 #include "core/file_io.h"
+#include "core/bounded_regex.h"
 #include "source/lint_context.h"
 #include "source/op_def.h"
 
@@ -150,7 +151,7 @@ void CheckSpawnPaths(LintContext& ctx, const std::string& rel, const std::string
     for (const std::string& a : call_args) {
       static const std::regex kArgsKw(R"(^args\s*=([^=][\s\S]*)$)");
       std::smatch kw;
-      if (std::regex_match(a, kw, kArgsKw)) value = kw.str(1);
+      if (BoundedMatch(a, kw, kArgsKw)) value = kw.str(1);
     }
     if (value.empty() && name != "Process" && call_args.size() >= 2 && call_args[1].find('=') == std::string::npos)
       value = call_args[1];
@@ -172,7 +173,7 @@ void CheckSpawnPaths(LintContext& ctx, const std::string& rel, const std::string
         std::regex assign("^\\s*" + escaped + R"(\s*(:[^=]*)?=[^=])");
         const PyLine* last = nullptr;
         for (const PyLine& l : lines)
-          if (l.number < line && std::regex_search(l.code, assign)) last = &l;
+          if (l.number < line && BoundedSearch(l.code, assign)) last = &l;
         bool resolved = last && last->code.find("expanduser()") != std::string::npos &&
                         last->code.find(".resolve()") != std::string::npos;
         if (resolved) continue;
@@ -247,7 +248,7 @@ void CheckOutputs(LintContext& ctx, const std::string& rel, const std::string& r
   if (first_call_line == 0) return;
   for (const PyLine& l : SplitPython(raw)) {
     std::smatch m;
-    if (std::regex_search(l.code, m, kSave) && l.code.find("def save_profiling_data") == std::string::npos &&
+    if (BoundedSearch(l.code, m, kSave) && l.code.find("def save_profiling_data") == std::string::npos &&
         l.code.find("import") == std::string::npos)
       return;
   }
@@ -264,13 +265,13 @@ void CheckFile(LintContext& ctx, const std::string& rel, const std::string& text
   // G4: synchronize before save_profiling_data, in the same function.
   for (size_t k = 0; k < lines.size(); ++k) {
     std::smatch m;
-    if (!std::regex_search(lines[k].code, m, kSave)) continue;
+    if (!BoundedSearch(lines[k].code, m, kSave)) continue;
     if (lines[k].code.find("def save_profiling_data") != std::string::npos) continue;
     if (lines[k].code.find("import") != std::string::npos) continue;
     int def = OwningDef(lines, k);
     bool synced = false;
     for (size_t j = def < 0 ? 0 : static_cast<size_t>(def); j < k; ++j)
-      if (std::regex_search(lines[j].code, kSync)) synced = true;
+      if (BoundedSearch(lines[j].code, kSync)) synced = true;
     if (!synced) {
       ctx.Report(rel, lines[k].number, static_cast<int>(m.position(0)) + 1, "sample-sync",
                  "save_profiling_data runs without a device synchronize before it in this function; call "
@@ -314,7 +315,7 @@ void CheckSamples(LintContext& ctx) {
     }
     ++ctx.facts.samples;
     ctx.facts.saving_samples += saves;
-    ctx.facts.spawning_samples += std::regex_search(code, kSpawnCall);
+    ctx.facts.spawning_samples += BoundedSearch(code, kSpawnCall);
     if (!outputs.op.empty()) CheckOutputs(ctx, ctx.sources->Relative(path), *text, outputs);
   }
 }

@@ -1,4 +1,5 @@
 #include "source/trace_define.h"
+#include "core/bounded_regex.h"
 
 #include <algorithm>
 #include <regex>
@@ -61,7 +62,7 @@ std::optional<RewriteOnlyDefine> FindRewriteOnlyDefine(std::string_view text, st
       start = next == std::string_view::npos ? text.size() : next + 1;
     }
     std::smatch m;
-    if (!std::regex_match(l, m, kDefine)) continue;
+    if (!BoundedMatch(l, m, kDefine)) continue;
     std::string params = m.str(1), body = StripComments(m.str(2));
     bool uses = false;
     static const std::regex kParam(R"([A-Za-z_][A-Za-z0-9_]*|\.\.\.)");

@@ -5,7 +5,7 @@
 //   AnalyzeRunOptions opt;
 //   opt.analyze.roots = {"prof"};  opt.analyze.out_dir = "out";  opt.analyze.to = Stage::kReport;
 //   OPTRACE_ASSIGN_OR_RETURN(AnalyzeRun run, RunAnalyzeAndReport(opt));
-//   std::cout << AnalyzeRunJson(run, opt).dump() << "\n";
+//   std::cout << JsonText(AnalyzeRunJson(run, opt), -1) << "\n";
 #pragma once
 
 #include <nlohmann/json.hpp>

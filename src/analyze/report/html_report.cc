@@ -1,4 +1,5 @@
 #include "analyze/report/html_report.h"
+#include "core/json_text.h"
 
 namespace optrace::analyze::report {
 namespace {
@@ -7,7 +8,7 @@ constexpr std::string_view kPlaceholder = "__OPTRACE_REPORT_DATA__";
 
 std::string JsonForScript(const nlohmann::json& view) {
   // error_handler::replace: a stray invalid UTF-8 byte in an operator name must not abort the page.
-  std::string text = view.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  std::string text = JsonText(view, -1);
   std::string safe;
   safe.reserve(text.size() + text.size() / 64);
   // These characters only occur inside JSON strings, where \u escapes mean the same; escaping

@@ -1,4 +1,5 @@
 #include "analyze/report/report_writer.h"
+#include "core/json_text.h"
 
 #include <algorithm>
 #include <chrono>
@@ -135,14 +136,14 @@ Result<ReportResult> WriteReport(const AnalysisResult& r, const ReportOptions& o
   OPTRACE_RETURN_IF_ERROR(emit("report_md", "report.md", std::nullopt,
                                [&](std::ostream& os) { WriteMarkdownReport(r, out.kpis, ctx, os); }));
   OPTRACE_RETURN_IF_ERROR(emit("analysis_summary_json", "analysis_summary.json", std::nullopt, [&](std::ostream& os) {
-    os << BuildAnalysisSummary(r, out.kpis, ctx).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    os << JsonText(BuildAnalysisSummary(r, out.kpis, ctx)) << "\n";
   }));
   OPTRACE_RETURN_IF_ERROR(emit("diagnosis_findings_json", "diagnosis_findings.json", r.findings.size(), [&](std::ostream& os) {
     OrderedJson list = OrderedJson::array();
     for (const Finding& f : r.findings) list.push_back(FindingJson(f));
     OrderedJson doc{{"schema_version", kAnalysisSummarySchemaVersion}, {"kind", "optrace.diagnosis_findings"},
                     {"findings", list}};
-    os << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    os << JsonText(doc) << "\n";
   }));
   size_t html_rows = opt.html_table_rows ? opt.html_table_rows : (opt.full ? 20000 : 2000);
   OPTRACE_RETURN_IF_ERROR(emit("report_html", "report.html", std::nullopt, [&](std::ostream& os) {
@@ -183,7 +184,7 @@ Result<ReportResult> WriteReport(const AnalysisResult& r, const ReportOptions& o
   }
   double report_seconds = Since(t_start);
   OPTRACE_RETURN_IF_ERROR(emit("manifest_json", "manifest.json", std::nullopt, [&](std::ostream& os) {
-    os << ManifestJson(r, opt, out.artifacts, report_seconds).dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+    os << JsonText(ManifestJson(r, opt, out.artifacts, report_seconds))
        << "\n";
   }));
   out.seconds = Since(t_start);

@@ -4,7 +4,7 @@
 // unknown keys; a breaking change bumps schema_version).
 //
 //   nlohmann::ordered_json s = BuildAnalysisSummary(result, ComputeKpis(result), context);
-//   out << s.dump(2);
+//   out << JsonText(s);
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -1,4 +1,5 @@
 #include "analyze/report/sweep.h"
+#include "core/json_text.h"
 
 #include <fmt/format.h>
 
@@ -167,7 +168,7 @@ Result<SweepResult> RunSweep(const SweepOptions& opt, const SweepProgress& on_ro
   OPTRACE_RETURN_IF_ERROR(WriteFileAtomic(s.rollup_csv, csv.str()));
   s.summary_json = (out / "sweep_summary.json").string();
   OPTRACE_RETURN_IF_ERROR(WriteFileAtomic(
-      s.summary_json, SummaryJson(opt, s).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"));
+      s.summary_json, JsonText(SummaryJson(opt, s)) + "\n"));
   return s;
 }
 

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "source/lint.h"
+#include "core/json_text.h"
 #include "source/plan/plan.h"
 
 namespace optrace::source {
@@ -189,7 +190,7 @@ std::string PlanToJson(const Plan& plan) {
   }
   j["notes"] = plan.notes;
   j["warnings"] = plan.warnings;
-  return j.dump(2) + "\n";
+  return JsonText(j) + "\n";
 }
 
 Result<Plan> PlanFromJson(std::string_view text, const std::string& path) {
@@ -225,8 +226,14 @@ Result<Plan> PlanFromJson(std::string_view text, const std::string& path) {
       return x.contains(key) && x[key].is_string() ? x[key].get<std::string>() : std::string();
     };
     PlanSite s;
-    s.id = x.value("id", static_cast<int>(n));
-    if (!x.is_object() || !ParseSiteKind(field("kind"), &s.kind))
+    if (!x.is_object()) return BadInputError("{}: site {} is not an object; write the plan with `optrace plan --format json`", path, n);
+    s.id = static_cast<int>(n);
+    if (x.contains("id")) {
+      if (!x["id"].is_number_integer() || x["id"].get<int64_t>() < 0 || x["id"].get<int64_t>() > 1000000000)
+        return BadInputError("{}: site {}: \"id\" must be a non-negative integer", path, n);
+      s.id = x["id"].get<int>();
+    }
+    if (!ParseSiteKind(field("kind"), &s.kind))
       return BadInputError("{}: site {}: \"kind\" must be function, loop-body, loop or statement", path, n);
     if (!ParseDecision(field("decision"), &s.decision))
       return BadInputError("{}: site {}: \"decision\" must be phase, hot, merge, skip or existing", path, s.id);
