@@ -9,17 +9,30 @@
 namespace optrace::analyze {
 namespace {
 
+// Every stage file ends with the FNV-1a 64 of all bytes before it: a flipped bit anywhere would
+// otherwise decode into indices past the tables the later stages read (a crash, not a message).
+constexpr uint64_t kFnvOffset = 0xcbf29ce484222325ull;
+uint64_t Fnv1a64(uint64_t h, std::string_view bytes) {
+  for (char c : bytes) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 0x100000001b3ull;
+  }
+  return h;
+}
+
 // Streams to `os` through a 1 MiB buffer: a stage file of a large capture is as big as its
 // event table, so it is never built in memory as a whole.
 struct Writer {
   static constexpr bool kReading = false;
   std::ostream* os = nullptr;
   std::string buf;
+  uint64_t hash = kFnvOffset;
   void Raw(const void* p, size_t n) {
     if (n) buf.append(static_cast<const char*>(p), n);  // an empty vector's data() may be null
     if (buf.size() >= (1u << 20)) Flush();
   }
   void Flush() {
+    hash = Fnv1a64(hash, buf);
     os->write(buf.data(), static_cast<std::streamsize>(buf.size()));
     buf.clear();
   }
@@ -348,6 +361,8 @@ Status SaveStage(const std::filesystem::path& dir, Stage stage, const AnalysisRe
     IoAll(w, version, schema, s);
     StagePart(w, stage, const_cast<AnalysisResult&>(result));  // the writer only reads
     w.Flush();
+    uint64_t sum = w.hash;
+    os.write(reinterpret_cast<const char*>(&sum), sizeof sum);
     return Status::Ok();
   });
 }
@@ -358,7 +373,15 @@ Status LoadStage(const std::filesystem::path& dir, Stage stage, AnalysisResult& 
   if (!std::filesystem::exists(path, ec))
     return NotFoundError("{}: stage file not found; run the '{}' stage first (omit --from-stage, or use --to-stage {})",
                          path.string(), StageName(stage), StageName(stage));
-  OPTRACE_ASSIGN_OR_RETURN(std::string bytes, ReadFileToString(path));
+  OPTRACE_ASSIGN_OR_RETURN(std::string file, ReadFileToString(path));
+  uint64_t sum = 0;
+  if (file.size() < sizeof sum + sizeof kMagic - 1 ||
+      (std::memcpy(&sum, file.data() + file.size() - sizeof sum, sizeof sum),
+       sum != Fnv1a64(kFnvOffset, std::string_view(file).substr(0, file.size() - sizeof sum)))) {
+    return BadInputError("{}: truncated or corrupt (checksum mismatch); re-run the '{}' stage",
+                         path.string(), StageName(stage));
+  }
+  std::string_view bytes = std::string_view(file).substr(0, file.size() - sizeof sum);
   Reader r{bytes};
   char magic[sizeof kMagic - 1];
   r.Raw(magic, sizeof magic);

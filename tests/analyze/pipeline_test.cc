@@ -233,6 +233,36 @@ TEST(PipelineTest, TruncatedStageFileIsRejected) {
       << r.status().message();
 }
 
+TEST(PipelineTest, BitFlippedStageFilesAreRejectedNotDecoded) {
+  // Issue 11: a flipped bit in stages/*.bin decoded into indices past the tables (segfault).
+  TempDir out;
+  AnalyzeOptions full;
+  full.roots = {Sample("tp_l1_text")};
+  full.out_dir = out.path();
+  full.to = Stage::kSegment;
+  ASSERT_TRUE(RunAnalysis(full).ok());
+  for (const char* name : {"normalize.bin", "segment.bin"}) {
+    std::filesystem::path p = out.path() / "stages" / name;
+    std::string good;
+    {
+      std::ifstream in(p, std::ios::binary);
+      good.assign(std::istreambuf_iterator<char>(in), {});
+    }
+    for (size_t at = 20; at < good.size(); at += std::max<size_t>(1, good.size() / 97)) {
+      std::string bad = good;
+      bad[at] = static_cast<char>(bad[at] ^ 0x10);
+      std::ofstream(p, std::ios::binary) << bad;
+      AnalyzeOptions again;
+      again.out_dir = out.path();
+      again.from = std::string(name) == "normalize.bin" ? Stage::kSegment : Stage::kClassify;
+      auto r = RunAnalysis(again);
+      ASSERT_FALSE(r.ok()) << name << " byte " << at;
+      EXPECT_EQ(r.status().code(), StatusCode::kBadInput);
+    }
+    std::ofstream(p, std::ios::binary) << good;
+  }
+}
+
 TEST(PipelineTest, FromAfterToIsAUsageError) {
   AnalyzeOptions opt;
   opt.roots = {Sample("tp_l1_text")};
