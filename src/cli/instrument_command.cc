@@ -20,7 +20,7 @@ int RunInstrumentCommand(const CommandArgs& args, CommandIo& io) {
   app.add_option("--plan", plan_file, "JSON plan from `optrace plan --format json` (default: plan now)");
   app.add_option("--entry", entry, "kernel entry file when planning now");
   app.add_flag("--dry-run", dry_run, "print a unified diff, write nothing");
-  app.add_flag("--revert", revert, "remove every mark instrument inserted (lines ending in // optrace:auto)");
+  app.add_flag("--revert", revert, "remove every line instrument inserted (ending in // optrace:auto:<tag> that matches the line)");
   if (auto rc = ParseCommandLine(app, args, io)) return *rc;
   if (revert && !plan_file.empty()) {
     io.err << "optrace instrument: error: --revert takes no --plan (it removes every inserted mark)\n";

@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <regex>
+
 #include "plan/plan_fixture.h"
 #include "source/lint.h"
 #include "testing/temp_tree.h"
@@ -12,6 +14,12 @@ namespace {
 
 using ::testing::HasSubstr;
 using ::testing::Not;
+
+// Inserted lines end in `// optrace:auto:<tag>`; the expectations below are written without tags.
+std::string WithoutTags(const std::string& text) {
+  static const std::regex kTag(R"(optrace:auto:[0-9a-f]{6})");
+  return std::regex_replace(text, kTag, "optrace:auto");
+}
 
 class InstrumentTest : public ::testing::Test {
  protected:
@@ -33,7 +41,7 @@ class InstrumentTest : public ::testing::Test {
       EXPECT_TRUE(r->warnings.empty()) << r->warnings.front();
       for (const FileChange& c : r->changes) tree_.Write(c.rel, c.after);
     }
-    return tree_.Read(rel);
+    return WithoutTags(tree_.Read(rel));
   }
   testing::TempTree tree_;
 };
@@ -231,7 +239,7 @@ TEST(InstrumentExitsTest, ReturnOfATracedCallClosesTheParentAfterTheCall) {
 
 TEST(InstrumentExitsTest, ReturnOfAPlainValueKeepsItsEndMarkBeforeIt) {
   std::string after = InstrumentOne(kReturnsCall, ReturnSites());
-  EXPECT_THAT(after, HasSubstr("  MoeTracing(TRACE_POINT(\"g\", \"E\"));  // optrace:auto\n  return n;\n"));
+  EXPECT_THAT(WithoutTags(after), HasSubstr("  MoeTracing(TRACE_POINT(\"g\", \"E\"));  // optrace:auto\n  return n;\n"));
   EXPECT_THAT(after, Not(HasSubstr("optrace_ret = n")));
 }
 
@@ -266,9 +274,22 @@ TEST(ComputeSiteMarksTest, StatementSharingItsLineIsRefused) {
 }
 
 TEST(RevertTextTest, DropsAutoLinesAndRestoresOriginals) {
-  EXPECT_EQ(RevertText("a\n  X;  // optrace:auto\nb\n"), "a\nb\n");
+  EXPECT_EQ(RevertText("a\n  X;" + AutoMarkerFor("  X;", false) + "\nb\n"), "a\nb\n");
   EXPECT_EQ(RevertText("if (x) { E; return; }  // optrace:orig if (x) return;\n"), "if (x) return;\n");
   EXPECT_EQ(RevertText("no newline at end"), "no newline at end");
+}
+
+TEST(RevertTextTest, UserCodeEndingInTheMarkerIsKept) {
+  // Issue 11: revert deleted any whole line ending in `// optrace:auto`, user code included.
+  EXPECT_EQ(RevertText("a\n  x = 1;  // optrace:auto\nb\n"), "a\n  x = 1;  // optrace:auto\nb\n");
+  // An inserted line the user edited since no longer matches its tag: it is theirs now.
+  std::string tagged = "  MoeTracing(TRACE_POINT(\"x\", \"B\"));" + AutoMarkerFor("  MoeTracing(TRACE_POINT(\"x\", \"B\"));", false);
+  std::string edited = tagged;
+  edited.replace(edited.find("\"x\""), 3, "\"y\"");
+  EXPECT_EQ(RevertText(tagged + "\n"), "");
+  EXPECT_EQ(RevertText(edited + "\n"), edited + "\n");
+  // Lines of earlier versions (untagged) are removed when the code is optrace's own.
+  EXPECT_EQ(RevertText("  MoeTracing(TRACE_POINT(\"x\", \"B\"));  // optrace:auto\n"), "");
 }
 
 TEST(MarkCodeTest, IndexArgumentsFollowThePoint) {

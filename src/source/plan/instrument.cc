@@ -134,7 +134,51 @@ bool Unbase64(std::string_view in, std::string* out) {
   return true;
 }
 
+std::string LineTag(std::string_view code) {
+  uint32_t h = 2166136261u;
+  for (char c : code) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 16777619u;
+  }
+  return fmt::format("{:06x}", h & 0xffffff);
+}
+
+// Inserted by optrace (its tag matches what precedes it), else nullopt-like false.
+bool IsTaggedAutoLine(std::string_view content) {
+  // "<code>  // optrace:auto:abcdef"
+  constexpr size_t kTag = 7;  // ":abcdef"
+  if (content.size() >= kAutoMarker.size() + kTag &&
+      content.substr(content.size() - kTag - kAutoMarker.size(), kAutoMarker.size()) == kAutoMarker &&
+      content[content.size() - kTag] == ':') {
+    std::string_view code = content.substr(0, content.size() - kTag - kAutoMarker.size());
+    return LineTag(code) == content.substr(content.size() - 6);
+  }
+  return false;
+}
+
+bool IsTaggedMacroAutoLine(std::string_view content) {
+  // "<code> /* optrace:auto:abcdef */ \"
+  constexpr std::string_view kOpen = " /* optrace:auto:";
+  constexpr std::string_view kClose = " */ \\";
+  if (!content.ends_with(kClose)) return false;
+  size_t at = content.rfind(kOpen);
+  if (at == std::string_view::npos || at + kOpen.size() + 6 + kClose.size() != content.size()) return false;
+  return LineTag(content.substr(0, at)) == content.substr(at + kOpen.size(), 6);
+}
+
+// Lines of earlier versions carry an untagged marker: removed only when the code is optrace's own.
+bool LooksInserted(std::string_view code) {
+  for (std::string_view w : {"MoeTracing", "TRACE_POINT", "OPTRACE_", "optrace", "profiling", "Profiling"})
+    if (code.find(w) != std::string_view::npos) return true;
+  return false;
+}
+
 }  // namespace
+
+std::string AutoMarkerFor(std::string_view code, bool in_macro) {
+  if (in_macro) return fmt::format(" /* optrace:auto:{} */ \\", LineTag(code));
+  return fmt::format("{}:{}", kAutoMarker, LineTag(code));
+}
 
 std::string RevertText(std::string_view text) {
   std::string out;
@@ -147,11 +191,14 @@ std::string RevertText(std::string_view text) {
     std::string_view eol = line.ends_with("\r\n") ? "\r\n" : line.ends_with("\n") ? "\n" : "";
     std::string_view content = line.substr(0, line.size() - eol.size());
     pos = end;
-    if (content.ends_with(kAutoMarker)) continue;
+    if (IsTaggedAutoLine(content)) continue;
+    if (content.ends_with(kAutoMarker) && LooksInserted(content.substr(0, content.size() - kAutoMarker.size())))
+      continue;
     {
       std::string_view c = content;
       while (!c.empty() && (c.back() == ' ' || c.back() == '\t')) c.remove_suffix(1);
-      if (c.ends_with(kMacroAutoMarker)) continue;
+      if (IsTaggedMacroAutoLine(c)) continue;
+      if (c.ends_with(kMacroAutoMarker) && LooksInserted(c.substr(0, c.size() - kMacroAutoMarker.size()))) continue;
     }
     size_t b64 = content.find(kOrigB64);
     if (b64 != std::string_view::npos) {
@@ -176,8 +223,8 @@ std::string RevertText(std::string_view text) {
 }
 
 bool HasInstrumentation(std::string_view text) {
-  return text.find(kAutoMarker) != std::string_view::npos || text.find(kOrigMarker) != std::string_view::npos ||
-         text.find(kMacroAutoMarker) != std::string_view::npos || text.find(kOrigB64) != std::string_view::npos;
+  return text.find("optrace:auto") != std::string_view::npos || text.find(kOrigMarker) != std::string_view::npos ||
+         text.find(kOrigB64) != std::string_view::npos;
 }
 
 std::string MarkCode(const PlanSite& site, char type) {
@@ -485,7 +532,8 @@ Result<std::string> ApplyMarks(const SourceFile& file, const CodeStructure* cs, 
       if (line == line_count + 1 && !text.empty() && text.back() != '\n')
         return BadInputError("{}: the file does not end with a newline; add one so marks can follow its last line",
                              file.rel);
-      out += lines[li].indent + lines[li].code + std::string(lines[li].macro ? kMacroAutoMarker : kAutoMarker) + eol;
+      std::string code = lines[li].indent + lines[li].code;
+      out += code + AutoMarkerFor(code, lines[li].macro) + eol;
     }
     if (line > line_count) break;
     size_t b = starts[static_cast<size_t>(line - 1)];

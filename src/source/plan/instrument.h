@@ -24,10 +24,15 @@
 
 namespace optrace::source {
 
+// An inserted line ends with `// optrace:auto:<6 hex>`, the hex a hash of the line before the
+// marker: revert removes a line only when the hash matches, so user code that happens to end
+// in `// optrace:auto` (or an inserted line the user edited since) is never deleted.
 inline constexpr std::string_view kAutoMarker = "  // optrace:auto";
 inline constexpr std::string_view kOrigMarker = "  // optrace:orig ";
 // Lines inserted inside a #define body: a line comment would swallow the continuation.
 inline constexpr std::string_view kMacroAutoMarker = " /* optrace:auto */ \\";
+// The marker for an inserted `code` line (code = indent + statement).
+std::string AutoMarkerFor(std::string_view code, bool in_macro);
 
 // The text without optrace-inserted lines, in-place changes restored.
 std::string RevertText(std::string_view text);
