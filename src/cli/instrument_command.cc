@@ -59,6 +59,11 @@ int RunInstrumentCommand(const CommandArgs& args, CommandIo& io) {
   if (!result.ok()) return ReportError("instrument", result.status(), io);
   for (const std::string& w : result->warnings) io.err << "optrace instrument: warning: " << w << "\n";
   int marks = 0;
+  if (!dry_run) {
+    // Every file is checked before any is written: a read-only one must not leave the tree half done.
+    for (const source::FileChange& c : result->changes)
+      if (Status st = CheckWritable(c.path); !st.ok()) return ReportError("instrument", st, io);
+  }
   for (const source::FileChange& c : result->changes) {
     marks += c.inserted;
     if (dry_run) {

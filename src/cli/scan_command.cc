@@ -89,7 +89,19 @@ int RunScanCommand(const CommandArgs& args, CommandIo& io) {
     return kExitFindings;
   }
 
+  if (!output.empty()) {
+    std::vector<fs::path> sources;
+    for (const source::SourceFile* f : r.files) sources.push_back(f->path);
+    if (Status st = CheckNotAnInput("-o", ResolveAgainstCwd(output), sources); !st.ok()) return ReportError("scan", st, io);
+  }
   int rewritten = 0;
+  if (modify && !dry_run) {
+    // Every file is checked before any is rewritten: a read-only one must not leave the tree half done.
+    for (const source::SourceFile* f : r.files) {
+      if (source::RewriteTracePoints(*f) == *f->text) continue;
+      if (Status st = CheckWritable(f->path); !st.ok()) return ReportError("scan", st, io);
+    }
+  }
   if (modify) {
     for (const source::SourceFile* f : r.files) {
       std::string after = source::RewriteTracePoints(*f);

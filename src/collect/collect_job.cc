@@ -16,6 +16,19 @@ Status CheckStatsPath(const std::filesystem::path& p) {
 
 Result<CollectReport> RunCollectJob(const CollectJob& job) {
   if (job.stats_path) OPTRACE_RETURN_IF_ERROR(CheckStatsPath(*job.stats_path));
+  {
+    // -o or --stats naming a dump, the map or the roles file would destroy it.
+    std::vector<std::filesystem::path> inputs = job.other_inputs;
+    if (Result<std::vector<RankFile>> files = FindRankFiles(job.options.inputs); files.ok())
+      for (const RankFile& f : *files) inputs.push_back(f.path);
+    OPTRACE_RETURN_IF_ERROR(CheckNotAnInput("-o", job.trace_path, inputs));
+    if (job.stats_path) {
+      inputs.push_back(job.trace_path);
+      OPTRACE_RETURN_IF_ERROR(CheckNotAnInput("--stats", *job.stats_path, inputs));
+      if (ResolveAgainstCwd(*job.stats_path) == ResolveAgainstCwd(job.trace_path))
+        return UsageError("--stats {} is the trace file too; name another file", job.stats_path->string());
+    }
+  }
   CollectReport rep;
   OPTRACE_ASSIGN_OR_RETURN(rep.result, Collect(job.options));
   if (rep.result.collection.intervals.empty() && rep.result.collection.instants.empty()) {

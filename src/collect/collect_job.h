@@ -26,6 +26,7 @@ struct CollectJob {
   ChromeTraceOptions trace;
   CollectSettings settings;
   const RoleMap* roles = nullptr;
+  std::vector<std::filesystem::path> other_inputs;  // --map, --roles: never overwritten by -o / --stats
 };
 
 struct CollectReport {

@@ -7,7 +7,9 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstring>
+#include <mutex>
 
 namespace optrace {
 namespace fs = std::filesystem;
@@ -41,12 +43,76 @@ Result<std::string> ReadFileToString(const fs::path& path) {
   return out;
 }
 
-Status WriteFileAtomic(const fs::path& path, std::string_view contents) {
+namespace {
+
+// The file a write to `path` must replace: through a symlink to its target, so the link the
+// user made stays a link (renaming over it would turn it into a regular copy).
+Result<fs::path> WriteTarget(const fs::path& path) {
+  if (path.empty()) return UsageError("an empty output path; name the file to write");
+  std::error_code ec;
+  if (!fs::is_symlink(fs::symlink_status(path, ec))) return path;
+  fs::path target = fs::canonical(path, ec);
+  if (ec) {
+    // A dangling link: write where it points (relative targets resolve against the link's directory).
+    fs::path to = fs::read_symlink(path, ec);
+    if (ec) return IoError("{}: cannot read the symlink: {}", path.string(), ec.message());
+    return to.is_absolute() ? to : (path.parent_path() / to).lexically_normal();
+  }
+  return target;
+}
+
+// Temp files being written, removed if the process is interrupted (Ctrl-C) mid-write.
+constexpr int kMaxPending = 16;
+char g_pending[kMaxPending][4096];
+volatile sig_atomic_t g_pending_used[kMaxPending];
+std::once_flag g_handler_once;
+
+void RemovePendingAndReraise(int sig) {
+  for (int i = 0; i < kMaxPending; ++i)
+    if (g_pending_used[i]) ::unlink(g_pending[i]);
+  ::signal(sig, SIG_DFL);
+  ::raise(sig);
+}
+
+class PendingTemp {
+ public:
+  explicit PendingTemp(const std::string& path) {
+    std::call_once(g_handler_once, [] {
+      for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+        struct sigaction old {};
+        ::sigaction(sig, nullptr, &old);
+        if (old.sa_handler == SIG_DFL) ::signal(sig, RemovePendingAndReraise);
+      }
+    });
+    if (path.size() >= sizeof g_pending[0]) return;
+    for (int i = 0; i < kMaxPending; ++i) {
+      if (g_pending_used[i]) continue;
+      std::memcpy(g_pending[i], path.c_str(), path.size() + 1);
+      g_pending_used[i] = 1;
+      slot_ = i;
+      return;
+    }
+  }
+  ~PendingTemp() {
+    if (slot_ >= 0) g_pending_used[slot_] = 0;
+  }
+  PendingTemp(const PendingTemp&) = delete;
+  PendingTemp& operator=(const PendingTemp&) = delete;
+
+ private:
+  int slot_ = -1;
+};
+
+}  // namespace
+
+Status WriteFileAtomic(const fs::path& requested, std::string_view contents) {
+  OPTRACE_ASSIGN_OR_RETURN(const fs::path path, WriteTarget(requested));
   fs::path dir = path.parent_path();
   if (!dir.empty()) OPTRACE_RETURN_IF_ERROR(EnsureDirectory(dir));
   std::string tmpl = path.string() + ".tmp.XXXXXX";
   int fd = ::mkstemp(tmpl.data());
   if (fd < 0) return IoError("{}: cannot create a temp file beside it: {}", path.string(), std::strerror(errno));
+  PendingTemp pending(tmpl);
   mode_t mode = 0644;
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0) {
@@ -77,6 +143,32 @@ Status WriteFileAtomic(const fs::path& path, std::string_view contents) {
   return Status::Ok();
 }
 
+Status CheckNotAnInput(std::string_view flag, const fs::path& out, const std::vector<fs::path>& inputs) {
+  std::error_code ec;
+  if (!fs::exists(out, ec)) return Status::Ok();
+  for (const fs::path& in : inputs) {
+    if (fs::equivalent(out, in, ec)) {
+      return UsageError("{} {} is an input of this command ({}); writing it would destroy that input: name another "
+                        "file",
+                        flag, out.string(), in.string());
+    }
+  }
+  return Status::Ok();
+}
+
+Status CheckWritable(const fs::path& path) {
+  std::error_code ec;
+  fs::path target = path;
+  if (fs::is_symlink(fs::symlink_status(path, ec))) target = fs::canonical(path, ec);
+  if (ec) return IoError("{}: cannot resolve the link: {}", path.string(), ec.message());
+  if (fs::exists(target, ec) && ::access(target.c_str(), W_OK) != 0)
+    return IoError("{}: not writable ({}); nothing was changed", path.string(), std::strerror(errno));
+  fs::path dir = ResolveAgainstCwd(target).parent_path();
+  if (::access(dir.c_str(), W_OK) != 0)
+    return IoError("{}: its directory is not writable ({}); nothing was changed", path.string(), std::strerror(errno));
+  return Status::Ok();
+}
+
 Status EnsureDirectory(const fs::path& dir) {
   std::error_code ec;
   fs::create_directories(dir, ec);
@@ -93,10 +185,13 @@ fs::path ResolveAgainstCwd(const fs::path& path) {
 }
 
 Status WriteStreamAtomic(const std::filesystem::path& path, const std::function<Status(std::ostream&)>& write) {
-  const std::filesystem::path target = ResolveAgainstCwd(path);
+  OPTRACE_ASSIGN_OR_RETURN(const fs::path through, WriteTarget(path));
+  const std::filesystem::path target = ResolveAgainstCwd(through);
   if (target.has_parent_path()) OPTRACE_RETURN_IF_ERROR(EnsureDirectory(target.parent_path()));
+  if (fs::is_directory(target)) return BadInputError("{}: is a directory; name a file to write", path.string());
   std::filesystem::path tmp = target;
   tmp += fmt::format(".tmp.{}", static_cast<long>(::getpid()));
+  PendingTemp pending(tmp.string());
   Status st;
   {
     std::ofstream os(tmp, std::ios::binary | std::ios::trunc);

@@ -12,6 +12,7 @@
 #include <ostream>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/status.h"
 
@@ -24,6 +25,14 @@ Status WriteFileAtomic(const std::filesystem::path& path, std::string_view conte
 // file's permissions. On failure nothing is left behind.
 //   OPTRACE_RETURN_IF_ERROR(WriteStreamAtomic("out/trace.json", [&](std::ostream& os) { ... }));
 Status WriteStreamAtomic(const std::filesystem::path& path, const std::function<Status(std::ostream&)>& write);
+// An output that is one of the command's inputs (the same file, through any link) would be
+// overwritten: a usage error naming both and the flag.
+//   OPTRACE_RETURN_IF_ERROR(CheckNotAnInput("-o", out, {dump, map}));
+Status CheckNotAnInput(std::string_view flag, const std::filesystem::path& out,
+                       const std::vector<std::filesystem::path>& inputs);
+// Whether the file at `path` (or a new file there) can be written: checked for every file of a
+// multi-file rewrite before any is written, so a read-only file does not leave the tree half done.
+Status CheckWritable(const std::filesystem::path& path);
 // Creates the directory (and parents); error names the path.
 Status EnsureDirectory(const std::filesystem::path& dir);
 // Absolute path against the current working directory (never the program's location).

@@ -1,0 +1,104 @@
+// Issue 11 regressions: never lose a user's data. Outputs that name an input, writes through a
+// symlink, empty output paths, multi-file rewrites that stop half way.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <fstream>
+
+#include "collect/dump_builder.h"
+#include "testing/cli_runner.h"
+#include "testing/temp_tree.h"
+
+namespace optrace {
+namespace {
+using ::testing::HasSubstr;
+using testing::RunCli;
+using testing::TempTree;
+namespace fs = std::filesystem;
+using collect::testing::SmallNativeDump;
+
+const std::string kKernel =
+    "extern \"C\" __global__ void moe() {\n"
+    "  MoeTracing(TRACE_POINT(\"processing\", \"B\"));\n"
+    "  MoeTracing(TRACE_POINT(\"processing\", \"E\"));\n"
+    "}\n";
+
+std::string Read(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+TEST(RobustOutputs, CollectRefusesToWriteOverADump) {
+  TempTree t({{"dumps/rank0.bin", SmallNativeDump()}});
+  std::string before = Read(t.path("dumps/rank0.bin"));
+  auto r = RunCli({"collect", t.path("dumps"), "-o", t.path("dumps/rank0.bin")});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("is an input of this command"));
+  EXPECT_EQ(Read(t.path("dumps/rank0.bin")), before);
+}
+
+TEST(RobustOutputs, CollectRefusesStatsOverTheMap) {
+  TempTree t({{"dumps/rank0.bin", SmallNativeDump()}, {"op/k.cpp", kKernel}});
+  ASSERT_EQ(RunCli({"scan", t.path("op"), "-o", t.path("map.json")}).exit_code, 0);
+  std::string map = Read(t.path("map.json"));
+  auto r = RunCli({"collect", t.path("dumps"), "--map", t.path("map.json"), "-o", t.path("t.json"), "--stats",
+                   t.path("map.json")});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--stats"));
+  EXPECT_EQ(Read(t.path("map.json")), map);
+}
+
+TEST(RobustOutputs, ScanRefusesToWriteTheMapOverASource) {
+  TempTree t({{"op/k.cpp", kKernel}});
+  auto r = RunCli({"scan", t.path("op"), "-o", t.path("op/k.cpp")});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(Read(t.path("op/k.cpp")), kKernel);
+}
+
+TEST(RobustOutputs, EmptyOutputPathIsAUsageErrorNotSuccess) {
+  TempTree t({{"dumps/rank0.bin", SmallNativeDump()}});
+  auto r = RunCli({"collect", t.path("dumps"), "-o", ""});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("empty output path"));
+  EXPECT_THAT(r.err, ::testing::Not(HasSubstr("Success")));
+}
+
+TEST(RobustOutputs, ScanModifyKeepsASymlinkedSourceALink) {
+  TempTree t({{"real/k.cpp", kKernel}});
+  fs::create_directories(t.path("op"));
+  fs::create_symlink(t.path("real/k.cpp"), t.path("op/k.cpp"));
+  auto r = RunCli({"scan", t.path("op"), "--modify", "-o", t.path("map.json")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::is_symlink(t.path("op/k.cpp")));
+  EXPECT_NE(Read(t.path("real/k.cpp")), kKernel);  // the change went to the link's target
+}
+
+TEST(RobustOutputs, InstrumentKeepsASymlinkedSourceALink) {
+  TempTree t({{"real/k.cpp", "extern \"C\" __global__ __aicore__ void k(GM_ADDR x)\n{\n    for (int g = 0; g < 4; ++g) {\n"
+                             "        Work(x, g);\n        SyncAll();\n    }\n}\n"}});
+  fs::create_directories(t.path("op/op_kernel"));
+  fs::create_symlink(t.path("real/k.cpp"), t.path("op/op_kernel/k.cpp"));
+  auto r = RunCli({"instrument", "--op", t.path("op")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::is_symlink(t.path("op/op_kernel/k.cpp")));
+  EXPECT_THAT(Read(t.path("real/k.cpp")), HasSubstr("optrace:auto"));
+}
+
+TEST(RobustOutputs, InstrumentChecksEveryFileBeforeWritingAny) {
+  if (::geteuid() == 0) GTEST_SKIP() << "root may write read-only files";
+  TempTree t({{"op/op_kernel/k.cpp", "#include \"b.h\"\nextern \"C\" __global__ __aicore__ void k(GM_ADDR x)\n{\n"
+                                     "    B(x);\n}\n"},
+              {"op/op_kernel/b.h", "__aicore__ inline void B(GM_ADDR x)\n{\n    for (int g = 0; g < 4; ++g) {\n"
+                                   "        Work(x, g);\n        SyncAll();\n    }\n}\n"}});
+  fs::permissions(t.path("op/op_kernel/b.h"), fs::perms::owner_read);
+  std::string before = Read(t.path("op/op_kernel/k.cpp"));
+  auto r = RunCli({"instrument", "--op", t.path("op")});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_THAT(r.err, HasSubstr("nothing was changed"));
+  EXPECT_EQ(Read(t.path("op/op_kernel/k.cpp")), before);
+}
+
+}  // namespace
+}  // namespace optrace
