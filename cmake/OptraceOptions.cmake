@@ -15,6 +15,13 @@ if(OPTRACE_SANITIZE)
                       $<$<COMPILE_LANGUAGE:CXX,C>:-fno-omit-frame-pointer>)
   add_link_options(-fsanitize=address,undefined)
 endif()
+if(OPTRACE_FUZZ)
+  if(NOT CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+    message(FATAL_ERROR "OPTRACE_FUZZ needs clang (libFuzzer): configure with -DCMAKE_CXX_COMPILER=clang++")
+  endif()
+  # Coverage for the fuzzer in every library; only the fuzz targets link libFuzzer's main.
+  add_compile_options($<$<COMPILE_LANGUAGE:CXX,C>:-fsanitize=fuzzer-no-link>)
+endif()
 
 # A host library of one layer: every .cc in DIR (not *_test.cc), C++20.
 function(optrace_layer_library name dir)

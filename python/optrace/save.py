@@ -33,12 +33,27 @@ def _as_int64_array(buffer):
     return np.ascontiguousarray(arr, dtype="<i8")
 
 
-def save_profiling_data(buffer, rank, out_dir):
-    """Writes `buffer` (torch tensor or numpy array of int64) to <out_dir>/rank<rank>.bin.
+def save_profiling_data(profiling_raw=None, rank_id=None, output_dir="profiling_data", base_h_path=None, **names):
+    """Writes `profiling_raw` (torch tensor or numpy array of int64) to <output_dir>/rank<rank_id>.bin.
+
+    The seed's signature and defaults, so it drops in for the legacy trace_utils.save_profiling_data:
+    save_profiling_data(profiling_raw, rank_id, output_dir="profiling_data", base_h_path=None).
+    base_h_path is accepted and unused: the legacy reader needed the base header for PROF_SIZE and
+    the core counts; native slots describe themselves. buffer= / rank= / out_dir= are accepted too.
 
     Returns the absolute path written. Raises ValueError for an all-zero buffer (the device was
     not synchronised) or a negative rank, TypeError for a buffer that is not int64.
     """
+    aliases = {"buffer": "profiling_raw", "rank": "rank_id", "out_dir": "output_dir"}
+    unknown = set(names) - set(aliases)
+    if unknown:
+        raise TypeError(f"save_profiling_data() got unexpected keyword argument(s) {sorted(unknown)}")
+    buffer = names.get("buffer", profiling_raw)
+    rank = names.get("rank", rank_id)
+    out_dir = names.get("out_dir", output_dir)
+    if buffer is None or rank is None:
+        raise TypeError("save_profiling_data(profiling_raw, rank_id, output_dir='profiling_data') needs the "
+                        "profiling output and the rank")
     if isinstance(rank, bool) or int(rank) != rank or rank < 0:
         raise ValueError(f"rank must be a non-negative integer, got {rank!r}")
     arr = _as_int64_array(buffer)
@@ -57,4 +72,4 @@ def save_profiling_data(buffer, rank, out_dir):
 
 
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit("import optrace and call save_profiling_data(buffer, rank, out_dir)")
+    sys.exit("import optrace and call save_profiling_data(profiling_raw, rank_id, output_dir)")

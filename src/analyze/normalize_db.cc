@@ -136,12 +136,28 @@ Status ReadTorchDb(const std::filesystem::path& path, const Rules& rules, String
     if (it == op_cache.end()) it = op_cache.emplace(key, rules.ClassifyCore(strings.Get(core), strings.Get(name))).first;
     return it->second;
   };
+  // A task without both times, or ending before it starts, is not an operator run: it is
+  // counted as a data issue, never turned into a 1.7e15 us or 0 us operator.
+  uint64_t joined = 0, no_time = 0, backwards = 0;
+  std::string no_time_example, backwards_example;
   OPTRACE_RETURN_IF_ERROR(db.Query(sql, [&](sqlite3_stmt* st) {
+    ++joined;
+    if (sqlite3_column_type(st, 1) == SQLITE_NULL || sqlite3_column_type(st, 2) == SQLITE_NULL) {
+      if (no_time++ == 0) no_time_example = fmt::format("{}: TASK row {}", path.string(), sqlite3_column_int64(st, 0));
+      return;
+    }
+    if (sqlite3_column_int64(st, 2) < sqlite3_column_int64(st, 1)) {
+      if (backwards++ == 0)
+        backwards_example = fmt::format("{}: TASK row {}: endNs {} < startNs {}", path.string(),
+                                        sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 2),
+                                        sqlite3_column_int64(st, 1));
+      return;
+    }
     Event e;
     e.row = static_cast<uint32_t>(sqlite3_column_int64(st, 0));
     e.file = task_file;
     e.start_ns = sqlite3_column_int64(st, 1);
-    e.dur_ns = std::max<int64_t>(0, sqlite3_column_int64(st, 2) - e.start_ns);
+    e.dur_ns = sqlite3_column_int64(st, 2) - e.start_ns;
     int64_t stream = Int(st, 3), task = Int(st, 4);
     e.stream_id = stream >= 0 && stream <= INT32_MAX ? static_cast<int32_t>(stream) : -1;
     e.task_id = task >= 0 && task <= INT32_MAX ? static_cast<int32_t>(task) : -1;
@@ -164,6 +180,23 @@ Status ReadTorchDb(const std::filesystem::path& path, const Rules& rules, String
     }
     table.events.push_back(e);
   }));
+  for (uint64_t k = 0; k < no_time; ++k)
+    AddIssue(issues, "db_task_time_missing", "data_loss",
+             "a db task has no startNs or endNs: it is left out (not an operator of unknown length)", no_time_example);
+  for (uint64_t k = 0; k < backwards; ++k)
+    AddIssue(issues, "db_task_time_backwards", "data_loss", "a db task ends before it starts: it is left out",
+             backwards_example);
+  {
+    // Compute tasks whose TASK row is missing (an empty or cut TASK table) vanish in the join.
+    uint64_t compute = 0;
+    OPTRACE_RETURN_IF_ERROR(db.Query("SELECT COUNT(*) FROM COMPUTE_TASK_INFO",
+                                     [&](sqlite3_stmt* st) { compute = static_cast<uint64_t>(sqlite3_column_int64(st, 0)); }));
+    if (compute > joined) {
+      AddIssue(issues, "db_tasks_without_times", "data_loss",
+               "compute tasks of COMPUTE_TASK_INFO have no TASK row (no start or end time): they are left out",
+               fmt::format("{}: {} of {} compute tasks have a TASK row", path.string(), joined, compute));
+    }
+  }
 
   if (db.HasTable("COMMUNICATION_OP")) {
     uint16_t comm_file = static_cast<uint16_t>(table.files.size());
@@ -171,6 +204,13 @@ Status ReadTorchDb(const std::filesystem::path& path, const Rules& rules, String
     uint32_t hccl = strings.Intern("HCCL");
     OPTRACE_RETURN_IF_ERROR(
         db.Query("SELECT rowid, opName, startNs, endNs, opType FROM COMMUNICATION_OP", [&](sqlite3_stmt* st) {
+          if (sqlite3_column_type(st, 2) == SQLITE_NULL || sqlite3_column_type(st, 3) == SQLITE_NULL ||
+              sqlite3_column_int64(st, 3) < sqlite3_column_int64(st, 2)) {
+            AddIssue(issues, "db_task_time_missing", "data_loss",
+                     "a db task has no startNs or endNs: it is left out (not an operator of unknown length)",
+                     fmt::format("{}: COMMUNICATION_OP row {}", path.string(), sqlite3_column_int64(st, 0)));
+            return;
+          }
           Event e;
           e.row = static_cast<uint32_t>(sqlite3_column_int64(st, 0));
           e.file = comm_file;

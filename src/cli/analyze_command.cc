@@ -7,6 +7,7 @@
 #include <ostream>
 
 #include "analyze/report/analyze_run.h"
+#include "core/directory_lock.h"
 #include "core/json_text.h"
 #include "cli/cli_parse.h"
 #include "cli/commands.h"
@@ -100,13 +101,14 @@ int RunAnalyzeCommand(const CommandArgs& args, CommandIo& io) {
     flags = UsageError("--from-stage {} comes after --to-stage {}", from, to);
   if (!flags.ok()) return ReportError("analyze", flags, io);
 
+  // Two runs into one OUT would interleave their files and both exit 0.
+  Result<DirectoryLock> lock = DirectoryLock::Acquire(opt.analyze.out_dir, "analyze");
+  if (!lock.ok()) return ReportError("analyze", lock.status(), io);
   StderrProgress sink(io.err, progress == "json");
   opt.analyze.progress = &sink;
   auto run = analyze::report::RunAnalyzeAndReport(opt);
   if (!run.ok()) {
-    io.out << analyze::report::AnalyzeFailureJson(run.status(), opt).dump(-1, ' ', false,
-                                                                         nlohmann::json::error_handler_t::replace)
-           << "\n";
+    io.out << JsonText(analyze::report::AnalyzeFailureJson(run.status(), opt), -1) << "\n";
     return ReportError("analyze", run.status(), io);
   }
   io.out << JsonText(analyze::report::AnalyzeRunJson(*run, opt), -1)

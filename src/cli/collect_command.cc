@@ -63,6 +63,7 @@ int RunCollectCommand(const CommandArgs& args, CommandIo& io) {
                     : align == "none" ? collect::Align::kNone
                                       : collect::Align::kRank;
   job.trace.names = names == "legacy" ? collect::NameStyle::kLegacy : collect::NameStyle::kLabel;
+  job.trace.fifo_names = extra_mode == "legacy";
 
   std::optional<PointMap> map;
   if (!map_path.empty() || !source_dir.empty()) {

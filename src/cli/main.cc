@@ -1,14 +1,26 @@
 #include <unistd.h>
 
+#include <cerrno>
+#include <csignal>
+#include <cstring>
 #include <iostream>
 
 #include "cli/command.h"
 
 int main(int argc, char** argv) {
+  // A closed pipe (`optrace scan src | head`) is a write error to report, not a silent death.
+  std::signal(SIGPIPE, SIG_IGN);
   std::ios::sync_with_stdio(false);
   std::vector<std::string> args(argv + 1, argv + argc);
   optrace::cli::CommandIo io{std::cout, std::cerr, ::isatty(2) == 1};
   int rc = optrace::cli::RunOptrace(args, io);
+  errno = 0;
   std::cout.flush();
+  // `scan SRC > map.json` on a full disk must not exit 0 with a truncated map.
+  if (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    std::cerr << "optrace: error: cannot write standard output" << (errno ? ": " : "") << (errno ? std::strerror(errno) : "")
+              << "; the output is incomplete\n";
+    return optrace::cli::kExitBadInput;
+  }
   return rc;
 }

@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "core/file_io.h"
 #include "source/modify.h"
+#include "source/lint.h"
 #include "source/scanner.h"
 
 namespace optrace::cli {
@@ -30,6 +31,7 @@ nlohmann::json ScanJson(const ScanResult& r, const std::string& output, int rewr
   j["labels"] = labels.size();
   j["output"] = output;
   j["rewritten_files"] = rewritten;
+  j["unresolved_includes"] = r.unresolved_includes;
   j["collisions"] = nlohmann::json::array();
   for (const auto& c : r.collisions) {
     j["collisions"].push_back({{"label_id", c.label_id},
@@ -144,6 +146,7 @@ int RunScanCommand(const CommandArgs& args, CommandIo& io) {
   if (modify) summary << fmt::format("; {} {} file(s)", dry_run ? "would rewrite" : "rewrote", rewritten);
   if (!output.empty() && !dry_run) summary << " -> " << output;
   summary << "\n";
+  if (!r.unresolved_includes.empty()) io.err << "optrace scan: " << source::UnresolvedIncludesNote(r.unresolved_includes);
   return kExitOk;
 }
 

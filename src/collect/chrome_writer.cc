@@ -250,9 +250,9 @@ Status WriteChromeTrace(const Collection& c, const ChromeTraceOptions& opt, std:
   for (const Interval& iv : c.intervals) {
     const SeriesText& st = series[iv.series];
     std::string_view name = names[iv.label];
-    if (opt.names == NameStyle::kLegacy && SeqOf(iv.begin_payload) != 0) {
+    if (opt.names == NameStyle::kLegacy) {
       legacy_name.clear();
-      AppendJsonString(legacy_name, IntervalName(c.labels[iv.label], iv.begin_payload, opt.names));
+      AppendJsonString(legacy_name, IntervalName(c.labels[iv.label], iv.begin_payload, opt.names, opt.fifo_names));
       name = legacy_name;
     }
     const std::string& src = begin_src[iv.label];

@@ -27,6 +27,7 @@ enum class Align { kRank, kGlobal, kNone };
 struct ChromeTraceOptions {
   Align align = Align::kRank;
   NameStyle names = NameStyle::kLabel;
+  bool fifo_names = false;  // NameStyle::kLegacy under --extra-mode legacy: "label [extra:<word>]"
 };
 
 // The tick each rank's timestamps count from, per `align` (shared with the Perfetto writer).

@@ -106,8 +106,12 @@ const char* PairModeName(PairMode m) {
   return "?";
 }
 
-std::string IntervalName(const LabelInfo& label, uint32_t payload, NameStyle style) {
-  if (style == NameStyle::kLegacy && SeqOf(payload) != 0) return fmt::format("{}#{}", label.name, SeqOf(payload));
+std::string IntervalName(const LabelInfo& label, uint32_t payload, NameStyle style, bool fifo) {
+  // SPEC 5: the reference collector's names, exactly.
+  if (style == NameStyle::kLegacy) {
+    if (fifo) return fmt::format("{} [extra:{}]", label.name, payload);
+    return fmt::format("{} [extra:{}] #{}", label.name, payload & 0xffu, SeqOf(payload));
+  }
   return label.name;
 }
 
@@ -266,6 +270,22 @@ Result<CollectResult> Collect(const CollectOptions& o) {
     if (r.skipped_no_mapping > 0) {
       d.Add(Problem::kSkippedNoMapping, {}, r.skipped_no_mapping);
       d.SetSummary(Problem::kSkippedNoMapping, counts);
+    }
+    // A map from another build usually still shares some ids: say so when most records are
+    // unmapped, or (sequential legacy ids, one TRACE_POINT added or removed) when most mapped
+    // records no longer pair up.
+    uint64_t unmatched = d.Count(Problem::kUnmatchedBegin) + d.Count(Problem::kUnmatchedEnd);
+    uint64_t mapped = r.records - r.skipped_no_mapping;
+    if (r.records > 0 && r.skipped_no_mapping * 2 > r.records) {
+      d.Add(Problem::kMapMismatch,
+            fmt::format("{} of {} records have ids not in the map ({}): the map is probably from another build; "
+                        "regenerate it with 'optrace scan' on the sources the kernel was built from",
+                        r.skipped_no_mapping, r.records, counts));
+    } else if (o.map->scheme == PointIdScheme::kLegacySequential && mapped >= 4 && unmatched * 2 > mapped) {
+      d.Add(Problem::kMapMismatch,
+            fmt::format("{} of {} mapped records are unmatched B/E: with sequential ids this is the sign of a map "
+                        "from another build (ids shifted by a TRACE_POINT added or removed); regenerate the map",
+                        unmatched, mapped));
     }
   }
   auto by_core = [](const Interval& a, const Interval& b) {

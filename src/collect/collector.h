@@ -69,8 +69,9 @@ Result<CollectResult> Collect(const CollectOptions& options);
 // One rank's dump, mapped and decoded.
 Result<Dump> ReadDump(const RankFile& f, double legacy_clock_hz);
 
-// "label", or "label#seq" under NameStyle::kLegacy.
-std::string IntervalName(const LabelInfo& label, uint32_t payload, NameStyle style);
+// "label"; under NameStyle::kLegacy the reference collector's names (SPEC 5):
+// "label [extra:<low 8 bits>] #<high 24 bits>" (seq pairing), "label [extra:<extra word>]" (FIFO).
+std::string IntervalName(const LabelInfo& label, uint32_t payload, NameStyle style, bool fifo = false);
 
 const char* PairModeName(PairMode m);  // "nest", "seq", "legacy"
 

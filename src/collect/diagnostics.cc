@@ -37,6 +37,9 @@ constexpr std::array<ProblemInfo, static_cast<size_t>(Problem::kCount_)> kProble
      "not used; check that the kernel writes only its own slot"},
     {"duplicate_core", Severity::kDataLoss,
      "two slots of one rank claim the same core: one core wrote another's slot, or the core index is wrong"},
+    {"map_mismatch", Severity::kDataLoss,
+     "the map shares ids with the dumps but most records are unmapped or no longer pair: it is probably from "
+     "another build"},
 }};
 
 }  // namespace

@@ -36,6 +36,7 @@ enum class Problem {
   kRankUnreadable,     // a rank's dump is empty, truncated, corrupt or unreadable: the others are kept
   kCorruptSlot,        // a slot whose header is damaged (magic, impossible counts): its events are not used
   kDuplicateCore,      // two slots of one rank claim the same core
+  kMapMismatch,        // ids shared with the map but most records unmapped or unpaired: another build
   kCount_,  // number of problems; not a problem
 };
 

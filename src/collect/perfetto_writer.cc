@@ -174,7 +174,7 @@ Status WritePerfettoTrace(const Collection& c, const ChromeTraceOptions& opt, st
     U64(event, field::kEventType, kSliceBegin);
     U64(event, field::kEventTrackUuid, track);
     Bytes(event, field::kEventCategory, CoreKindName(iv.kind));
-    Bytes(event, field::kEventName, IntervalName(label, iv.begin_payload, opt.names));
+    Bytes(event, field::kEventName, IntervalName(label, iv.begin_payload, opt.names, opt.fifo_names));
     IntAnnotation(event, scratch, "index", iv.begin_payload);
     IntAnnotation(event, scratch, "extra", ExtraOf(iv.begin_payload));
     IntAnnotation(event, scratch, "seq", SeqOf(iv.begin_payload));

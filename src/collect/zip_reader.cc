@@ -1,5 +1,7 @@
 #include "collect/zip_reader.h"
 
+#include <algorithm>
+
 #include <zlib.h>
 
 #include <cstring>
@@ -65,6 +67,7 @@ Result<ZipArchive> ZipArchive::Open(std::string_view bytes, std::string path) {
     }
     ZipEntry e;
     e.method = Le<uint16_t>(bytes, at + 10);
+    e.crc32 = Le<uint32_t>(bytes, at + 16);
     e.compressed_size = Le<uint32_t>(bytes, at + 20);
     e.size = Le<uint32_t>(bytes, at + 24);
     uint16_t name_len = Le<uint16_t>(bytes, at + 28);
@@ -119,7 +122,22 @@ Result<std::string_view> ZipArchive::Read(const ZipEntry& e) {
                          "again", path_, e.name, data, e.compressed_size);
   }
   std::string_view raw = bytes_.substr(data, e.compressed_size);
-  if (e.method == 0) return raw;
+  // The zip's own CRC-32: a flipped bit in a stored tensor would otherwise be read as a record.
+  auto checked = [&](std::string_view d) -> Result<std::string_view> {
+    uLong crc = ::crc32(0L, Z_NULL, 0);
+    for (size_t off = 0; off < d.size();) {
+      uInt n = static_cast<uInt>(std::min<size_t>(d.size() - off, 1u << 30));
+      crc = ::crc32(crc, reinterpret_cast<const Bytef*>(d.data() + off), n);
+      off += n;
+    }
+    if (static_cast<uint32_t>(crc) != e.crc32) {
+      return BadInputError("{}: '{}' fails its zip CRC-32 check (0x{:08x}, expected 0x{:08x}): the file is corrupt; "
+                           "save it again",
+                           path_, e.name, static_cast<uint32_t>(crc), e.crc32);
+    }
+    return d;
+  };
+  if (e.method == 0) return checked(raw);
   if (e.method != 8) {
     return BadInputError("{}: '{}' uses zip compression method {}; only stored and deflated entries are read",
                          path_, e.name, e.method);
@@ -140,7 +158,7 @@ Result<std::string_view> ZipArchive::Read(const ZipEntry& e) {
   if (rc != Z_STREAM_END || zs.total_out != e.size) {
     return BadInputError("{}: '{}' does not inflate to its {} bytes; the file is corrupt", path_, e.name, e.size);
   }
-  return std::string_view(out);
+  return checked(std::string_view(out));
 }
 
 }  // namespace optrace::collect

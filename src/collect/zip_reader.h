@@ -24,6 +24,7 @@ struct ZipEntry {
   uint64_t compressed_size = 0;
   uint64_t size = 0;
   uint64_t local_header_offset = 0;
+  uint32_t crc32 = 0;  // of the uncompressed data, from the central directory
 };
 
 class ZipArchive {

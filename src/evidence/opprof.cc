@@ -14,6 +14,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
+constexpr int64_t kMaxBlockId = 1 << 16;
+
 // "cube0" -> (kAic, 0), "vector1" -> (kAiv, 1).
 bool ParseSubBlock(std::string_view s, format::CoreKind& kind, uint32_t& k) {
   std::string_view digits;
@@ -25,7 +27,7 @@ bool ParseSubBlock(std::string_view s, format::CoreKind& kind, uint32_t& k) {
     return false;
   }
   auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), k);
-  return !digits.empty() && ec == std::errc() && p == digits.data() + digits.size();
+  return !digits.empty() && ec == std::errc() && p == digits.data() + digits.size() && k < 256;
 }
 
 Result<MetricTable> ParseMetricTable(CsvReader& reader, const std::string& name) {
@@ -71,9 +73,10 @@ Result<MetricTable> ParseMetricTable(CsvReader& reader, const std::string& name)
     MetricRow row;
     row.line = rec.line;
     auto block = ParseCsvInt(rec.Field(*block_col));
-    if (!block || *block < 0) {
-      return BadInputError("{}:{}: block_id '{}' is not a non-negative integer", origin, rec.line,
-                           TrimCsvField(rec.Field(*block_col)));
+    // Core indices are small (tens per chip); a huge block id would wrap into core 0 later.
+    if (!block || *block < 0 || *block >= kMaxBlockId) {
+      return BadInputError("{}:{}: block_id '{}' is not an integer from 0 to {}", origin, rec.line,
+                           TrimCsvField(rec.Field(*block_col)), kMaxBlockId - 1);
     }
     row.block = static_cast<uint32_t>(*block);
     row.sub_block = std::string(TrimCsvField(rec.Field(*sub_col)));

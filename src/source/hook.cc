@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <optional>
 #include <regex>
 #include <system_error>
 #include <vector>
@@ -150,6 +151,37 @@ bool OnPath(const std::string& name) {
   return false;
 }
 
+std::string ShellQuote(std::string_view s) {
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\'') out += "'\\''";
+    else out += c;
+  }
+  return out + "'";
+}
+
+// The value of `OPTRACE_DEFAULT='...'` (the '\'' escapes undone), or nullopt.
+std::optional<std::string> ShellSingleQuotedValue(std::string_view line, std::string_view name) {
+  if (line.substr(0, name.size() + 1) != std::string(name) + "=") return std::nullopt;
+  std::string_view rest = line.substr(name.size() + 1);
+  std::string out;
+  size_t i = 0;
+  while (i < rest.size()) {
+    if (rest[i] != '\'') return std::nullopt;
+    size_t close = rest.find('\'', i + 1);
+    if (close == std::string_view::npos) return std::nullopt;
+    out.append(rest.substr(i + 1, close - i - 1));
+    i = close + 1;
+    if (rest.substr(i, 2) == "\\'") {
+      out += '\'';
+      i += 2;
+    } else {
+      break;
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string HookBlock(const HookSpec& spec) {
@@ -159,7 +191,9 @@ std::string HookBlock(const HookSpec& spec) {
     if (out.back() != '\n') out += '\n';
   } else {
     std::string bin = spec.optrace_path.empty() ? "optrace" : spec.optrace_path;
-    out += fmt::format("OPTRACE=\"${{OPTRACE:-{}}}\"\n", bin);
+    // Single-quoted for the shell: a path holding $, $(...), ` or " is taken literally.
+    out += "OPTRACE_DEFAULT=" + ShellQuote(bin) + "\n";
+    out += "OPTRACE=\"${OPTRACE:-$OPTRACE_DEFAULT}\"\n";
     out += "OPTRACE_HOOK_DIR=\"$(cd \"$(dirname \"${BASH_SOURCE[0]}\")\" && pwd)\"\n";
     // --modify: the legacy TRACE_POINT fallback is `0`, so ids exist only once the compiled copy
     // is rewritten.
@@ -231,7 +265,10 @@ HookStatus VerifyHook(std::string_view text) {
     if ((l.find("scan") != std::string::npos && l.find("--modify") != std::string::npos) ||
         l.find("trace_preprocessor") != std::string::npos)
       st.rewrites = true;
-    if (st.optrace_path.empty() && BoundedSearch(l, m, kDefault)) st.optrace_path = m.str(1);
+    if (st.optrace_path.empty())
+      if (auto v = ShellSingleQuotedValue(l, "OPTRACE_DEFAULT")) st.optrace_path = *v;
+    if (st.optrace_path.empty() && BoundedSearch(l, m, kDefault) && m.str(1).find('$') == std::string::npos)
+      st.optrace_path = m.str(1);
     if (st.optrace_path.empty() && BoundedSearch(l, m, kWord) && m.str(2).find('$') == std::string::npos) {
       st.optrace_path = m.str(2);
     }

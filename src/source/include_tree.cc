@@ -55,6 +55,13 @@ std::vector<const SourceFile*> IncludeTree::ClosureOf(const SourceFile* f) const
   return out;
 }
 
+std::vector<std::string> IncludeTree::UnresolvedQuoted() const {
+  std::vector<std::string> out;
+  for (const IncludeEdge& e : edges)
+    if (!e.angled && !e.to && e.resolved.empty() && e.from) out.push_back(fmt::format("{}:{}: {}", e.from->rel, e.line, e.spelled));
+  return out;
+}
+
 Result<IncludeTree> WalkIncludeTree(SourceSet& set, const fs::path& entry, const IncludeOptions& options) {
   IncludeTree tree;
   OPTRACE_ASSIGN_OR_RETURN(tree.entry, set.Load(entry));

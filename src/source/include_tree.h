@@ -31,6 +31,9 @@ struct IncludeTree {
   std::vector<IncludeEdge> edges;
 
   bool Contains(const SourceFile* f) const;
+  // `#include "x.h"` found neither beside the including file nor in the include directories,
+  // as "file:line: x.h" (angle-bracket includes are system headers and not listed).
+  std::vector<std::string> UnresolvedQuoted() const;
   // Files `f` includes, directly or not (not f itself unless it includes itself).
   std::vector<const SourceFile*> ClosureOf(const SourceFile* f) const;
 };

@@ -203,6 +203,7 @@ Result<LintReport> RunLint(const LintOptions& options) {
     io.limit = root;
     OPTRACE_ASSIGN_OR_RETURN(IncludeTree tree, WalkIncludeTree(set, entry, io));
     for (const SourceFile* f : tree.files) chosen.insert(f);
+    for (std::string& u : tree.UnresolvedQuoted()) report.unresolved_includes.push_back(std::move(u));
     if (!ctx.tree) {
       report.entry = tree.entry->rel;
       ctx.tree = tree;

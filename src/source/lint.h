@@ -73,6 +73,7 @@ struct LintReport {
   size_t trace_points = 0;
   CoreDensity density;
   std::vector<GateVerdict> gates;  // G1..G5 with LintOptions::gates, else empty
+  std::vector<std::string> unresolved_includes;  // quoted includes found nowhere (IncludeTree)
 
   size_t Count(Severity s) const;
 };
@@ -83,6 +84,8 @@ Result<LintReport> RunLint(const LintOptions& options);
 std::string FormatLintText(const LintReport& report);
 std::string FormatLintJson(const LintReport& report);
 std::string FormatLintSarif(const LintReport& report);
+// "note: N #include \"...\" not found ..." for includes that resolve nowhere ("" for none).
+std::string UnresolvedIncludesNote(const std::vector<std::string>& unresolved);
 // The gate of a rule id ("" for unknown ids).
 std::string_view GateOfRule(std::string_view rule);
 

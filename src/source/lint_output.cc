@@ -1,6 +1,8 @@
 // Text, JSON and SARIF 2.1.0 renderings of a lint report.
 #include <fmt/format.h>
 
+#include <cctype>
+
 #include <nlohmann/json.hpp>
 #include <map>
 #include <set>
@@ -22,7 +24,40 @@ std::string DensityLine(const LintReport& r) {
   return fmt::format("; AIC {} labels, AIV {} labels", r.density.aic_labels.size(), r.density.aiv_labels.size());
 }
 
+// A path as a URI reference (RFC 3986): everything but unreserved characters and '/'
+// percent-encoded, so a space, '#', '%' or a non-ASCII byte in a path stays one valid URI.
+std::string UriPath(std::string_view path) {
+  std::string out;
+  for (char ch : path) {
+    const unsigned char c = static_cast<unsigned char>(ch);
+    if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~' || c == '/') {
+      out += ch;
+    } else {
+      out += fmt::format("%{:02X}", c);
+    }
+  }
+  return out;
+}
+
 }  // namespace
+
+std::string UnresolvedIncludesNote(const std::vector<std::string>& unresolved) {
+  if (unresolved.empty()) return "";
+  std::set<std::string> names;
+  for (const std::string& u : unresolved) names.insert(u.substr(u.rfind(": ") + 2));
+  std::string list;
+  size_t n = 0;
+  for (const std::string& name : names) {
+    if (n++ == 4) {
+      list += ", ...";
+      break;
+    }
+    list += (list.empty() ? "" : ", ") + name;
+  }
+  return fmt::format("note: {} #include \"...\" not found in the tree or the -I directories ({}; first at {}): taken "
+                     "as SDK headers and not read; give -I DIR if one of them holds trace points\n",
+                     unresolved.size(), list, unresolved.front().substr(0, unresolved.front().rfind(": ")));
+}
 
 std::string FormatLintText(const LintReport& r) {
   std::string out;
@@ -31,6 +66,7 @@ std::string FormatLintText(const LintReport& r) {
   out += fmt::format("optrace lint: {} error(s), {} warning(s) in {} file(s), {} trace point(s){}{}\n", errors,
                      warnings, r.files_checked, r.trace_points,
                      r.entry.empty() ? "" : fmt::format("; entry {}", r.entry), DensityLine(r));
+  out += UnresolvedIncludesNote(r.unresolved_includes);
   if (r.gates.empty()) return out;
   size_t counts[3] = {0, 0, 0};
   out += "gates:\n";
@@ -67,6 +103,7 @@ std::string FormatLintJson(const LintReport& r) {
   } else {
     j["density"] = nullptr;
   }
+  j["unresolved_includes"] = r.unresolved_includes;
   j["diagnostics"] = json::array();
   for (const Diagnostic& d : r.diagnostics) {
     j["diagnostics"].push_back({{"file", d.file}, {"line", d.line}, {"column", d.column},
@@ -103,7 +140,7 @@ std::string FormatLintSarif(const LintReport& r) {
       region["startColumn"] = d.column > 0 ? d.column : 1;
     }
     json location = {{"physicalLocation",
-                      {{"artifactLocation", {{"uri", d.file}, {"uriBaseId", "SRCROOT"}}}}}};
+                      {{"artifactLocation", {{"uri", UriPath(d.file)}, {"uriBaseId", "SRCROOT"}}}}}};
     if (!region.empty()) location["physicalLocation"]["region"] = region;
     json result = {{"ruleId", d.rule},
                    {"level", d.severity == Severity::kError     ? "error"
@@ -121,7 +158,7 @@ std::string FormatLintSarif(const LintReport& r) {
                   {"informationUri", "https://github.com/optrace/optrace/blob/main/docs/source.md"},
                   {"version", "1"},
                   {"rules", rules}}}}},
-              {"originalUriBaseIds", {{"SRCROOT", {{"uri", "file://" + r.root + "/"}}}}},
+              {"originalUriBaseIds", {{"SRCROOT", {{"uri", "file://" + UriPath(r.root) + "/"}}}}},
               {"results", results}};
   if (!r.gates.empty()) {
     json gates = json::array();

@@ -115,11 +115,13 @@ Result<ScanResult> ScanSources(const std::vector<fs::path>& roots, const ScanOpt
   fs::path root = options.source_root.empty() ? DefaultSourceRoot(all_roots) : options.source_root;
   auto sources = std::make_shared<SourceSet>(root);
   std::vector<const SourceFile*> files;
+  std::vector<std::string> unresolved;
   if (options.entry) {
     IncludeOptions io;
     io.include_dirs = options.include_dirs;
     OPTRACE_ASSIGN_OR_RETURN(IncludeTree tree, WalkIncludeTree(*sources, *options.entry, io));
     files = tree.files;
+    unresolved = tree.UnresolvedQuoted();
   }
   for (const fs::path& r : roots) {
     OPTRACE_ASSIGN_OR_RETURN(std::vector<fs::path> list, ListSourceFiles(r));
@@ -128,7 +130,9 @@ Result<ScanResult> ScanSources(const std::vector<fs::path>& roots, const ScanOpt
       files.push_back(f);
     }
   }
-  return ScanLoaded(std::move(sources), std::move(files));
+  ScanResult r = ScanLoaded(std::move(sources), std::move(files));
+  r.unresolved_includes = std::move(unresolved);
+  return r;
 }
 
 Result<ScanResult> ScanSourceTexts(const std::vector<std::pair<std::string, std::string>>& files,

@@ -56,6 +56,7 @@ struct ScanResult {
   std::shared_ptr<SourceSet> sources;   // what was scanned, lexed, with trace sites
   std::vector<const SourceFile*> files; // the scanned files, path order
   size_t site_count = 0;
+  std::vector<std::string> unresolved_includes;  // --entry: quoted includes not found (IncludeTree)
 
   bool HasErrors() const;
 };

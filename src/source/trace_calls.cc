@@ -100,6 +100,10 @@ uint32_t ParseInteger(std::string_view text) {
 void FindRewritten(const LexedFile& f, FileTraces* out) {
   const auto& t = f.tokens;
   size_t ti = 0;
+  // Each rewrite on a line adds `0x12345678 /* ` and ` */` (17 bytes) before what follows it: the
+  // column of a later mark on that line is given as it was before the rewrite, so the map says
+  // the same place whether it was scanned before or after --modify.
+  int shift_line = -1, shift = 0;
   for (const Comment& c : f.comments) {
     if (!c.active || c.text.rfind("/* TRACE_POINT(", 0) != 0) continue;
     while (ti < t.size() && t[ti].offset < c.offset) ++ti;
@@ -119,7 +123,9 @@ void FindRewritten(const LexedFile& f, FileTraces* out) {
     site.rewritten = true;
     site.literal_id = ParseInteger(num.text);
     site.line = num.line;
-    site.column = num.column;
+    if (num.line != shift_line) shift_line = num.line, shift = 0;
+    site.column = num.column - shift;
+    shift += static_cast<int>(c.offset + c.text.size() - num.offset) - static_cast<int>(inner.size() - 1);
     site.offset = num.offset;
     site.end_offset = c.offset + static_cast<uint32_t>(c.text.size());
     site.in_define = num.in_directive;

@@ -279,7 +279,9 @@ TEST(CollectCommand, LegacyDumpGivesTheHandWorkedIntervals) {
   json trace = json::parse(ReadText(dir / "t.json"));
   std::multiset<std::string> names;
   for (const json& e : EventsOf(trace, "X")) names.insert(e["name"].get<std::string>());
-  EXPECT_EQ(names, (std::multiset<std::string>{"processing", "processing", "send#1", "send#2"}));
+  // SPEC 5, the reference collector's names: "<label> [extra:<low 8>] #<high 24>".
+  EXPECT_EQ(names, (std::multiset<std::string>{"processing [extra:0] #0", "processing [extra:0] #0",
+                                               "send [extra:0] #1", "send [extra:5] #2"}));
   EXPECT_THAT(r.out, HasSubstr("distinct point ids: 5 in the dumps, 4 in the map, 4 in both"));
   EXPECT_THAT(r.out, HasSubstr("skipped_no_mapping"));
 }

@@ -156,5 +156,18 @@ TEST(RobustCollect, TwoSlotsClaimingOneCoreAreFlagged) {
   EXPECT_THAT(i.out, HasSubstr("both claim"));
 }
 
+TEST(RobustCollect, ASequentialMapShiftedByOneIsNamedAsAnotherBuild) {
+  // One TRACE_POINT added before the others shifts every legacy id: most ids still exist, but
+  // B and E swap, so nothing pairs.
+  fs::path dir = FreshDir();
+  WriteBytes(dir / "map.json",
+             R"({"points": {"2": {"label": "processing", "event_type": "B"}, "3": {"label": "processing", "event_type": "E"},)"
+             R"( "4": {"label": "send", "event_type": "B"}, "5": {"label": "send", "event_type": "E"}}})");
+  auto r = RunCli({"collect", kData + "legacy", "--map", (dir / "map.json").string(), "-o", (dir / "t.json").string(),
+                   "--format", "json"});
+  EXPECT_THAT(r.out + r.err, HasSubstr("map_mismatch"));
+  EXPECT_THAT(r.out + r.err, HasSubstr("another build"));
+}
+
 }  // namespace
 }  // namespace optrace::collect

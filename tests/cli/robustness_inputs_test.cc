@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
@@ -113,6 +114,75 @@ TEST(RobustInputs, HookBlockWithAHugeLineDoesNotCrash) {
   EXPECT_NE(verify.exit_code, -1);
   auto remove = RunCli({"hook", "remove", "--script", t.path("build_ops.sh")});
   EXPECT_EQ(remove.exit_code, 0) << remove.err;
+}
+
+TEST(RobustInputs, HookQuotesTheOptracePathForTheShell) {
+  // A path holding $(...) was pasted into a double-quoted default and run by the build.
+  TempTree t({{"build_ops.sh", "#!/bin/bash\nset -e\ncp -r src dst\nbash build.sh\n"}});
+  const std::string bin = "/opt/a$(touch pwned)'b/optrace";
+  auto install = RunCli({"hook", "install", "--script", t.path("build_ops.sh"), "--optrace", bin});
+  ASSERT_EQ(install.exit_code, 0) << install.err;
+  std::ifstream in(t.path("build_ops.sh"));
+  std::string text((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_THAT(text, HasSubstr("OPTRACE_DEFAULT='/opt/a$(touch pwned)'\\''b/optrace'\n"));
+  // The shell reads it back literally.
+  std::string line = text.substr(text.find("OPTRACE_DEFAULT="), text.find('\n', text.find("OPTRACE_DEFAULT=")) -
+                                                                     text.find("OPTRACE_DEFAULT="));
+  std::string cmd = "cd " + t.path() + " && bash -c \"" + "$(cat <<'EOS'\n" + line + "\nprintf %s \"$OPTRACE_DEFAULT\"\nEOS\n)\" > out.txt";
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  std::ifstream out(t.path("out.txt"));
+  EXPECT_EQ(std::string((std::istreambuf_iterator<char>(out)), {}), bin);
+  EXPECT_FALSE(fs::exists(t.path("pwned")));
+}
+
+TEST(RobustInputs, PipeBlockIdPastTheCoreRangeIsBadInputNotCoreZero) {
+  // A block id >= 2^31 wrapped into AIV 0 of the first role.
+  std::ifstream in(std::string(OPTRACE_TEST_DATA_DIR) + "/evidence/opprof/minimal/PipeUtilization.csv");
+  std::string text((std::istreambuf_iterator<char>(in)), {});
+  size_t row = text.find("\n0,vector0,");
+  ASSERT_NE(row, std::string::npos);
+  text.replace(row + 1, 1, "2147483648");
+  TempTree t({{"run/PipeUtilization.csv", text}});
+  auto r = RunCli({"pipe", t.path("run")});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("block_id '2147483648' is not an integer from 0 to 65535"));
+}
+
+TEST(RobustInputs, AnIncludeThatResolvesNowhereIsSaidNotSkippedSilently) {
+  TempTree t({{"op/op_kernel/k.cpp", "#include \"kernel_operator.h\"\n#include \"moe_base.h\"\n"
+                                     "extern \"C\" __global__ __aicore__ void k(GM_ADDR x)\n{\n"
+                                     "    MoeTracing(TRACE_POINT(\"processing\", \"B\"));\n"
+                                     "    MoeTracing(TRACE_POINT(\"processing\", \"E\"));\n}\n"}});
+  auto scan = RunCli({"scan", "--entry", t.path("op/op_kernel/k.cpp"), "-o", t.path("map.json")});
+  ASSERT_EQ(scan.exit_code, 0) << scan.err;
+  EXPECT_THAT(scan.err, HasSubstr("2 #include \"...\" not found"));
+  EXPECT_THAT(scan.err, HasSubstr("moe_base.h"));
+  EXPECT_THAT(scan.err, HasSubstr("k.cpp:1"));
+  auto lint = RunCli({"lint", "--op", t.path("op")});
+  EXPECT_THAT(lint.out, HasSubstr("not found in the tree or the -I directories"));
+}
+
+TEST(RobustInputs, SarifUrisArePercentEncoded) {
+  TempTree t({{"op dir#1/op_kernel/k.cpp", kLatin1Kernel}});
+  auto lint = RunCli({"lint", "--op", t.path("op dir#1"), "--format", "sarif"});
+  ASSERT_TRUE(IsJson(lint.out)) << lint.out;
+  json j = json::parse(lint.out);
+  std::string root = j["runs"][0]["originalUriBaseIds"]["SRCROOT"]["uri"];
+  EXPECT_THAT(root, HasSubstr("op%20dir%231/"));
+  EXPECT_EQ(root.find(' '), std::string::npos);
+}
+
+TEST(RobustInputs, ScanModifyKeepsTheColumnOfASecondMarkOnALine) {
+  const std::string two = "void f() {\n  MoeTracing(TRACE_POINT(\"a\", \"B\")); MoeTracing(TRACE_POINT(\"a\", \"E\"));\n}\n";
+  TempTree t({{"op/k.cpp", two}});
+  ASSERT_EQ(RunCli({"scan", t.path("op"), "-o", t.path("before.json")}).exit_code, 0);
+  ASSERT_EQ(RunCli({"scan", t.path("op"), "--modify", "-o", t.path("modify.json")}).exit_code, 0);
+  // The rewritten copy scanned again (what a second build's hook does) gives the same places.
+  ASSERT_EQ(RunCli({"scan", t.path("op"), "-o", t.path("after.json")}).exit_code, 0);
+  std::ifstream b(t.path("before.json")), a(t.path("after.json"));
+  json before = json::parse(b), after = json::parse(a);
+  ASSERT_EQ(before["points"].size(), 2u);
+  for (const auto& [id, p] : before["points"].items()) EXPECT_EQ(after["points"][id]["column"], p["column"]) << id;
 }
 
 }  // namespace

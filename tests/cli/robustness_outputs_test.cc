@@ -3,11 +3,15 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <cstdlib>
 
 #include <fstream>
 
 #include "collect/dump_builder.h"
+#include "core/directory_lock.h"
 #include "testing/cli_runner.h"
 #include "testing/temp_tree.h"
 
@@ -98,6 +102,25 @@ TEST(RobustOutputs, InstrumentChecksEveryFileBeforeWritingAny) {
   EXPECT_NE(r.exit_code, 0);
   EXPECT_THAT(r.err, HasSubstr("nothing was changed"));
   EXPECT_EQ(Read(t.path("op/op_kernel/k.cpp")), before);
+}
+
+TEST(RobustOutputs, AFullDiskOnStandardOutputIsAnErrorNotSuccess) {
+  // `scan SRC > map.json` on a full disk exited 0 with a truncated map.
+  TempTree t({{"op/k.cpp", kKernel}});
+  std::string cmd = std::string(OPTRACE_BINARY) + " scan " + t.path("op") + " > /dev/full 2> " + t.path("err.txt");
+  int rc = std::system(cmd.c_str());
+  ASSERT_TRUE(WIFEXITED(rc));
+  EXPECT_EQ(WEXITSTATUS(rc), 2);
+  EXPECT_THAT(Read(t.path("err.txt")), HasSubstr("cannot write standard output"));
+}
+
+TEST(RobustOutputs, TwoAnalyzeRunsIntoOneDirectoryDoNotInterleave) {
+  TempTree t({{"x", ""}});
+  Result<DirectoryLock> first = DirectoryLock::Acquire(t.path("out"), "analyze");  // a run in progress
+  ASSERT_TRUE(first.ok());
+  auto r = RunCli({"analyze", std::string(OPTRACE_TEST_DATA_DIR) + "/analyze/tp_l0_text", "-o", t.path("out")});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("another optrace analyze is writing this directory"));
 }
 
 }  // namespace

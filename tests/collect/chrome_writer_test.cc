@@ -97,9 +97,20 @@ TEST(ChromeWriter, GlobalAlignmentUsesTheEarliestEventOfAllRanks) {
   }
 }
 
-TEST(ChromeWriter, LegacyNamesCarryTheSequenceNumber) {
+TEST(ChromeWriter, LegacyNamesAreTheReferenceCollectorsExactly) {
+  // SPEC 5: "<label> [extra:<low 8 bits>] #<high 24 bits>" in seq mode.
   std::string out = Write(Small(), Align::kRank, NameStyle::kLegacy);
-  EXPECT_NE(out.find(R"("name":"say \"hi\"#3")"), std::string::npos);
+  EXPECT_NE(out.find(R"("name":"say \"hi\" [extra:1] #3")"), std::string::npos) << out;
+}
+
+TEST(ChromeWriter, LegacyNamesInFifoModeCarryTheWholeExtraWord) {
+  ChromeTraceOptions opt;
+  opt.names = NameStyle::kLegacy;
+  opt.fifo_names = true;
+  LabelInfo l;
+  l.name = "send";
+  EXPECT_EQ(IntervalName(l, 3u | (5u << 8), opt.names, opt.fifo_names), "send [extra:1283]");
+  EXPECT_EQ(IntervalName(l, 3u | (5u << 8), opt.names, false), "send [extra:3] #5");
 }
 
 }  // namespace

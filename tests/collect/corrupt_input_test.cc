@@ -3,6 +3,8 @@
 // ASan/UBSan, where an out-of-bounds read fails the test.
 #include <gtest/gtest.h>
 
+#include "collect/zip_reader.h"
+
 #include <random>
 
 #include "collect/legacy_reader.h"
@@ -35,6 +37,25 @@ TEST(CorruptInput, ByteFlipsInALegacyDumpAreHandled) {
       EXPECT_NE(d.status().message().find("rank000.pt"), std::string::npos) << d.status().message();
     }
   }
+}
+
+TEST(CorruptInput, AFlippedBitInTheStoredTensorFailsTheZipCrc) {
+  // Issue 11: a .pt failing its zip CRC-32 was accepted, the flipped word read as a record.
+  const std::string good = testing::ReadText(kLegacy);
+  Result<ZipArchive> zip = ZipArchive::Open(good, "rank000.pt");
+  ASSERT_TRUE(zip.ok());
+  const ZipEntry* data = nullptr;
+  for (const ZipEntry& e : zip->entries())
+    if (e.name.ends_with("data/0")) data = &e;
+  ASSERT_NE(data, nullptr);
+  const size_t at = data->local_header_offset;
+  const size_t payload = at + 30 + static_cast<unsigned char>(good[at + 26]) + 256 * static_cast<unsigned char>(good[at + 27]) +
+                         static_cast<unsigned char>(good[at + 28]) + 256 * static_cast<unsigned char>(good[at + 29]);
+  std::string bad = good;
+  bad[payload + 9] = static_cast<char>(bad[payload + 9] ^ 0x01);
+  Result<Dump> d = DecodeLegacyDump(bad, "rank000.pt", 0, 50e6);
+  ASSERT_FALSE(d.ok());
+  EXPECT_NE(d.status().message().find("CRC-32"), std::string::npos) << d.status().message();
 }
 
 TEST(CorruptInput, ByteFlipsInANativeDumpAreHandled) {

@@ -63,6 +63,18 @@ class SaveProfilingDataTest(unittest.TestCase):
         self.assertFalse(path.startswith(module_dir))
         self.assertTrue(os.path.exists(os.path.join(self.tmp.name, "nested", "dir", "rank0.bin")))
 
+    def test_accepts_the_seeds_signature_and_default_directory(self):
+        # Seed 000: save_profiling_data(profiling_raw, rank_id, output_dir="profiling_data", base_h_path=None).
+        path = optrace.save_profiling_data(profiling_raw=one_slot(), rank_id=2, base_h_path="op_kernel/moe_base.h")
+        self.assertEqual(path, os.path.join(os.getcwd(), "profiling_data", "rank2.bin"))
+        self.assertTrue(os.path.exists(path))
+        path = optrace.save_profiling_data(one_slot(), 1, "dumps", None)
+        self.assertEqual(path, os.path.join(os.getcwd(), "dumps", "rank1.bin"))
+
+    def test_unknown_keyword_is_a_type_error(self):
+        with self.assertRaises(TypeError):
+            optrace.save_profiling_data(one_slot(), 0, outdir="x")
+
     def test_accepts_a_torch_like_tensor(self):
         t = FakeTensor(one_slot())
         path = optrace.save_profiling_data(t, 1, "out")

@@ -28,7 +28,7 @@ TEST(HookTest, InstallsAfterTheCopyStepBeforeBuild) {
   size_t build = r->find("./build.sh");
   EXPECT_LT(copy, start);
   EXPECT_LT(start, build);
-  EXPECT_THAT(*r, HasSubstr("OPTRACE=\"${OPTRACE:-/opt/optrace/bin/optrace}\"\n"));
+  EXPECT_THAT(*r, HasSubstr("OPTRACE_DEFAULT='/opt/optrace/bin/optrace'\nOPTRACE=\"${OPTRACE:-$OPTRACE_DEFAULT}\"\n"));
 }
 
 TEST(HookTest, SecondInstallChangesNothing) {

@@ -1,0 +1,12 @@
+// Native dumps (rank<N>.bin) through collect (Chrome JSON and Perfetto, stats) and inspect.
+#include "fuzz_harness.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace optrace::fuzz;
+  Scratch& s = Scratch::Fresh();
+  s.Write("dumps/rank0.bin", Bytes(data, size));
+  Run({"collect", s.Path("dumps"), "-o", s.Path("t.json"), "--stats", s.Path("s.json"), "--format", "json"});
+  Run({"collect", s.Path("dumps"), "-o", s.Path("t.pftrace"), "--extra-mode", "seq", "--names", "legacy"});
+  Run({"inspect", s.Path("dumps"), "--format", "json"});
+  return 0;
+}

@@ -1,0 +1,23 @@
+// JSON a user edits: an instrument plan (--plan) and the analyze rules files (--rules).
+// data[0] % 6: 0 = plan.json; 1..5 = one rules file.
+#include "fuzz_harness.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace optrace::fuzz;
+  Selected in = Select(data, size, 6);
+  Scratch& s = Scratch::Fresh();
+  if (in.selector == 0) {
+    s.Write("op/op_kernel/k.cpp",
+            "extern \"C\" __global__ __aicore__ void k(GM_ADDR x)\n{\n    for (int g = 0; g < 4; ++g) {\n"
+            "        Work(x, g);\n        SyncAll();\n    }\n}\n");
+    s.Write("plan.json", in.payload);
+    Run({"instrument", "--op", s.Path("op"), "--plan", s.Path("plan.json"), "--dry-run"});
+    return 0;
+  }
+  static const char* kRules[] = {"op_taxonomy.json", "segmentation_rules.json", "block_rules.json",
+                                 "diagnosis_rules.json", "dixon_q95.json"};
+  s.Write(std::string("rules/") + kRules[in.selector - 1], in.payload);
+  s.CopyFromSource("tests/data/analyze/tp_l0_text", "root");
+  Run({"analyze", s.Path("root"), "--rules", s.Path("rules"), "-o", s.Path("out")});
+  return 0;
+}

@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""Seed corpora for the fuzz targets, from tests/data (stdlib only).
+
+usage: make_seeds.py SOURCE_DIR OUT_DIR   -> OUT_DIR/<target>/<seed files>
+
+Targets that drive several parsers read a selector byte first (fuzz/<target>.cc says which);
+their seeds are the real files prefixed with the byte of the parser that reads them.
+"""
+import glob
+import os
+import sys
+
+src, out = sys.argv[1], sys.argv[2]
+data = os.path.join(src, "tests", "data")
+
+
+def files(pattern):
+    return sorted(p for p in glob.glob(os.path.join(data, pattern), recursive=True) if os.path.isfile(p))
+
+
+def write(target, name, payload, selector=None):
+    d = os.path.join(out, target)
+    os.makedirs(d, exist_ok=True)
+    if selector is not None:
+        payload = bytes([selector]) + payload
+    with open(os.path.join(d, name), "wb") as f:
+        f.write(payload)
+
+
+def read(p):
+    with open(p, "rb") as f:
+        return f.read()
+
+
+def seed(target, patterns, selector=None, limit=2 << 20):
+    n = 0
+    for pat in patterns:
+        for p in files(pat):
+            b = read(p)
+            if len(b) > limit:
+                continue
+            write(target, f"s{selector if selector is not None else 'x'}_{n}", b, selector)
+            n += 1
+
+
+seed("fuzz_collect_native", ["format/*.bin", "**/rank*.bin"])
+# A small native dump built here (2 slots of 32 words), so the target has one even without dumps in tests/data.
+import struct
+words = []
+HEADER = 8  # include/optrace/format.h kHeaderWords
+for core, events in ((0x01, [(0x10, 100), (0x11, 200)]), (0x02 | (1 << 32), [(0x10, 110), (0x11, 210)])):
+    slot = [0] * 32
+    slot[0] = 0x5254504F | (1 << 32) | (HEADER << 48)  # magic "OPTR", version 1, header words
+    slot[1] = core                                      # kind | core index << 32
+    slot[2] = 50_000_000                                # clock Hz
+    slot[4] = ((32 - HEADER) // 2) | (32 << 32)         # capacity | slot words << 32
+    slot[5] = len(events)
+    for i, (pid, t) in enumerate(events):
+        slot[HEADER + 2 * i] = pid
+        slot[HEADER + 2 * i + 1] = t
+    words += slot
+write("fuzz_collect_native", "built", struct.pack("<%dQ" % len(words), *words))
+seed("fuzz_collect_legacy", ["collect/**/*.pt"])
+seed("fuzz_point_map_roles", ["collect/**/point_map.json", "**/point_map*.json"], 0)
+seed("fuzz_point_map_roles", ["evidence/opprof/roles*.txt", "**/roles*.txt"], 1)
+for i, pat in enumerate(["analyze/**/kernel_details.csv", "analyze/**/step_trace_time.csv", "analyze/**/trace_view.json",
+                         "analyze/**/communication.json", "analyze/**/profiler_metadata.json",
+                         "analyze/**/op_summary*.csv", "analyze/**/*.db"]):
+    seed("fuzz_analyze_inputs", [pat], i)
+# Stage files: written by the smoke run of analyze itself is not possible here; an empty seed suffices.
+for i in range(3):
+    write("fuzz_analyze_stage", f"empty{i}", b"OPTRACE-STAGE\n" + struct.pack("<IIB", 3, 1, i), i)
+seed("fuzz_plan_rules", ["plan/**/*.json"], 0)
+for i, name in enumerate(["op_taxonomy.json", "segmentation_rules.json", "block_rules.json", "diagnosis_rules.json",
+                          "dixon_q95.json"]):
+    p = os.path.join(src, "data", "analyze", name)
+    if os.path.exists(p):
+        write("fuzz_plan_rules", f"rules{i}", read(p), i + 1)
+seed("fuzz_evidence_csv", ["evidence/latency/*.csv"], 0)
+seed("fuzz_evidence_csv", ["evidence/opprof/*/PipeUtilization.csv"], 1)
+seed("fuzz_evidence_csv", ["evidence/stall/*.csv"], 2)
+seed("fuzz_evidence_csv", ["evidence/opprof/roles*.txt"], 3)
+seed("fuzz_source", ["index/**/*.cpp", "lint/**/*.cpp", "plan/**/*.cpp"], 0, limit=64 << 10)
+seed("fuzz_source", ["index/**/*.h", "index/**/*.hpp", "lint/**/*.h"], 1, limit=64 << 10)
+seed("fuzz_hook", ["hook/*.sh"])
+write("fuzz_hook", "minimal", b"#!/bin/bash\nset -e\ncp -r src dst\nbash build.sh\n")
+for t in sorted(os.listdir(out)):
+    print(f"{t}: {len(os.listdir(os.path.join(out, t)))} seed(s)")
