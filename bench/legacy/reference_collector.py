@@ -12,7 +12,8 @@ Pairing (--extra-mode):
   legacy  each E closes the oldest open B of its label (FIFO)
 --depth N keeps intervals whose depth counted from the leaves is at most N (a leaf is 1; a
 parent contains its child: p.start <= c.start and c.end <= p.end, per core, ties to the interval
-closed first). Names: the label, or "label#seq" when seq = extra >> 8 is non-zero.
+closed first). Names (SPEC 5): "label [extra:<low 8 bits>] #<high 24 bits>" in seq mode,
+"label [extra:<extra word>]" in FIFO mode.
 Row layout: word 0 = 1 + count; record i's id | extra << 32 at word 1 + i; word -1 initial
 timestamp; record i's timestamp at word -2 - i. A list of two tensors is [AIC, AIV]; one tensor
 (or a bare tensor) holds AIV rows.
@@ -112,8 +113,11 @@ def collect(files, points, clock_mhz, extra_mode, depth):
         if rank_events:
             t0 = min(e["start"] for e in rank_events)
             for e in rank_events:
-                seq = e["extra"] >> 8
-                name = f"{e['label']}#{seq}" if seq else e["label"]
+                # SPEC 5: "<label> [extra:<low 8>] #<high 24>" (seq), "<label> [extra:<word>]" (FIFO).
+                if extra_mode == "seq":
+                    name = f"{e['label']} [extra:{e['extra'] & 0xff}] #{e['extra'] >> 8}"
+                else:
+                    name = f"{e['label']} [extra:{e['extra']}]"
                 events.append({"name": name, "ph": "X", "pid": rank, "tid": f"{e['type']} {e['core']}",
                                "ts": (e["start"] - t0) / clock_mhz, "dur": (e["end"] - e["start"]) / clock_mhz,
                                "args": {"extra": e["extra"], "file": e["file"], "line": e["line"]}})
