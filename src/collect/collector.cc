@@ -92,7 +92,9 @@ std::string SlotList(const std::vector<uint32_t>& slots) {
 
 Result<Dump> ReadDump(const RankFile& f, double legacy_clock_hz) {
   const std::string path = f.path.string();
-  OPTRACE_ASSIGN_OR_RETURN(MappedFile file, MappedFile::Open(f.path));
+  OPTRACE_ASSIGN_OR_RETURN(MappedFile file, MappedFile::Open(f.path, f.format == DumpFormat::kNative
+                                                                           ? MappedFile::Access::kSparse
+                                                                           : MappedFile::Access::kSequential));
   if (f.format == DumpFormat::kNative) return DecodeNativeDump(file.bytes(), path, f.rank);
   return DecodeLegacyDump(file.bytes(), path, f.rank, legacy_clock_hz);
 }

@@ -37,7 +37,8 @@ FileReport InspectOne(const RankFile& f, double clock_hz) {
     rep.message = st.message();
     return rep;
   };
-  Result<MappedFile> file = MappedFile::Open(f.path);
+  Result<MappedFile> file = MappedFile::Open(
+      f.path, f.format == DumpFormat::kNative ? MappedFile::Access::kSparse : MappedFile::Access::kSequential);
   if (!file.ok()) return corrupt(file.status());
   const std::string_view bytes_view = file->bytes();
   const std::string_view* bytes = &bytes_view;

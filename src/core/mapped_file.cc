@@ -11,7 +11,7 @@
 
 namespace optrace {
 
-Result<MappedFile> MappedFile::Open(const std::filesystem::path& path) {
+Result<MappedFile> MappedFile::Open(const std::filesystem::path& path, Access access) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     int e = errno;
@@ -33,7 +33,7 @@ Result<MappedFile> MappedFile::Open(const std::filesystem::path& path) {
   if (S_ISREG(st.st_mode) && st.st_size > 0) {
     void* p = ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
     if (p != MAP_FAILED) {
-      ::madvise(p, static_cast<size_t>(st.st_size), MADV_SEQUENTIAL);
+      ::madvise(p, static_cast<size_t>(st.st_size), access == Access::kSparse ? MADV_RANDOM : MADV_SEQUENTIAL);
       ::close(fd);
       f.map_ = p;
       f.size_ = static_cast<size_t>(st.st_size);

@@ -16,8 +16,11 @@ namespace optrace {
 
 class MappedFile {
  public:
+  // How the bytes will be read: front to back (read ahead), or a few words here and there (a
+  // native dump's slot headers: no read-ahead, so untouched slots are never paged in).
+  enum class Access { kSequential, kSparse };
   // Errors name the path: missing, a directory, unreadable, a symlink loop.
-  static Result<MappedFile> Open(const std::filesystem::path& path);
+  static Result<MappedFile> Open(const std::filesystem::path& path, Access access = Access::kSequential);
 
   MappedFile() = default;
   MappedFile(MappedFile&& o) noexcept;
