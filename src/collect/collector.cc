@@ -19,6 +19,7 @@ namespace {
 
 constexpr int64_t kNoMapping = -1;
 constexpr double kMinClockHz = 1e3, kMaxClockHz = 1e11;
+constexpr int64_t kMaxTicks = int64_t{1} << 61;
 
 // Point id -> (label index, is_end), cached so each distinct id is looked up once.
 class Resolver {
@@ -216,6 +217,18 @@ Result<CollectResult> Collect(const CollectOptions& o) {
       c.series.push_back(SeriesInfo{f.rank, core.kind, core.core_index, hz});
       resolved.clear();
       resolved.reserve(core.events.size());
+      // A timestamp beyond +-2^61 ticks (a flipped high bit) is clamped there, so every later
+      // difference of two ticks (durations, origins) stays inside int64.
+      bool clamped = false;
+      for (Event& e : core.events) {
+        if (e.ticks > kMaxTicks || e.ticks < -kMaxTicks) {
+          if (!clamped)
+            d.Add(Problem::kCorruptSlot, fmt::format("{} (slot {}): timestamp {} is impossible; clamped to +-2^61",
+                                                     core_name, core.slot, e.ticks));
+          clamped = true;
+          e.ticks = e.ticks > 0 ? kMaxTicks : -kMaxTicks;
+        }
+      }
       for (size_t i = 0; i < core.events.size(); ++i) {
         const Event& e = core.events[i];
         if (i > 0 && e.ticks < core.events[i - 1].ticks) {

@@ -169,5 +169,20 @@ TEST(RobustCollect, ASequentialMapShiftedByOneIsNamedAsAnotherBuild) {
   EXPECT_THAT(r.out + r.err, HasSubstr("another build"));
 }
 
+// Inputs the fuzz campaign found (docs/fuzzing.md), each read through collect and inspect: under
+// the sanitizers a regression is a crash or a UBSan report, not a failed expectation.
+TEST(RobustCollect, DumpsTheFuzzerFoundAreReadOrRefused) {
+  for (const auto& e : fs::directory_iterator(kData + "fuzz")) {
+    fs::path dir = FreshDir();
+    fs::create_directories(dir / "dumps");
+    fs::copy_file(e.path(), dir / "dumps/rank0.bin");
+    auto r = RunCli({"collect", (dir / "dumps").string(), "-o", (dir / "t.json").string(), "--format", "json"});
+    EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 2) << e.path() << r.err;
+    if (r.exit_code == 0) EXPECT_TRUE(json::accept(ReadText(dir / "t.json"))) << e.path();
+    auto i = RunCli({"inspect", (dir / "dumps").string(), "--format", "json"});
+    EXPECT_TRUE(json::accept(i.out)) << e.path();
+  }
+}
+
 }  // namespace
 }  // namespace optrace::collect
