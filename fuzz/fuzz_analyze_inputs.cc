@@ -29,6 +29,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       s.Write("root/rank0_ascend_pt/" + out + "ascend_pytorch_profiler_0.db", in.payload);
       break;
   }
-  Run({"analyze", s.Path("root"), "-o", s.Path("out"), "--format", "json"});
+  Run({"analyze", s.Path("root"), "-o", s.Path("out")});
   return 0;
 }
