@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Seed corpora for the fuzz targets, from tests/data (stdlib only).
 
-usage: make_seeds.py SOURCE_DIR OUT_DIR   -> OUT_DIR/<target>/<seed files>
+usage: make_seeds.py SOURCE_DIR OUT_DIR [OPTRACE]   -> OUT_DIR/<target>/<seed files>
+(OPTRACE: the optrace binary of the same build, for the stage-file seeds)
 
 Targets that drive several parsers read a selector byte first (fuzz/<target>.cc says which);
 their seeds are the real files prefixed with the byte of the parser that reads them.
@@ -67,7 +68,19 @@ for i, pat in enumerate(["analyze/**/kernel_details.csv", "analyze/**/step_trace
                          "analyze/**/communication.json", "analyze/**/profiler_metadata.json",
                          "analyze/**/op_summary*.csv", "analyze/**/*.db"]):
     seed("fuzz_analyze_inputs", [pat], i)
-# Stage files: written by the smoke run of analyze itself is not possible here; an empty seed suffices.
+# Stage files of a real root, made by the optrace binary given as the third argument (the same
+# build as the fuzz targets, so the stage format matches); seeds are the files without their
+# checksum trailer (the target appends a valid one).
+import subprocess
+import tempfile
+if len(sys.argv) > 3:
+    with tempfile.TemporaryDirectory() as tmp:
+        subprocess.run([sys.argv[3], "analyze", os.path.join(data, "analyze", "tp_l0_text"), "-o", tmp,
+                        "--to-stage", "segment"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        for i, name in enumerate(["discover", "normalize", "segment"]):
+            p = os.path.join(tmp, "stages", name + ".bin")
+            if os.path.exists(p):
+                write("fuzz_analyze_stage", name, read(p)[:-8], i)
 for i in range(3):
     write("fuzz_analyze_stage", f"empty{i}", b"OPTRACE-STAGE\n" + struct.pack("<IIB", 3, 1, i), i)
 seed("fuzz_plan_rules", ["plan/**/*.json"], 0)

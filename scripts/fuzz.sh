@@ -45,7 +45,8 @@ shift || true
 cmake --preset fuzz >/dev/null
 cmake --build --preset fuzz
 bin=build/fuzz/fuzz
-python3 fuzz/make_seeds.py "$PWD" "$bin/seeds" >/dev/null
+cmake --build --preset fuzz --target optrace >/dev/null
+python3 fuzz/make_seeds.py "$PWD" "$bin/seeds" build/fuzz/bin/optrace >/dev/null
 targets=("$@")
 if ((${#targets[@]} == 0)); then
   for f in fuzz/fuzz_*.cc; do targets+=("$(basename "$f" .cc)"); done
