@@ -345,6 +345,49 @@ void StagePart(A& a, Stage stage, AnalysisResult& r) {
 
 constexpr char kMagic[] = "OPTRACE-STAGE\n";
 
+// What later stages index with, checked after a stage file is decoded: a file that passes its
+// checksum but was written by hand (or by a broken writer) must be refused, not trusted into
+// out-of-range indices or overflowing times.
+Status CheckDecoded(Stage stage, const AnalysisResult& r, const std::string& path) {
+  constexpr int64_t kLimit = int64_t{1} << 61;
+  auto bad = [&](std::string what) {
+    return BadInputError("{}: {}; the stage file is inconsistent: re-run the '{}' stage", path, what, StageName(stage));
+  };
+  if (stage == Stage::kNormalize) {
+    const size_t strings = r.strings.size();
+    for (const RankTable& t : r.ranks) {
+      for (size_t i = 0; i < t.events.size(); ++i) {
+        const Event& e = t.events[i];
+        if (e.start_ns < -kLimit || e.start_ns > kLimit || e.dur_ns < 0 || e.dur_ns > kLimit)
+          return bad(fmt::format("rank {} event {}: time out of range", t.rank, i));
+        for (uint32_t id : {e.name, e.type, e.core, e.input_shapes, e.output_shapes, e.input_dtypes})
+          if (id >= strings && !(strings == 0 && id == 0)) return bad(fmt::format("rank {} event {}: string id {}", t.rank, i, id));
+        if (e.file >= t.files.size() && !t.files.empty()) return bad(fmt::format("rank {} event {}: file {}", t.rank, i, e.file));
+        if (e.pipe != kNone32 && e.pipe >= t.pipes.size()) return bad(fmt::format("rank {} event {}: pipe {}", t.rank, i, e.pipe));
+        if (static_cast<int>(e.op_type) >= kOpTypeCount) return bad(fmt::format("rank {} event {}: op type", t.rank, i));
+      }
+      if (t.base_ns < -kLimit || t.base_ns > kLimit) return bad(fmt::format("rank {}: base time out of range", t.rank));
+    }
+  }
+  if (stage == Stage::kSegment || stage == Stage::kClassify) {
+    auto in_rank = [&](int rank, const EventRange& range) {
+      const RankTable* t = r.FindRank(rank);
+      return t && range.first <= range.last && range.last <= t->events.size();
+    };
+    for (size_t i = 0; i < r.steps.size(); ++i) {
+      const Step& st = r.steps[i];
+      if (!in_rank(st.rank, st.events)) return bad(fmt::format("step {}: events outside rank {}", i, st.rank));
+      for (uint32_t l : st.layers)
+        if (l >= r.layers.size()) return bad(fmt::format("step {}: layer {}", i, l));
+    }
+    for (size_t i = 0; i < r.layers.size(); ++i)
+      if (!in_rank(r.layers[i].rank, r.layers[i].events)) return bad(fmt::format("layer {}: events outside its rank", i));
+    for (size_t i = 0; i < r.blocks.size(); ++i)
+      if (!in_rank(r.blocks[i].rank, r.blocks[i].events)) return bad(fmt::format("block {}: events outside its rank", i));
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 std::filesystem::path StageFilePath(const std::filesystem::path& dir, Stage stage) {
@@ -399,7 +442,7 @@ Status LoadStage(const std::filesystem::path& dir, Stage stage, AnalysisResult& 
   if (!r.ok || r.pos != bytes.size())
     return BadInputError("{}: truncated or corrupt at byte {}; re-run the '{}' stage", path.string(), r.pos,
                          StageName(stage));
-  return Status::Ok();
+  return CheckDecoded(stage, result, path.string());
 }
 
 }  // namespace optrace::analyze
