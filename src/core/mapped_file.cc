@@ -1,5 +1,7 @@
 #include "core/mapped_file.h"
 
+#include "core/file_io.h"
+
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -40,19 +42,9 @@ Result<MappedFile> MappedFile::Open(const std::filesystem::path& path, Access ac
       return f;
     }
   }
-  char buf[1 << 16];
-  for (;;) {
-    ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      int e = errno;
-      ::close(fd);
-      return IoError("{}: read failed: {}", path.string(), std::strerror(e));
-    }
-    if (n == 0) break;
-    f.copy_.append(buf, static_cast<size_t>(n));
-  }
+  // Not mappable (a pipe, an empty file): read it the way every other input is read.
   ::close(fd);
+  OPTRACE_ASSIGN_OR_RETURN(f.copy_, ReadFileToString(path));
   return f;
 }
 
