@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
 #include <map>
 
 #include "analyze/stage_io.h"
@@ -10,6 +12,7 @@
 namespace optrace::analyze {
 namespace {
 
+using testing::DataDir;
 using testing::Sample;
 using testing::TempDir;
 
@@ -261,6 +264,47 @@ TEST(PipelineTest, BitFlippedStageFilesAreRejectedNotDecoded) {
     }
     std::ofstream(p, std::ios::binary) << good;
   }
+}
+
+// Stage files the fuzz campaign found (docs/fuzzing.md, fuzz/fuzz_analyze_stage.cc): byte 0 picks
+// the stage file replaced (0 discover, 1 normalize, 2 segment), the rest is the file without its
+// checksum. Each is refused as bad input; under the sanitizers a regression is a crash.
+TEST(PipelineTest, StageFilesTheFuzzerFoundAreRefused) {
+  static const char* kStage[] = {"discover", "normalize", "segment"};
+  static const Stage kNext[] = {Stage::kNormalize, Stage::kSegment, Stage::kClassify};
+  int seen = 0;
+  for (const auto& e : std::filesystem::directory_iterator(DataDir() / "fuzz")) {
+    std::string input;
+    {
+      std::ifstream in(e.path(), std::ios::binary);
+      input.assign(std::istreambuf_iterator<char>(in), {});
+    }
+    ASSERT_GE(input.size(), 1u) << e.path();
+    const int which = static_cast<unsigned char>(input[0]) % 3;
+    TempDir out;
+    AnalyzeOptions base;
+    base.roots = {Sample("tp_l0_text")};
+    base.out_dir = out.path();
+    base.to = Stage::kSegment;
+    ASSERT_TRUE(RunAnalysis(base).ok());
+    std::string file = input.substr(1);
+    uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a 64, the stage file trailer
+    for (char c : file) {
+      h ^= static_cast<unsigned char>(c);
+      h *= 0x100000001b3ull;
+    }
+    file.append(reinterpret_cast<const char*>(&h), sizeof h);
+    std::ofstream(out.path() / "stages" / (std::string(kStage[which]) + ".bin"), std::ios::binary) << file;
+    AnalyzeOptions again;
+    again.roots = {Sample("tp_l0_text")};
+    again.out_dir = out.path();
+    again.from = kNext[which];
+    auto r = RunAnalysis(again);
+    ASSERT_FALSE(r.ok()) << e.path();
+    EXPECT_EQ(r.status().code(), StatusCode::kBadInput) << r.status().message();
+    ++seen;
+  }
+  EXPECT_GE(seen, 1);
 }
 
 TEST(PipelineTest, FromAfterToIsAUsageError) {
