@@ -7,6 +7,7 @@
 #include <regex>
 #include <set>
 
+#include "analyze/capture.h"
 #include "core/file_io.h"
 
 namespace optrace::analyze {
@@ -122,7 +123,7 @@ std::string Relative(const fs::path& p, const fs::path& root) {
 
 }  // namespace
 
-Result<Discovery> Discover(const std::vector<fs::path>& roots_in, std::vector<DataIssue>& issues) {
+Result<Discovery> Discover(const std::vector<fs::path>& roots_in, std::vector<DataIssue>& issues, int run) {
   Discovery d;
   if (roots_in.empty()) return UsageError("no profiling root given; pass one or more directories");
   std::vector<RankInput> found;
@@ -165,6 +166,49 @@ Result<Discovery> Discover(const std::vector<fs::path>& roots_in, std::vector<Da
       }
       found.push_back(std::move(in));
     }
+  }
+  // One capture at a time: ranks of different runs or jobs compared as one run invent skew.
+  if (run < 0) return UsageError("--run {}: captures are numbered from 1", run);
+  std::vector<Capture> caps = GroupCaptures(found);
+  fs::path shown_root = d.roots.size() == 1 ? d.roots[0] : fs::path("/");
+  if (caps.size() > 1 && run == 0) {
+    std::string list;
+    for (size_t i = 0; i < caps.size(); ++i)
+      list += fmt::format("\n  --run {}: {}", i + 1, DescribeCapture(caps[i], found, shown_root));
+    std::string roots;
+    for (const fs::path& r : roots_in) roots += (roots.empty() ? "" : ", ") + r.string();
+    // `optrace sweep` over the capture directories works when none holds another's ranks.
+    bool separable = true;
+    std::string sweep;
+    for (size_t i = 0; i < caps.size(); ++i) {
+      for (size_t j = 0; j < caps.size(); ++j) {
+        if (i == j) continue;
+        auto rel = caps[j].dir.lexically_relative(caps[i].dir);
+        if (!rel.empty() && rel.native().rfind("..", 0) != 0) separable = false;  // j under (or equal to) i
+      }
+      sweep += " " + caps[i].dir.string();
+    }
+    std::string compare = separable ? fmt::format("\nor analyze every capture and compare them: optrace sweep{} -o OUT", sweep)
+                                    : std::string();
+    return BadInputError(
+        "{}: holds {} separate captures (different profiler configuration or collection time); analyzing them "
+        "as one run would compare different jobs. Pick one with --run N:{}{}",
+        roots, caps.size(), list, compare);
+  }
+  if (run > static_cast<int>(caps.size()))
+    return UsageError("--run {}: the root(s) hold {} capture(s); pick 1..{}", run, caps.size(), caps.size());
+  if (!caps.empty()) {
+    const Capture& pick = caps[run > 0 ? run - 1 : 0];
+    d.run = run;
+    d.capture_count = static_cast<int>(caps.size());
+    d.capture = DescribeCapture(pick, found, shown_root);
+    std::vector<RankInput> kept;
+    for (size_t m : pick.members) kept.push_back(std::move(found[m]));
+    found = std::move(kept);
+    if (caps.size() > 1)
+      issues.push_back({"capture_selected", "info",
+                        fmt::format("the root(s) hold {} captures; --run {} analyzed {}", caps.size(), run, d.capture),
+                        1, pick.dir.string()});
   }
   // Rank ids: keep explicit ones, number the rest after them in path order.
   int next = 0;

@@ -90,6 +90,9 @@ struct RankInput {
 struct Discovery {
   std::vector<std::filesystem::path> roots;  // absolute; --from-stage refuses stage files of other roots
   std::string rules_fingerprint;             // Rules::fingerprint of the run that discovered (same check)
+  int run = 0;                               // --run N when the roots held several captures (0: not given)
+  int capture_count = 0;                     // captures found under the roots
+  std::string capture;                       // the analyzed capture, described (capture.h)
   std::vector<RankInput> ranks;             // with kernel data, sorted by rank
   std::vector<RankInput> ranks_without_kernels;  // seen (profiler_info, step_trace...) but no kernel rows
 };

@@ -74,7 +74,7 @@ void AddLimitations(AnalysisResult& r) {
 Status RunStage(Stage s, AnalysisResult& r, const AnalyzeOptions& opt, const Rules& rules) {
   switch (s) {
     case Stage::kDiscover: {
-      OPTRACE_ASSIGN_OR_RETURN(r.discovery, Discover(opt.roots, r.issues));
+      OPTRACE_ASSIGN_OR_RETURN(r.discovery, Discover(opt.roots, r.issues, opt.run));
       r.discovery.rules_fingerprint = rules.fingerprint;
       break;
     }
@@ -139,6 +139,10 @@ Status CheckStagesMatch(const std::filesystem::path& out_dir, const AnalysisResu
     return UsageError("{}: its stage files were made from root(s) {}, not {}; pass the same roots, re-run without "
                       "--from-stage/--only-stage, or write to another -o OUT",
                       out_dir.string(), JoinPaths(r.discovery.roots), JoinPaths(roots));
+  if (!roots.empty() && opt.run != r.discovery.run)
+    return UsageError("{}: its stage files were made with --run {}, not --run {}; pass the same --run, re-run without "
+                      "--from-stage/--only-stage, or write to another -o OUT",
+                      out_dir.string(), r.discovery.run, opt.run);
   std::map<std::string, std::string> was = FingerprintParts(r.discovery.rules_fingerprint),
                                      now = FingerprintParts(rules.fingerprint);
   for (const auto& [file, hash] : now) {

@@ -57,6 +57,7 @@ struct AnalyzeOptions {
   Stage to = Stage::kDiagnose;
   bool persist_stages = true;        // write OUT/stages/<stage>.bin after each stage that ran
   std::filesystem::path rules_dir;   // empty: the built-in rules (data/analyze/*.json embedded)
+  int run = 0;                       // 1-based capture when the roots hold several (discover.h)
   ProgressSink* progress = nullptr;
 };
 

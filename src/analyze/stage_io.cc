@@ -58,9 +58,37 @@ struct Reader {
 };
 
 template <typename A, typename T>
-  requires(std::is_arithmetic_v<T> || std::is_enum_v<T>)
+  requires(std::is_arithmetic_v<T> && !std::is_same_v<T, bool>)
 void Io(A& a, T& v) {
   a.Raw(&v, sizeof v);
+}
+// A bool or an enum read from a damaged file must still hold one of its values (a bool byte of 3 is
+// undefined behaviour; an enum past its last value indexes past name tables).
+template <typename A>
+void Io(A& a, bool& v) {
+  uint8_t byte = v ? 1 : 0;
+  a.Raw(&byte, 1);
+  if constexpr (A::kReading)
+    if (byte > 1) a.ok = false;
+  v = byte == 1;
+}
+constexpr unsigned ValueCount(InputKind) { return 3; }
+constexpr unsigned ValueCount(OpType) { return kOpTypeCount; }
+constexpr unsigned ValueCount(Pipe) { return kPipeCount; }
+constexpr unsigned ValueCount(BlockKind) { return static_cast<unsigned>(BlockKind::kOther) + 1; }
+constexpr unsigned ValueCount(Severity) { return static_cast<unsigned>(Severity::kHigh) + 1; }
+template <typename A, typename T>
+  requires std::is_enum_v<T>
+void Io(A& a, T& v) {
+  std::underlying_type_t<T> raw = static_cast<std::underlying_type_t<T>>(v);
+  a.Raw(&raw, sizeof raw);
+  if constexpr (A::kReading) {
+    if (static_cast<unsigned>(raw) >= ValueCount(T{})) {
+      a.ok = false;
+      raw = 0;
+    }
+  }
+  v = static_cast<T>(raw);
 }
 template <typename A>
 void Io(A& a, std::string& s) {
@@ -144,7 +172,7 @@ void Io(A& a, RankInput& x) {
 }
 template <typename A>
 void Io(A& a, Discovery& x) {
-  IoAll(a, x.roots, x.rules_fingerprint, x.ranks, x.ranks_without_kernels);
+  IoAll(a, x.roots, x.rules_fingerprint, x.run, x.capture_count, x.capture, x.ranks, x.ranks_without_kernels);
 }
 template <typename A>
 void Io(A& a, SourceFile& x) {

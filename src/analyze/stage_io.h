@@ -17,7 +17,7 @@
 
 namespace optrace::analyze {
 
-inline constexpr uint32_t kStageFileVersion = 3;  // 3: FNV-1a 64 trailer
+inline constexpr uint32_t kStageFileVersion = 4;  // 3: FNV-1a 64 trailer; 4: capture identity
 
 std::filesystem::path StageFilePath(const std::filesystem::path& stages_dir, Stage stage);
 Status SaveStage(const std::filesystem::path& stages_dir, Stage stage, const AnalysisResult& result);

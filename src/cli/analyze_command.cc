@@ -71,6 +71,9 @@ int RunAnalyzeCommand(const CommandArgs& args, CommandIo& io) {
   app.add_option("-o,--output", out, "output directory for the report set (and stages/ for reruns)")->required();
   app.add_option("--mode", mode, "fast: summaries and reports; full: also report.xlsx and the full-size tables")
       ->check(CLI::IsMember({"fast", "full"}));
+  int capture_run = 0;
+  app.add_option("--run", capture_run, "when the roots hold several captures: analyze capture N of the list the refusal prints")
+      ->check(CLI::PositiveNumber);
   app.add_option("--rules", rules, "directory with rules files overriding the built-in ones (data/analyze/*.json)");
   auto* from_opt = app.add_option("--from-stage", from, "reuse OUT/stages/ up to this stage and run from it");
   auto* to_opt = app.add_option("--to-stage", to, "stop after this stage (default: report)");
@@ -87,6 +90,7 @@ int RunAnalyzeCommand(const CommandArgs& args, CommandIo& io) {
   opt.analyze.out_dir = out;
   opt.analyze.mode = mode == "full" ? analyze::Mode::kFull : analyze::Mode::kFast;
   opt.analyze.rules_dir = rules;
+  opt.analyze.run = capture_run;
   opt.analyze.from = Stage::kDiscover;
   opt.analyze.to = Stage::kReport;
   Status flags = Status::Ok();
