@@ -65,7 +65,11 @@ void AddLimitations(AnalysisResult& r) {
   if (noshape) L.push_back("Operators without input shapes: their steps / layers / blocks are classes of their own.");
   bool no_trace = std::all_of(r.discovery.ranks.begin(), r.discovery.ranks.end(),
                               [](const RankInput& in) { return in.trace_view.empty(); });
+  // Host-side attribution of bubbles is not computed yet: say so whether or not the input has it.
   if (no_trace) L.push_back("No trace_view.json: bubbles carry no host-side attribution.");
+  else
+    L.push_back("Bubbles carry no host-side attribution: trace_view.json was read for step markers (and, without "
+                "kernel data, device tasks) only; host events are not matched to device bubbles.");
   for (const DataIssue& i : r.issues)
     if (i.severity != "info")
       L.push_back(fmt::format("{} ({}x): {} (first: {})", i.name, i.count, i.description, i.example));
@@ -223,7 +227,10 @@ Result<AnalysisResult> RunAnalysis(const AnalyzeOptions& opt) {
     if (opt.progress) opt.progress->OnStage(e);
   };
   using Clock = std::chrono::steady_clock;
-  for (int i = 0; i < static_cast<int>(from); ++i) {
+  // --from-stage/--only-stage report reuses every stage file (diagnose included): only the
+  // writers run.
+  const int first_run = opt.from == Stage::kReport ? static_cast<int>(Stage::kReport) : static_cast<int>(from);
+  for (int i = 0; i < first_run; ++i) {
     Stage s = static_cast<Stage>(i);
     auto t0 = Clock::now();
     Status st = LoadStage(stages_dir, s, r);
@@ -232,7 +239,7 @@ Result<AnalysisResult> RunAnalysis(const AnalyzeOptions& opt) {
       return st;
     }
     if (s == Stage::kDiscover) {
-      st = CheckStagesMatch(ResolveAgainstCwd(opt.out_dir), r, opt, rules, from);
+      st = CheckStagesMatch(ResolveAgainstCwd(opt.out_dir), r, opt, rules, static_cast<Stage>(first_run));
       if (!st.ok()) {
         emit({s, "failed", 0, {}, st.message()});
         return st;
@@ -248,7 +255,7 @@ Result<AnalysisResult> RunAnalysis(const AnalyzeOptions& opt) {
     emit({s, "loaded", secs, StageCounts(s, r), ""});
   }
   // Loaded stages are reported as such (the file carries the timings of the run that made it).
-  for (int i = 0; i < static_cast<int>(from); ++i) {
+  for (int i = 0; i < first_run; ++i) {
     std::string_view name = StageName(static_cast<Stage>(i));
     for (StageTiming& t : r.timings)
       if (t.stage == name) t.status = "loaded";
@@ -257,7 +264,7 @@ Result<AnalysisResult> RunAnalysis(const AnalyzeOptions& opt) {
   // stale, so none may be reloaded by a later --from-stage.
   if (opt.persist_stages && !stages_dir.empty()) {
     std::error_code ec;
-    for (int i = static_cast<int>(from); i < kStageCount; ++i) {
+    for (int i = first_run; i < kStageCount; ++i) {
       std::filesystem::remove(StageFilePath(stages_dir, static_cast<Stage>(i)), ec);
       if (ec)
         return InternalError("{}: cannot remove the stale stage file ({}); remove it by hand",
@@ -265,7 +272,7 @@ Result<AnalysisResult> RunAnalysis(const AnalyzeOptions& opt) {
     }
   }
   // Timings of this run replace the loaded ones for the stages it runs.
-  for (int i = static_cast<int>(from); i <= static_cast<int>(to); ++i) {
+  for (int i = first_run; i <= static_cast<int>(to); ++i) {
     Stage s = static_cast<Stage>(i);
     emit({s, "started", 0, {}, ""});
     auto t0 = Clock::now();

@@ -125,6 +125,11 @@ Status ApplyDiagnosis(Rules& rules, const std::string& origin, const json& j) {
   num("bound_mixed_margin", t.bound_mixed_margin);
   num("dominant_core_share", t.dominant_core_share);
   integer("max_evidence_items", t.max_evidence_items);
+  num("partial_step_min_event_share", t.partial_step_min_event_share);
+  num("layer_outlier_ratio", t.layer_outlier_ratio);
+  num("kernel_coverage_min", t.kernel_coverage_min);
+  num("slow_operator_ratio", t.slow_operator_ratio);
+  integer("slow_operator_min_calls", t.slow_operator_min_calls);
   return Status::Ok();
 }
 

@@ -49,6 +49,19 @@ struct Thresholds {
   int top_operators = 5;
   double bound_mixed_margin = 0.10, dominant_core_share = 0.60;
   int max_evidence_items = 8;
+  // An edge step (first or last of a rank) with fewer events than this share of the median of the
+  // rank's other steps was cut by the capture window: PARTIAL_CAPTURE_BOUNDARY, not complete.
+  double partial_step_min_event_share = 0.90;
+  // A layer whose wall is more than this many times the median layer of its step class absorbed
+  // something else (output head, loss, a collective): flagged and kept out of layer statistics.
+  double layer_outlier_ratio = 3.0;
+  // Kernel rows must cover this share of what step_trace_time.csv / communication.json say the
+  // rank spent; below it the rank's KPIs are low confidence.
+  double kernel_coverage_min = 0.80;
+  // Slow operator: the same operator slower on one rank than the median of the others by this
+  // ratio (median over its calls), in at least this many calls.
+  double slow_operator_ratio = 1.20;
+  int slow_operator_min_calls = 3;
 };
 
 struct Rules {

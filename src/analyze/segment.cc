@@ -84,6 +84,27 @@ void CutLayers(AnalysisResult& res, const Rules& rules, uint32_t step_index,
   }
 }
 
+// The capture window starts and stops mid-step: an edge step with clearly fewer events than the
+// rank's other steps lost the rest to the window. Interior steps are never cut.
+void TagCaptureEdges(AnalysisResult& res, size_t first, const Thresholds& th) {
+  size_t n = res.steps.size() - first;
+  if (n < 2 || res.steps[first].step_source == "whole_capture") return;
+  for (size_t edge : {first, res.steps.size() - 1}) {
+    std::vector<uint32_t> others;
+    for (size_t i = first; i < res.steps.size(); ++i)
+      if (i != edge) others.push_back(res.steps[i].events.size());
+    std::sort(others.begin(), others.end());
+    double median = others.size() % 2 ? others[others.size() / 2]
+                                      : 0.5 * (others[others.size() / 2 - 1] + others[others.size() / 2]);
+    Step& s = res.steps[edge];
+    if (double(s.events.size()) < th.partial_step_min_event_share * median && !s.partial_capture_boundary) {
+      s.partial_capture_boundary = true;
+      s.complete = false;
+      s.anomaly_tags.push_back("PARTIAL_CAPTURE_BOUNDARY");
+    }
+  }
+}
+
 }  // namespace
 
 StepAnatomy ComputeAnatomy(const RankTable& t, EventRange r, const Thresholds& th) {
@@ -166,6 +187,7 @@ void SegmentRanks(AnalysisResult& res, const Rules& rules) {
       s.compute_ns = UnionNs(t, s.events, [](const Event& e) { return !IsComm(e.op_type); });
       if (s.anatomy.has_bubble) s.anomaly_tags.push_back("BUBBLE");
     }
+    TagCaptureEdges(res, first_step, th);
     for (size_t i = first_step; i < res.steps.size(); ++i) {
       Step& s = res.steps[i];
       if (s.step_source == "whole_capture") continue;

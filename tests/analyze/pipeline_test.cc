@@ -122,6 +122,41 @@ TEST(PipelineTest, OnlyStageRunsOneStageFromItsInputs) {
   EXPECT_EQ(sink.Lines().size(), 6u + 2u);  // 6 loaded + started + done
 }
 
+TEST(PipelineTest, OnlyStageReportLoadsDiagnoseInsteadOfRerunningIt) {
+  TempDir out;
+  AnalyzeOptions full;
+  full.roots = {Sample("tp_l1_text")};
+  full.out_dir = out.path();
+  auto a = RunAnalysis(full);
+  ASSERT_TRUE(a.ok());
+  AnalyzeOptions only;
+  only.out_dir = out.path();
+  only.from = only.to = Stage::kReport;
+  RecordingSink sink;
+  only.progress = &sink;
+  auto b = RunAnalysis(only);
+  ASSERT_TRUE(b.ok()) << b.status().message();
+  EXPECT_EQ(FindingKeys(*b), FindingKeys(*a));
+  ASSERT_EQ(sink.Lines().size(), 7u);  // every stage loaded, none run
+  EXPECT_EQ(sink.Lines()[6], "diagnose:loaded");
+  EXPECT_EQ(b->limitations, a->limitations);
+  EXPECT_TRUE(std::filesystem::exists(out.path() / "stages" / "diagnose.bin"));
+}
+
+TEST(PipelineTest, ATraceViewDoesNotHideThatBubblesHaveNoHostAttribution) {
+  TempDir tmp;
+  std::filesystem::copy(Sample("tp_l1_text"), tmp.path() / "root", std::filesystem::copy_options::recursive);
+  tmp.Write("root/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view.json", "[]");
+  AnalyzeOptions opt;
+  opt.roots = {tmp.path() / "root"};
+  opt.persist_stages = false;
+  auto r = RunAnalysis(opt);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  bool said = false;
+  for (const std::string& l : r->limitations) said |= l.find("no host-side attribution") != std::string::npos;
+  EXPECT_TRUE(said);
+}
+
 TEST(PipelineTest, FromStageRefusesStageFilesOfOtherRoots) {
   TempDir out;
   AnalyzeOptions first;

@@ -131,3 +131,45 @@ TEST(SegmentTest, SyntheticRootHasFiveStepsOfThreeLayersPerRank) {
 
 }  // namespace
 }  // namespace optrace::analyze
+
+namespace optrace::analyze {
+namespace {
+
+// Four steps of 10 kernels; the capture window opened after the first 4 kernels of step 1 and
+// closed after 3 kernels of step 4.
+AnalysisResult CutAtBothEdges() {
+  std::vector<std::tuple<std::string, double, double, int64_t>> evs;
+  for (int step = 1; step <= 4; ++step)
+    for (int k = 0; k < 10; ++k) {
+      if ((step == 1 && k < 4) || (step == 4 && k >= 3)) continue;
+      evs.emplace_back("op" + std::to_string(k), step * 1000.0 + k * 50, 40, step);
+    }
+  return OneRank(evs);
+}
+
+TEST(SegmentTest, EdgeStepsCutByTheCaptureWindowArePartial) {
+  AnalysisResult r = CutAtBothEdges();
+  SegmentRanks(r, testing::BuiltinRules());
+  ASSERT_EQ(r.steps.size(), 4u);
+  for (size_t i : {size_t{0}, size_t{3}}) {
+    EXPECT_TRUE(r.steps[i].partial_capture_boundary) << i;
+    EXPECT_FALSE(r.steps[i].complete) << i;
+    EXPECT_NE(std::find(r.steps[i].anomaly_tags.begin(), r.steps[i].anomaly_tags.end(), "PARTIAL_CAPTURE_BOUNDARY"),
+              r.steps[i].anomaly_tags.end());
+  }
+  EXPECT_TRUE(r.steps[1].complete);
+  EXPECT_FALSE(r.steps[1].partial_capture_boundary);
+  EXPECT_TRUE(r.steps[2].complete);
+}
+
+TEST(SegmentTest, FullEdgeStepsStayComplete) {
+  std::vector<std::tuple<std::string, double, double, int64_t>> evs;
+  for (int step = 1; step <= 3; ++step)
+    for (int k = 0; k < 10; ++k) evs.emplace_back("op" + std::to_string(k), step * 1000.0 + k * 50, 40, step);
+  AnalysisResult r = OneRank(evs);
+  SegmentRanks(r, testing::BuiltinRules());
+  for (const Step& s : r.steps) EXPECT_TRUE(s.complete && !s.partial_capture_boundary) << s.step_id;
+}
+
+}  // namespace
+}  // namespace optrace::analyze
