@@ -388,6 +388,52 @@ void TopOperators(AnalysisResult& res, const Rules& rules, Builder& b) {
   }
 }
 
+// One finding per pattern: a per-rank pattern seen on several ranks becomes one finding that
+// lists the ranks, leads with the worst rank's numbers and interleaves the ranks' evidence (the
+// worst first), so an 8-rank root does not repeat the same finding 8 times.
+void RollUp(std::vector<Finding>& in, const AnalysisResult& res, const Rules& rules) {
+  static const std::map<std::string, std::string> kWorstBy = {
+      {"communication_dominated_step", "max_comm_share"}, {"recurring_bubble_pattern", "bubble_recurrence_ratio"},
+      {"prelaunch_gap_heavy", "max_gap_ms"},             {"tail_gap_heavy", "max_gap_ms"},
+      {"aicpu_on_critical_path", "exposed_us"}};
+  auto number = [](const Finding& f, const std::string& name) {
+    for (const auto& [k, v] : f.numbers)
+      if (k == name) return v;
+    return 0.0;
+  };
+  std::vector<Finding> out;
+  std::map<std::string, std::vector<Finding>> groups;
+  for (Finding& f : in) {
+    if (kWorstBy.count(f.type) && f.rank >= 0) groups[f.type].push_back(std::move(f));
+    else out.push_back(std::move(f));
+  }
+  for (auto& [type, list] : groups) {
+    const std::string& key = kWorstBy.at(type);
+    std::stable_sort(list.begin(), list.end(),
+                     [&](const Finding& a, const Finding& b) { return number(a, key) > number(b, key); });
+    Finding merged = list.front();
+    for (const Finding& f : list) merged.ranks.push_back(f.rank);
+    std::sort(merged.ranks.begin(), merged.ranks.end());
+    if (list.size() > 1) {
+      merged.summary = fmt::format("Seen on {} of {} ranks ({}). Worst, rank {}: {}", list.size(), res.ranks.size(),
+                                   FormatRankList(merged.ranks), merged.rank, list.front().summary);
+      merged.evidence.clear();
+      for (size_t k = 0; merged.evidence.size() < size_t(rules.thresholds.max_evidence_items); ++k) {
+        bool any = false;
+        for (const Finding& f : list) {
+          if (k >= f.evidence.size()) continue;
+          any = true;
+          if (merged.evidence.size() < size_t(rules.thresholds.max_evidence_items)) merged.evidence.push_back(f.evidence[k]);
+        }
+        if (!any) break;
+      }
+    }
+    merged.numbers.push_back({"ranks", double(list.size())});
+    out.push_back(std::move(merged));
+  }
+  in = std::move(out);
+}
+
 }  // namespace
 
 void Diagnose(AnalysisResult& res, const Rules& rules) {
@@ -402,6 +448,7 @@ void Diagnose(AnalysisResult& res, const Rules& rules) {
   Aicpu(res, rules, b);
   TopOperators(res, rules, b);
   std::vector<Finding>& f = b.out();
+  RollUp(f, res, rules);
   std::stable_sort(f.begin(), f.end(), [](const Finding& a, const Finding& c) { return a.severity > c.severity; });
   for (size_t i = 0; i < f.size(); ++i) f[i].id = fmt::format("F{:03d}", i + 1);
   res.findings = std::move(f);

@@ -108,4 +108,19 @@ const RankTable* AnalysisResult::FindRank(int rank) const {
   return nullptr;
 }
 
+std::string FormatRankList(std::vector<int> ranks) {
+  std::sort(ranks.begin(), ranks.end());
+  ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+  std::string out;
+  for (size_t i = 0; i < ranks.size();) {
+    size_t j = i;
+    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
+    if (!out.empty()) out += ",";
+    out += std::to_string(ranks[i]);
+    if (j > i) out += (j == i + 1 ? "," : "-") + std::to_string(ranks[j]);
+    i = j + 1;
+  }
+  return out;
+}
+
 }  // namespace optrace::analyze

@@ -480,6 +480,8 @@ struct CrossRank {
 
 enum class Severity : uint8_t { kInfo, kLow, kMedium, kHigh };
 std::string_view SeverityName(Severity s);
+// "0-3,5,7": sorted rank ids with runs collapsed.
+std::string FormatRankList(std::vector<int> ranks);
 
 struct Evidence {
   std::string file;         // source file ("" for a rank/time-window evidence)
@@ -499,7 +501,8 @@ struct Finding {
                        // tail_gap_heavy, aicpu_on_critical_path, top_operator, rank_step_skew, compute_imbalance,
                        // collective_rank_skew
   std::string summary; // one sentence
-  int rank = -1;       // the rank it is about (-1 for all)
+  int rank = -1;       // the rank it is about (-1 for all); for a rolled-up finding the worst rank
+  std::vector<int> ranks;  // every rank the pattern was seen on (rolled up: one finding per pattern)
   int64_t step_id = -1;
   std::vector<std::pair<std::string, double>> numbers;  // named values ("votes", 7)
   std::vector<Evidence> evidence;

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include <set>
 
 #include "analyze_test_util.h"
@@ -154,19 +156,50 @@ TEST(DiagnoseTest, RaisedThresholdsSilenceTheFindings) {
   EXPECT_EQ(FindType(r, "recurring_bubble_pattern"), nullptr);
 }
 
-TEST(DiagnoseTest, TwoRankSampleReportsCommunicationDominatedSteps) {
-  // TP-L1: the first allreduce waits ~79 ms of a ~137 ms step on both ranks.
+TEST(DiagnoseTest, TwoRankSampleReportsCommunicationDominatedStepsOnceForBothRanks) {
+  // TP-L1: the first allreduce waits ~79 ms of a ~137 ms step on both ranks: one finding (rolled
+  // up), both ranks listed, the worst (rank 0, 78%) leading, each rank's step as evidence.
   AnalysisResult r = Analyze(Sample("tp_l1_text"));
   int comm = 0;
   for (const Finding& f : r.findings)
     if (f.type == "communication_dominated_step") {
       ++comm;
-      ASSERT_EQ(f.evidence.size(), 1u);
-      EXPECT_EQ(f.evidence[0].step_id, 50);
-      EXPECT_EQ(f.evidence[0].row_first, 2u);
-      EXPECT_EQ(f.evidence[0].row_last, 192u);
+      EXPECT_EQ(f.ranks, (std::vector<int>{0, 1}));
+      EXPECT_EQ(f.rank, 0);
+      EXPECT_EQ(f.summary.rfind("Seen on 2 of 2 ranks (0,1). Worst, rank 0: ", 0), 0u) << f.summary;
+      ASSERT_EQ(f.evidence.size(), 2u);
+      for (int k = 0; k < 2; ++k) {
+        EXPECT_EQ(f.evidence[k].rank, k);
+        EXPECT_EQ(f.evidence[k].step_id, 50);
+        EXPECT_EQ(f.evidence[k].row_first, 2u);
+        EXPECT_EQ(f.evidence[k].row_last, 192u);
+      }
     }
-  EXPECT_EQ(comm, 2);
+  EXPECT_EQ(comm, 1);
+}
+
+TEST(DiagnoseTest, EightRankPatternIsOneFindingListingTheRanks) {
+  AnalysisResult r = Analyze(Sample("synthetic_8rank"));
+  std::map<std::string, int> per_type;
+  for (const Finding& f : r.findings) {
+    ++per_type[f.type];
+    if (f.ranks.size() > 1) {
+      EXPECT_NE(f.summary.find("ranks ("), std::string::npos) << f.summary;
+      EXPECT_TRUE(std::is_sorted(f.ranks.begin(), f.ranks.end()));
+    }
+  }
+  for (const char* t : {"communication_dominated_step", "recurring_bubble_pattern", "prelaunch_gap_heavy",
+                        "tail_gap_heavy", "aicpu_on_critical_path"})
+    EXPECT_LE(per_type[t], 1) << t;
+  EXPECT_EQ(per_type["recurring_bubble_pattern"], 1);  // rank 2 only: a single rank stays as it was
+  for (const Finding& f : r.findings)
+    if (f.type == "recurring_bubble_pattern") EXPECT_EQ(f.ranks, (std::vector<int>{2}));
+}
+
+TEST(DiagnoseTest, RankListsCollapseRuns) {
+  EXPECT_EQ(FormatRankList({3, 0, 1, 2, 5, 7, 8}), "0-3,5,7,8");
+  EXPECT_EQ(FormatRankList({4}), "4");
+  EXPECT_EQ(FormatRankList({}), "");
 }
 
 TEST(DiagnoseTest, TopOperatorsAreComputeOperators) {

@@ -307,7 +307,9 @@ void CrossRankView(const AnalysisResult& r, std::ostream& out) {
   std::vector<Row> rows;
   for (const Finding& f : r.findings) {
     if (f.rank < 0 && f.step_id < 0) continue;
-    rows.push_back({f.id, std::string(SeverityName(f.severity)), f.type, f.rank < 0 ? "-" : std::to_string(f.rank),
+    std::string rank = f.rank < 0 ? "-" : std::to_string(f.rank);
+    if (f.ranks.size() > 1) rank = FormatRankList(f.ranks);
+    rows.push_back({f.id, std::string(SeverityName(f.severity)), f.type, rank,
                     f.step_id < 0 ? "-" : std::to_string(f.step_id), f.summary});
   }
   if (rows.empty()) {

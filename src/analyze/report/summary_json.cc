@@ -144,6 +144,7 @@ Json FindingJson(const Finding& f) {
   for (const Evidence& e : f.evidence) evidence.push_back(EvidenceJson(e));
   Json j{{"id", f.id}, {"severity", SeverityName(f.severity)}, {"type", f.type}, {"summary", f.summary}};
   if (f.rank >= 0) j["rank"] = f.rank;
+  if (!f.ranks.empty()) j["ranks"] = f.ranks;
   if (f.step_id >= 0) j["step_id"] = f.step_id;
   j["numbers"] = numbers;
   j["evidence"] = evidence;
