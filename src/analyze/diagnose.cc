@@ -388,6 +388,53 @@ void TopOperators(AnalysisResult& res, const Rules& rules, Builder& b) {
   }
 }
 
+void LayerOutliers(AnalysisResult& res, const Rules& rules, Builder& b) {
+  std::vector<const Layer*> out;
+  for (const Layer& l : res.layers)
+    if (l.outlier) out.push_back(&l);
+  if (out.empty()) return;
+  std::stable_sort(out.begin(), out.end(), [](const Layer* a, const Layer* c) {
+    return a->end_ns - a->start_ns > c->end_ns - c->start_ns;
+  });
+  std::map<int, std::vector<double>> walls;
+  for (const Layer& l : res.layers)
+    if (!l.outlier) walls[l.rank].push_back(Ms(l.end_ns - l.start_ns));
+  double median = 0;
+  if (auto it = walls.find(out.front()->rank); it != walls.end()) {
+    std::sort(it->second.begin(), it->second.end());
+    median = it->second[(it->second.size() - 1) / 2];
+  }
+  Finding f;
+  f.severity = Severity::kLow;
+  f.type = "layer_outlier";
+  const Layer& w = *out.front();
+  const Step& ws = res.steps[w.step];
+  f.rank = w.rank;
+  f.step_id = ws.step_id;
+  std::vector<int> ranks;
+  for (const Layer* l : out) {
+    ranks.push_back(l->rank);
+    const Step& st = res.steps[l->step];
+    f.evidence.push_back(b.RangeEvidence(l->rank, l->events, st.step_id,
+                                         fmt::format("rank {} step {} layer {}: {:.3f} ms; longest: {}", l->rank,
+                                                     st.step_id, l->index_in_step, Ms(l->end_ns - l->start_ns),
+                                                     l->absorbed)));
+  }
+  std::sort(ranks.begin(), ranks.end());
+  ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+  f.ranks = ranks;
+  f.summary = fmt::format(
+      "{} layer(s) on rank(s) {} are more than {:.0f}x the median layer wall and were kept out of layer statistics: "
+      "they absorbed work after the last layer anchor (worst: rank {} step {} layer {}, {:.3f} ms vs median {:.3f} "
+      "ms; longest operators {}).",
+      out.size(), FormatRankList(ranks), rules.thresholds.layer_outlier_ratio, w.rank, ws.step_id, w.index_in_step,
+      Ms(w.end_ns - w.start_ns), median, w.absorbed);
+  f.numbers = {{"outlier_layers", double(out.size())},
+               {"max_layer_ms", Ms(w.end_ns - w.start_ns)},
+               {"median_layer_ms", median}};
+  b.Add(std::move(f));
+}
+
 // One finding per pattern: a per-rank pattern seen on several ranks becomes one finding that
 // lists the ranks, leads with the worst rank's numbers and interleaves the ranks' evidence (the
 // worst first), so an 8-rank root does not repeat the same finding 8 times.
@@ -446,6 +493,7 @@ void Diagnose(AnalysisResult& res, const Rules& rules) {
   CollectiveSkew(res, rules, b, slow_rank);
   PerRankStepFindings(res, rules, b);
   Aicpu(res, rules, b);
+  LayerOutliers(res, rules, b);
   TopOperators(res, rules, b);
   std::vector<Finding>& f = b.out();
   RollUp(f, res, rules);

@@ -279,6 +279,10 @@ struct Layer {
   int64_t start_ns = 0, end_ns = 0;
   uint32_t anchor_name = 0;  // interned name of the anchor operator
   bool companion_layer = false;  // no attention block
+  // Wall above layer_outlier_ratio x the rank's median layer: it absorbed work that is not a layer
+  // (output head, loss, a collective); kept out of layer statistics.
+  bool outlier = false;
+  std::string absorbed;          // its longest operators: "hcom_allReduce_ 121.0 ms, ..."
   std::vector<uint32_t> blocks;  // indexes into AnalysisResult::blocks
   std::string layer_class;       // "L1", ...
 };

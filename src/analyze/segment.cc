@@ -1,6 +1,8 @@
 // Step and layer segmentation, step anatomy and inter-step gaps.
 #include "analyze/segment.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <map>
 #include <unordered_map>
@@ -105,6 +107,28 @@ void TagCaptureEdges(AnalysisResult& res, size_t first, const Thresholds& th) {
   }
 }
 
+// Layers far longer than the rank's median layer absorbed what follows the last anchor (output
+// head, loss, a long collective): flag them and name what they hold.
+void FlagLayerOutliers(AnalysisResult& res, const Thresholds& th) {
+  std::map<int, std::vector<int64_t>> walls;
+  for (const Layer& l : res.layers) walls[l.rank].push_back(l.end_ns - l.start_ns);
+  for (auto& [rank, w] : walls) std::sort(w.begin(), w.end());
+  for (Layer& l : res.layers) {
+    const std::vector<int64_t>& w = walls[l.rank];
+    if (w.size() < 3) continue;
+    double median = 0.5 * double(w[(w.size() - 1) / 2] + w[w.size() / 2]);
+    if (median <= 0 || double(l.end_ns - l.start_ns) <= th.layer_outlier_ratio * median) continue;
+    l.outlier = true;
+    const RankTable& t = *res.FindRank(l.rank);
+    std::vector<std::pair<int64_t, uint32_t>> longest;
+    for (uint32_t i = l.events.first; i < l.events.last; ++i) longest.push_back({t.events[i].dur_ns, i});
+    std::sort(longest.begin(), longest.end(), [](auto& a, auto& b) { return a.first > b.first; });
+    for (size_t k = 0; k < longest.size() && k < 3; ++k)
+      l.absorbed += (k ? ", " : "") + res.Str(t.events[longest[k].second].name) +
+                    fmt::format(" {:.3f} ms", double(longest[k].first) / 1e6);
+  }
+}
+
 }  // namespace
 
 StepAnatomy ComputeAnatomy(const RankTable& t, EventRange r, const Thresholds& th) {
@@ -203,13 +227,17 @@ void SegmentRanks(AnalysisResult& res, const Rules& rules) {
     }
   }
   std::unordered_map<uint32_t, int> anchor_cache;
+  for (uint32_t i = 0; i < res.steps.size(); ++i) CutLayers(res, rules, i, anchor_cache);
+  FlagLayerOutliers(res, th);
   for (uint32_t i = 0; i < res.steps.size(); ++i) {
-    CutLayers(res, rules, i, anchor_cache);
     Step& s = res.steps[i];
     if (!s.layers.empty()) {
       const Layer& first = res.layers[s.layers.front()];
-      const Layer& last = res.layers[s.layers.back()];
-      int64_t main_end = std::min(s.end_ns, last.end_ns);
+      // An outlier last layer holds the output head / loss: it is tail, not main body.
+      size_t k = s.layers.size();
+      while (k > 1 && res.layers[s.layers[k - 1]].outlier) --k;
+      const Layer& last = res.layers[s.layers[k - 1]];
+      int64_t main_end = std::min(s.end_ns, last.outlier ? last.start_ns : last.end_ns);
       s.anatomy.head_ns = first.start_ns - s.start_ns;
       s.anatomy.main_ns = main_end - first.start_ns;
       s.anatomy.tail_ns = s.end_ns - main_end;

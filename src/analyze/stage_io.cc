@@ -207,8 +207,8 @@ void Io(A& a, Block& x) {
 }
 template <typename A>
 void Io(A& a, Layer& x) {
-  IoAll(a, x.rank, x.step, x.index_in_step, x.events, x.start_ns, x.end_ns, x.anchor_name, x.companion_layer, x.blocks,
-        x.layer_class);
+  IoAll(a, x.rank, x.step, x.index_in_step, x.events, x.start_ns, x.end_ns, x.anchor_name, x.companion_layer, x.outlier,
+        x.absorbed, x.blocks, x.layer_class);
 }
 template <typename A>
 void Io(A& a, ShapeClass& x) {

@@ -100,7 +100,11 @@ void SummarizeClasses(AnalysisResult& res, const Rules& rules) {
 
   // Layer classes.
   S.layer_classes.clear();
-  for (const ShapeClass& c : res.layer_classes) {
+  for (const ShapeClass& c_all : res.layer_classes) {
+    // Outlier layers (segment.cc) absorbed non-layer work: kept out of layer statistics.
+    ShapeClass c = c_all;
+    std::erase_if(c.members, [&](uint32_t m) { return res.layers[m].outlier; });
+    if (c.members.empty()) continue;
     LayerClassSummary s;
     s.id = c.id;
     s.members = static_cast<int>(c.members.size());
@@ -150,7 +154,9 @@ void SummarizeClasses(AnalysisResult& res, const Rules& rules) {
         s.tail_ratio_mean += st.anatomy.tail_ns / wall;
         s.bubble_ratio_mean += st.anatomy.bubble_ns / wall;
       }
-      for (uint32_t l : st.layers) layer_wall[res.layers[l].layer_class] += Ms(res.layers[l].end_ns - res.layers[l].start_ns);
+      for (uint32_t l : st.layers)
+        if (!res.layers[l].outlier)
+          layer_wall[res.layers[l].layer_class] += Ms(res.layers[l].end_ns - res.layers[l].start_ns);
     }
     double n = c.members.size();
     s.head_ratio_mean /= n;

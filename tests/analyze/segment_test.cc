@@ -1,5 +1,9 @@
 #include "analyze/segment.h"
 
+#include "analyze/classify.h"
+#include "analyze/diagnose.h"
+#include "analyze/summarize.h"
+
 #include <gtest/gtest.h>
 
 #include "analyze_test_util.h"
@@ -169,6 +173,46 @@ TEST(SegmentTest, FullEdgeStepsStayComplete) {
   AnalysisResult r = OneRank(evs);
   SegmentRanks(r, testing::BuiltinRules());
   for (const Step& s : r.steps) EXPECT_TRUE(s.complete && !s.partial_capture_boundary) << s.step_id;
+}
+
+}  // namespace
+}  // namespace optrace::analyze
+
+namespace optrace::analyze {
+namespace {
+
+// Six layers of ~5 ms; the third also holds a 121 ms allreduce (a gradient sync between two
+// anchors), which makes it a 126 ms "layer".
+TEST(SegmentTest, LayerAbsorbingACollectiveIsAnOutlierKeptOutOfLayerStats) {
+  std::vector<std::tuple<std::string, double, double, int64_t>> evs;
+  double t = 0;
+  for (int layer = 0; layer < 6; ++layer) {
+    evs.emplace_back("FlashAttentionScore", t, 2000, 1);
+    evs.emplace_back("MatMulV2", t + 2000, 2500, 1);
+    t += 5000;
+    if (layer == 2) {
+      evs.emplace_back("hcom_allReduce__1", t, 121000, 1);
+      t += 121000;
+    }
+  }
+  AnalysisResult r = OneRank(evs);
+  Rules rules = testing::BuiltinRules();
+  SegmentRanks(r, rules);
+  ASSERT_EQ(r.layers.size(), 6u);
+  for (size_t i = 0; i < 6; ++i) EXPECT_EQ(r.layers[i].outlier, i == 2) << i;
+  EXPECT_EQ(r.layers[2].absorbed, "hcom_allReduce__1 121.000 ms, MatMulV2 2.500 ms, FlashAttentionScore 2.000 ms");
+  ClassifyAll(r, rules);
+  Summarize(r, rules);
+  for (const LayerClassSummary& c : r.summaries.layer_classes) EXPECT_LT(c.wall_ms_mean, 6.0) << c.id;
+  Diagnose(r, rules);
+  bool found = false;
+  for (const Finding& f : r.findings)
+    if (f.type == "layer_outlier") {
+      found = true;
+      EXPECT_NE(f.summary.find("hcom_allReduce__1"), std::string::npos) << f.summary;
+      EXPECT_EQ(f.evidence.size(), 1u);
+    }
+  EXPECT_TRUE(found);
 }
 
 }  // namespace
