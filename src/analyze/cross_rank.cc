@@ -1,10 +1,13 @@
 // Cross-rank alignment, skew and slow-rank voting.
 #include "analyze/cross_rank.h"
 
+#include "analyze/source_check.h"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <numeric>
+#include <tuple>
 
 namespace optrace::analyze {
 namespace {
@@ -61,26 +64,52 @@ void CrossRankAnalyze(AnalysisResult& res, const Rules& rules) {
   CrossRank& C = res.cross_rank;
   C = CrossRank();
   for (const RankTable& t : res.ranks)
-    if (!t.events.empty()) C.ranks.push_back(t.rank);
+    if (!t.events.empty() || !t.step_trace.empty()) C.ranks.push_back(t.rank);
   bool ordinal = std::any_of(res.steps.begin(), res.steps.end(),
                              [](const Step& s) { return s.step_source == "whole_capture"; });
   C.alignment_method = C.ranks.size() < 2 ? "single_rank" : ordinal ? "step_ordinal" : "step_id";
 
   // Steps.
-  std::map<int64_t, std::vector<const Step*>> by_step;
+  // A rank with a device timeline measures its steps from its events; a rank without one (no
+  // kernel rows) from step_trace_time.csv: step time = Computing + Communication(Not Overlapped)
+  // + Free, the profiler's own decomposition.
+  struct StepValue {
+    int rank;
+    double wall_ms, compute_ms;
+  };
+  // Mixing the two measures across ranks compares different definitions: when some rank has only
+  // step_trace_time.csv and every rank has one, all ranks are compared on step_trace_time.csv.
+  bool partial = std::any_of(res.ranks.begin(), res.ranks.end(), [](const RankTable& t) { return !t.has_timeline(); });
+  bool all_trace = std::all_of(res.ranks.begin(), res.ranks.end(), [](const RankTable& t) { return !t.step_trace.empty(); });
+  const bool trace_for_all = partial && all_trace && !ordinal && C.ranks.size() >= 2;
+  if (trace_for_all) C.alignment_method = "step_trace_time";
+  std::map<int64_t, std::vector<StepValue>> by_step;
   std::map<int, int> ordinal_of;
   for (const Step& s : res.steps) {
+    if (trace_for_all || !res.FindRank(s.rank)->has_timeline()) continue;
     int64_t key = ordinal ? ordinal_of[s.rank]++ : s.step_id;
-    by_step[key].push_back(&s);
+    by_step[key].push_back({s.rank, double(s.anatomy.wall_ns) / 1e6, double(s.compute_ns) / 1e6});
+  }
+  if (!ordinal) {
+    for (const RankTable& t : res.ranks) {
+      if (t.has_timeline() && !trace_for_all) continue;
+      for (const StepTraceRow& row : t.step_trace) {
+        if (row.step_id < 0 || IsMissing(row.computing_us) || IsMissing(row.comm_not_overlapped_us) ||
+            IsMissing(row.free_us))
+          continue;
+        double wall = (row.computing_us + row.comm_not_overlapped_us + row.free_us) / 1e3;
+        by_step[row.step_id].push_back({t.rank, wall, row.computing_us / 1e3});
+      }
+    }
   }
   std::map<int, double> compute_total;
   for (auto& [key, steps] : by_step) {
     AlignedStep a;
     a.step_id = key;
-    for (const Step* s : steps) {
-      a.wall_ms.push_back({s->rank, double(s->anatomy.wall_ns) / 1e6});
-      a.compute_ms.push_back({s->rank, double(s->compute_ns) / 1e6});
-      if (steps.size() == C.ranks.size()) compute_total[s->rank] += double(s->compute_ns) / 1e6;
+    for (const StepValue& s : steps) {
+      a.wall_ms.push_back({s.rank, s.wall_ms});
+      a.compute_ms.push_back({s.rank, s.compute_ms});
+      if (steps.size() == C.ranks.size()) compute_total[s.rank] += s.compute_ms;
     }
     a.wall_skew_ratio = SkewOf(a.wall_ms, &a.fastest_rank, &a.slowest_rank);
     a.compute_skew_ratio = SkewOf(a.compute_ms);
@@ -100,6 +129,25 @@ void CrossRankAnalyze(AnalysisResult& res, const Rules& rules) {
   };
   std::map<Key, AlignedCollective> coll;
   std::map<uint64_t, std::string> kind_cache;
+  // Same rule as for steps: with a rank that has only communication.json, every rank's collective
+  // duration is its communication.json Elapse Time (kernel rows matched by step, name, occurrence).
+  bool all_json = std::all_of(res.ranks.begin(), res.ranks.end(), [](const RankTable& t) { return !t.comm_ops.empty(); });
+  const bool json_for_all = partial && all_json && !ordinal;
+  std::map<int, std::map<std::tuple<int64_t, std::string, int>, double>> elapse_us;  // rank -> key -> us
+  if (json_for_all) {
+    for (const RankTable& t : res.ranks) {
+      std::vector<const CommOp*> ops;
+      for (const CommOp& op : t.comm_ops)
+        if (!IsMissing(op.elapse_ms)) ops.push_back(&op);
+      std::stable_sort(ops.begin(), ops.end(), [](const CommOp* a, const CommOp* b) { return a->start_ns < b->start_ns; });
+      std::map<std::pair<int64_t, std::string>, int> occ;
+      for (const CommOp* op : ops) {
+        int64_t step = StepOfCommKey(op->step);
+        int n = occ[{step, op->name}]++;
+        elapse_us[t.rank][{step, op->name, n}] = op->elapse_ms * 1000.0;
+      }
+    }
+  }
   ordinal_of.clear();
   for (const Step& s : res.steps) {
     int64_t key = ordinal ? ordinal_of[s.rank]++ : s.step_id;
@@ -118,7 +166,14 @@ void CrossRankAnalyze(AnalysisResult& res, const Rules& rules) {
       c.name = e.name;
       c.occurrence = k.occ;
       c.kind = it->second;
-      c.dur_us.push_back({t.rank, double(e.dur_ns) / 1000.0});
+      double dur = double(e.dur_ns) / 1000.0;
+      if (json_for_all) {
+        auto& m = elapse_us[t.rank];
+        auto found = m.find({s.step_id, res.Str(e.name), k.occ});
+        if (found == m.end()) continue;  // not in communication.json: not comparable
+        dur = found->second;
+      }
+      c.dur_us.push_back({t.rank, dur});
       c.events.push_back({t.rank, i});
     }
   }

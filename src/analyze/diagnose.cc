@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 
 namespace optrace::analyze {
@@ -110,6 +111,8 @@ void SlowRank(AnalysisResult& res, const Rules& rules, Builder& b) {
 void PerRankStepFindings(AnalysisResult& res, const Rules& rules, Builder& b) {
   const Thresholds& th = rules.thresholds;
   for (const RankSummary& rs : res.summaries.ranks) {
+    // A rank without a device timeline (HCCL ops only) has no step wall of its own to judge.
+    if (const RankTable* t = res.FindRank(rs.rank); !t || !t->has_timeline()) continue;
     std::vector<const Step*> steps;
     for (const Step& s : res.steps)
       if (s.rank == rs.rank) steps.push_back(&s);
@@ -264,7 +267,23 @@ void CrossRankFindings(AnalysisResult& res, const Rules& rules, Builder& b) {
     // by the step's position on its rank, the key CrossRankAnalyze aligned them by.
     bool ordinal = C.alignment_method == "step_ordinal";
     std::map<int, int64_t> ordinal_of;
+    const bool from_trace = C.alignment_method == "step_trace_time";
+    for (const RankTable& t : res.ranks) {
+      if ((t.has_timeline() && !from_trace) || ordinal) continue;
+      for (const RankValue& v : worst->wall_ms)
+        if (v.rank == t.rank) {
+          Evidence ev;
+          ev.rank = t.rank;
+          ev.step_id = worst->step_id;
+          ev.file = (std::filesystem::path(t.dir) / "ASCEND_PROFILER_OUTPUT" / "step_trace_time.csv").string();
+          ev.note = fmt::format("rank {} step {} wall {:.3f} ms (step_trace_time.csv: Computing + Communication(Not "
+                                "Overlapped) + Free)",
+                                t.rank, worst->step_id, v.value);
+          f.evidence.push_back(ev);
+        }
+    }
     for (const Step& s : res.steps) {
+      if (from_trace || !res.FindRank(s.rank)->has_timeline()) continue;
       int64_t key = ordinal ? ordinal_of[s.rank]++ : s.step_id;
       if (key != worst->step_id) continue;
       f.evidence.push_back(b.RangeEvidence(
@@ -285,8 +304,16 @@ void CrossRankFindings(AnalysisResult& res, const Rules& rules, Builder& b) {
     Finding f;
     f.severity = Severity::kMedium;
     f.type = "compute_imbalance";
+    // Per-rank compute over the steps every rank has (as cross_rank summed it): a rank without
+    // kernel rows contributes step_trace_time.csv's Computing, not zero.
+    std::map<int, double> total;
+    for (const AlignedStep& a : C.steps)
+      if (a.compute_ms.size() == C.ranks.size())
+        for (const RankValue& v : a.compute_ms) total[v.rank] += v.value;
     std::vector<std::pair<double, int>> per;
-    for (const RankSummary& r : res.summaries.ranks) per.push_back({r.compute_ms_sum, r.rank});
+    for (auto& [rank, ms] : total) per.push_back({ms, rank});
+    if (per.empty())
+      for (const RankSummary& r : res.summaries.ranks) per.push_back({r.compute_ms_sum, r.rank});
     std::sort(per.begin(), per.end());
     f.rank = per.back().second;
     for (const Step& s : res.steps)

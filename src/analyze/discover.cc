@@ -214,8 +214,11 @@ Result<Discovery> Discover(const std::vector<fs::path>& roots_in, std::vector<Da
   int next = 0;
   for (const RankInput& in : found) next = std::max(next, in.rank + 1);
   std::map<int, size_t> by_rank;
+  bool any_kernels = std::any_of(found.begin(), found.end(), [](const RankInput& in) { return in.has_kernel_data(); });
   for (RankInput& in : found) {
-    if (!in.has_kernel_data()) {
+    // A rank without kernel rows joins with its step_trace_time.csv / communication.json, as
+    // long as some rank of the capture has a device timeline to compare it with.
+    if (!in.has_kernel_data() && !(any_kernels && in.has_partial_data())) {
       d.ranks_without_kernels.push_back(in);
       continue;
     }
@@ -235,6 +238,18 @@ Result<Discovery> Discover(const std::vector<fs::path>& roots_in, std::vector<Da
     }
   }
   std::sort(d.ranks.begin(), d.ranks.end(), [](const RankInput& a, const RankInput& b) { return a.rank < b.rank; });
+  for (const RankInput& in : d.ranks) {
+    if (in.has_kernel_data()) continue;
+    std::string has;
+    for (const fs::path* p : {&in.step_trace_time, &in.communication})
+      if (!p->empty()) has += (has.empty() ? "" : ", ") + p->filename().string();
+    issues.push_back({"rank_without_kernel_data", "data_loss",
+                      fmt::format("{} (rank {}) has no kernel_details.csv, ascend_pytorch_profiler_*.db or "
+                                  "op_summary_*.csv; it takes part with {} only (steps, HCCL ops, cross-rank); "
+                                  "operator tables and kernel-level findings lack it",
+                                  in.dir.string(), in.rank, has),
+                      1, in.dir.string()});
+  }
   for (const RankInput& in : d.ranks_without_kernels) {
     issues.push_back({"rank_without_kernel_data", "data_loss",
                       fmt::format("{} has no kernel_details.csv, ascend_pytorch_profiler_*.db or op_summary_*.csv; "

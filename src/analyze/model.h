@@ -85,6 +85,8 @@ struct RankInput {
   std::filesystem::path profiler_info;
   std::filesystem::path profiler_metadata;
   bool has_kernel_data() const { return !kernel_details.empty() || !db.empty(); }
+  // Without kernel rows a rank still takes part with its step and communication summaries.
+  bool has_partial_data() const { return !step_trace_time.empty() || !communication.empty(); }
 };
 
 struct Discovery {
@@ -93,8 +95,8 @@ struct Discovery {
   int run = 0;                               // --run N when the roots held several captures (0: not given)
   int capture_count = 0;                     // captures found under the roots
   std::string capture;                       // the analyzed capture, described (capture.h)
-  std::vector<RankInput> ranks;             // with kernel data, sorted by rank
-  std::vector<RankInput> ranks_without_kernels;  // seen (profiler_info, step_trace...) but no kernel rows
+  std::vector<RankInput> ranks;             // with kernel data or partial data (has_partial_data), sorted by rank
+  std::vector<RankInput> ranks_without_kernels;  // seen (profiler_info, ...) with nothing to analyze
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -202,6 +204,10 @@ struct RankIdentity {
 struct RankTable {
   int rank = -1;
   InputKind kind = InputKind::kTorchText;
+  // Where the events came from: "kernels" (kernel_details / db / op_summary: the device timeline),
+  // "communication.json" (HCCL ops only: no kernel data), "" (no events: step_trace_time.csv only).
+  std::string event_source = "kernels";
+  bool has_timeline() const { return event_source == "kernels"; }
   std::string dir;
   int64_t base_ns = 0;                 // absolute Unix ns of relative time 0 (first event start)
   std::vector<Event> events;           // sorted by (start_ns, row)
@@ -411,6 +417,20 @@ struct RankSummary {
   std::string dominant_idle_pattern;   // prelaunch, tail, internal_bubble, none
   bool recurring_bubble_pattern = false;
   std::array<double, kOpTypeCount> op_type_ms{};  // total event time per op type
+  double kernel_coverage = kMissing;  // lowest StepCoverage::coverage of the rank (NaN: nothing to check)
+  bool low_confidence = false;        // kernel_coverage below kernel_coverage_min: its KPIs miss work
+  std::string event_source;           // RankTable::event_source
+};
+
+// Kernel rows against what the rank's own summaries say (source_check.cc), per step.
+struct StepCoverage {
+  int rank = -1;
+  int64_t step_id = -1;
+  double kernel_compute_ms = kMissing, trace_compute_ms = kMissing;  // union of compute events vs "Computing"
+  double kernel_comm_ms = kMissing, trace_comm_ms = kMissing;        // union of HCCL events vs "Communication"
+  double kernel_wall_ms = kMissing, trace_step_ms = kMissing;        // step wall vs Computing + Comm(Not Overlapped) + Free
+  int kernel_hccl_ops = 0, json_hccl_ops = -1;                        // HCCL ops in kernel rows vs communication.json
+  double coverage = kMissing;  // the lowest of the ratios above (kernel / summary), NaN when none applies
 };
 
 struct Summaries {
@@ -423,6 +443,7 @@ struct Summaries {
   std::vector<BlockSummary> blocks;
   std::vector<BlockClassSummary> block_classes;
   std::vector<RankSummary> ranks;
+  std::vector<StepCoverage> coverage;           // ranks with kernel rows and step_trace_time / communication.json
   // Pipeline coverage: events / operators with any pipeline data.
   uint64_t events_with_pipeline = 0, events_total = 0;
   uint64_t operators_with_pipeline = 0, operators_total = 0;

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "analyze/source_check.h"
 #include "core/csv_reader.h"
 #include "core/file_io.h"
 
@@ -49,6 +50,33 @@ void AssignStepsFromMarkers(RankTable& t) {
         break;
       }
   }
+}
+
+// A rank without kernel rows: its HCCL ops from communication.json become communication events
+// (name, start, elapse), so its collectives are matched with the other ranks' kernel rows.
+void EventsFromCommunication(const std::filesystem::path& path, StringTable& strings, RankTable& t) {
+  bool any = false;
+  uint32_t row = 0;
+  for (const CommOp& op : t.comm_ops) {
+    ++row;
+    if (op.start_ns < 0 || IsMissing(op.elapse_ms) || op.elapse_ms < 0) continue;
+    if (!any) {
+      t.files.push_back({path.string(), ""});
+      any = true;
+    }
+    Event e;
+    e.start_ns = op.start_ns;
+    e.dur_ns = static_cast<int64_t>(std::llround(op.elapse_ms * 1e6));
+    e.wait_ns = IsMissing(op.wait_ms) ? -1 : static_cast<int64_t>(std::llround(op.wait_ms * 1e6));
+    e.name = strings.Intern(op.name);
+    e.core = strings.Intern("HCCL");
+    e.op_type = OpType::kCommunication;
+    e.step_id = StepOfCommKey(op.step);
+    e.file = static_cast<uint16_t>(t.files.size() - 1);
+    e.row = row;  // the op's position in communication.json
+    t.events.push_back(e);
+  }
+  t.event_source = any ? "communication.json" : "";
 }
 
 }  // namespace
@@ -140,7 +168,9 @@ Result<RankTable> NormalizeRank(const RankInput& in, const Rules& rules, StringT
   t.rank = in.rank;
   t.kind = in.kind;
   t.dir = in.dir.string();
-  if (in.kind == InputKind::kTorchDb) {
+  if (!in.has_kernel_data()) {
+    t.event_source = "";
+  } else if (in.kind == InputKind::kTorchDb) {
     OPTRACE_RETURN_IF_ERROR(ReadTorchDb(in.db, rules, strings, t, issues));
     AssignStepsFromMarkers(t);  // STEP_TIME ranges, torch_npu's rule
   } else {
@@ -149,6 +179,10 @@ Result<RankTable> NormalizeRank(const RankInput& in, const Rules& rules, StringT
   if (!in.profiler_info.empty()) OPTRACE_RETURN_IF_ERROR(ReadProfilerInfo(in.profiler_info, t));
   if (!in.communication.empty()) OPTRACE_RETURN_IF_ERROR(ReadCommunicationJson(in.communication, t));
   if (!in.step_trace_time.empty()) OPTRACE_RETURN_IF_ERROR(ReadStepTraceCsv(in.step_trace_time, t));
+  if (!in.has_kernel_data()) {
+    EventsFromCommunication(in.communication, strings, t);
+    if (t.events.empty()) return t;  // step_trace_time.csv only: cross_rank reads its rows
+  }
   bool have_steps = std::any_of(t.events.begin(), t.events.end(), [](const Event& e) { return e.step_id >= 0; });
   if (!have_steps && t.step_markers.empty() && !in.trace_view.empty()) {
     OPTRACE_RETURN_IF_ERROR(ReadTraceViewSteps(in.trace_view, t));

@@ -52,6 +52,17 @@ void AddLimitations(AnalysisResult& r) {
     L.push_back(fmt::format("{} has no kernel data; that rank is missing from every table and from the cross-rank "
                             "comparison.",
                             in.dir.string()));
+  for (const RankInput& in : r.discovery.ranks)
+    if (!in.has_kernel_data())
+      L.push_back(fmt::format("{} has no kernel data: rank {} takes part in the step, HCCL and cross-rank comparison "
+                              "from step_trace_time.csv / communication.json only and is missing from the operator "
+                              "tables.",
+                              in.dir.string(), in.rank));
+  for (const RankSummary& s : r.summaries.ranks)
+    if (s.low_confidence)
+      L.push_back(fmt::format("Rank {}: kernel rows cover {:.0f}% of what its step_trace_time.csv / communication.json "
+                              "report; its KPIs are low confidence (kernel_rows_incomplete).",
+                              s.rank, 100 * s.kernel_coverage));
   if (r.ranks.size() < 2) L.push_back("Single rank: no cross-rank alignment, skew or slow-rank detection.");
   if (r.summaries.events_total && r.summaries.events_with_pipeline == 0)
     L.push_back("No pipeline (PMU) data (Level0 or no aic_metrics): bound_stage / bound_family are unknown.");

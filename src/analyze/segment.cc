@@ -190,6 +190,7 @@ void SegmentRanks(AnalysisResult& res, const Rules& rules) {
         else it->second.last = i + 1;
       }
       std::string source = t.kind == InputKind::kTorchDb ? "STEP_TIME" : "Step Id";
+      if (!t.has_timeline()) source = t.event_source;  // HCCL ops only: not the step's wall
       if (!t.step_markers.empty() && t.step_markers.front().source == "trace_view.json") source = "trace_view.json";
       for (int64_t id : order) {
         Step s;
@@ -197,6 +198,7 @@ void SegmentRanks(AnalysisResult& res, const Rules& rules) {
         s.step_id = id;
         s.step_source = source;
         s.events = ranges[id];
+        s.complete = t.has_timeline();
         res.steps.push_back(s);
       }
     }
@@ -211,7 +213,7 @@ void SegmentRanks(AnalysisResult& res, const Rules& rules) {
       s.compute_ns = UnionNs(t, s.events, [](const Event& e) { return !IsComm(e.op_type); });
       if (s.anatomy.has_bubble) s.anomaly_tags.push_back("BUBBLE");
     }
-    TagCaptureEdges(res, first_step, th);
+    if (t.has_timeline()) TagCaptureEdges(res, first_step, th);
     for (size_t i = first_step; i < res.steps.size(); ++i) {
       Step& s = res.steps[i];
       if (s.step_source == "whole_capture") continue;

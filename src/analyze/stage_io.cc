@@ -192,7 +192,7 @@ void Io(A& a, RankIdentity& x) {
 }
 template <typename A>
 void Io(A& a, RankTable& x) {
-  IoAll(a, x.rank, x.kind, x.dir, x.base_ns, x.events, x.pipes, x.files, x.step_markers, x.step_trace, x.comm_ops,
+  IoAll(a, x.rank, x.kind, x.event_source, x.dir, x.base_ns, x.events, x.pipes, x.files, x.step_markers, x.step_trace, x.comm_ops,
         x.identity);
 }
 template <typename A>
@@ -260,12 +260,18 @@ template <typename A>
 void Io(A& a, RankSummary& x) {
   IoAll(a, x.rank, x.event_count, x.step_count, x.complete_step_count, x.wall_ms_sum, x.busy_ms_sum, x.bubble_ms_sum,
         x.comm_ms_sum, x.compute_ms_sum, x.step_wall_ms_p50, x.step_wall_ms_p90, x.bubbling_step_count,
-        x.bubble_recurrence_ratio, x.dominant_idle_pattern, x.recurring_bubble_pattern, x.op_type_ms);
+        x.bubble_recurrence_ratio, x.dominant_idle_pattern, x.recurring_bubble_pattern, x.op_type_ms,
+        x.kernel_coverage, x.low_confidence, x.event_source);
+}
+template <typename A>
+void Io(A& a, StepCoverage& x) {
+  IoAll(a, x.rank, x.step_id, x.kernel_compute_ms, x.trace_compute_ms, x.kernel_comm_ms, x.trace_comm_ms,
+        x.kernel_wall_ms, x.trace_step_ms, x.kernel_hccl_ops, x.json_hccl_ops, x.coverage);
 }
 template <typename A>
 void Io(A& a, Summaries& x) {
   IoAll(a, x.operators, x.operator_classes, x.hccl, x.hccl_classes, x.step_classes, x.layer_classes, x.blocks,
-        x.block_classes, x.ranks, x.events_with_pipeline, x.events_total, x.operators_with_pipeline, x.operators_total);
+        x.block_classes, x.ranks, x.coverage, x.events_with_pipeline, x.events_total, x.operators_with_pipeline, x.operators_total);
 }
 template <typename A>
 void Io(A& a, AlignedStep& x) {

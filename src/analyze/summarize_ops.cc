@@ -4,6 +4,8 @@
 #include <tuple>
 
 #include "analyze/summarize.h"
+
+#include "analyze/source_check.h"
 #include "core/quantile.h"
 
 namespace optrace::analyze {
@@ -247,6 +249,7 @@ void Summarize(AnalysisResult& res, const Rules& rules) {
   OperatorSummaries(res, rules);
   HcclSummaries(res, rules);
   SummarizeClasses(res, rules);
+  CheckSources(res, rules);
 }
 
 }  // namespace optrace::analyze

@@ -39,15 +39,19 @@ TEST(DiscoverTest, FindsDbExportAndMsprofOutput) {
   EXPECT_EQ(ms->ranks[0].rank_source, "order");
 }
 
-TEST(DiscoverTest, RankWithoutKernelDataIsKeptAsAnIssue) {
+TEST(DiscoverTest, RankWithoutKernelDataJoinsWithItsSummaries) {
   std::vector<DataIssue> issues;
   auto d = Discover({Sample("st_l2")}, issues);
   ASSERT_TRUE(d.ok()) << d.status().message();
-  ASSERT_EQ(d->ranks.size(), 1u);
-  ASSERT_EQ(d->ranks_without_kernels.size(), 1u);
+  ASSERT_EQ(d->ranks.size(), 2u);
+  EXPECT_FALSE(d->ranks[1].has_kernel_data());
+  EXPECT_TRUE(d->ranks[1].has_partial_data());
+  EXPECT_TRUE(d->ranks_without_kernels.empty());
   ASSERT_EQ(issues.size(), 1u);
   EXPECT_EQ(issues[0].name, "rank_without_kernel_data");
-  EXPECT_NE(issues[0].description.find("rank_1_ascend_pt"), std::string::npos);
+  EXPECT_NE(issues[0].description.find("rank_1_ascend_pt (rank 1)"), std::string::npos);
+  EXPECT_NE(issues[0].description.find("step_trace_time.csv, communication.json"), std::string::npos)
+      << issues[0].description;
 }
 
 TEST(DiscoverTest, RankDirectoryItselfIsARoot) {

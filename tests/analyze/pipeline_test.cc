@@ -393,20 +393,83 @@ TEST(PipelineTest, BadRulesFileNamesFileAndProblem) {
 }
 
 TEST(PipelineTest, LimitationsExplainWhatIsMissing) {
+  // Real Level2 export (msinsight st/level2): rank 1 has no kernel_details.csv; rank 0's kernel
+  // rows hold 41 ms of the 231 ms its step_trace_time.csv calls Computing.
   AnalyzeOptions opt;
   opt.roots = {Sample("st_l2")};
   opt.persist_stages = false;
   auto r = RunAnalysis(opt);
   ASSERT_TRUE(r.ok());
-  bool rank1 = false, single = false;
+  bool rank1 = false, low = false;
   for (const std::string& l : r->limitations) {
-    rank1 |= l.find("rank_1_ascend_pt has no kernel data") != std::string::npos;
-    single |= l.find("Single rank") != std::string::npos;
+    rank1 |= l.find("rank_1_ascend_pt has no kernel data: rank 1 takes part") != std::string::npos;
+    low |= l.find("Rank 0: kernel rows cover 18%") != std::string::npos;
   }
   EXPECT_TRUE(rank1);
-  EXPECT_TRUE(single);
+  EXPECT_TRUE(low);
   EXPECT_EQ(r->identity.profiler_level, "Level2");
   EXPECT_EQ(r->identity.cann_version, "8.3.RC1");
+}
+
+TEST(PipelineTest, RankWithoutKernelRowsJoinsStepsAndCollectivesFromItsSummaries) {
+  AnalyzeOptions opt;
+  opt.roots = {Sample("st_l2")};
+  opt.persist_stages = false;
+  auto r = RunAnalysis(opt);
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r->ranks.size(), 2u);
+  EXPECT_EQ(r->ranks[1].event_source, "communication.json");
+  EXPECT_EQ(r->ranks[1].events.size(), 15u);  // the 15 HCCL ops of its communication.json
+  const CrossRank& C = r->cross_rank;
+  EXPECT_EQ(C.ranks, (std::vector<int>{0, 1}));
+  EXPECT_EQ(C.alignment_method, "step_trace_time");
+  ASSERT_EQ(C.steps.size(), 1u);
+  ASSERT_EQ(C.steps[0].wall_ms.size(), 2u);
+  // step time = Computing + Communication(Not Overlapped) + Free of each rank's step_trace_time.csv
+  EXPECT_NEAR(C.steps[0].wall_ms[0].value, (231290.1 + 420174.26 + 158558.0) / 1e3, 1e-3);
+  EXPECT_NEAR(C.steps[0].wall_ms[1].value, (230903.72 + 441708.38 + 136819.56) / 1e3, 1e-3);
+  EXPECT_GT(C.tested_collectives, 0);
+  for (const AlignedCollective& c : C.collectives) EXPECT_EQ(c.dur_us.size(), 2u);
+  bool issue = false;
+  for (const DataIssue& i : r->issues)
+    issue |= i.name == "rank_without_kernel_data" && i.description.find("takes part with") != std::string::npos;
+  EXPECT_TRUE(issue);
+  // No per-rank step finding about rank 1: its "steps" are HCCL ops only.
+  for (const Finding& f : r->findings)
+    if (f.type == "communication_dominated_step") EXPECT_EQ(f.ranks, (std::vector<int>{0}));
+}
+
+TEST(PipelineTest, KernelRowsBelowTheSummariesMakeTheRankLowConfidence) {
+  AnalyzeOptions opt;
+  opt.roots = {Sample("st_l2")};
+  opt.persist_stages = false;
+  auto r = RunAnalysis(opt);
+  ASSERT_TRUE(r.ok());
+  const RankSummary* r0 = nullptr;
+  for (const RankSummary& s : r->summaries.ranks)
+    if (s.rank == 0) r0 = &s;
+  ASSERT_NE(r0, nullptr);
+  EXPECT_TRUE(r0->low_confidence);
+  EXPECT_NEAR(r0->kernel_coverage, 41.27194 / 231.2901, 1e-3);
+  bool issue = false;
+  for (const DataIssue& i : r->issues)
+    if (i.name == "kernel_rows_incomplete") {
+      issue = true;
+      EXPECT_NE(i.description.find("15 of 15 HCCL ops"), std::string::npos) << i.description;
+    }
+  EXPECT_TRUE(issue);
+  // Complete exports check out: the TP samples' kernel rows match their step_trace_time.csv.
+  auto ok = RunAnalysis([] {
+    AnalyzeOptions o;
+    o.roots = {Sample("tp_l1_text")};
+    o.persist_stages = false;
+    return o;
+  }());
+  ASSERT_TRUE(ok.ok());
+  for (const RankSummary& s : ok->summaries.ranks) {
+    EXPECT_FALSE(s.low_confidence);
+    EXPECT_NEAR(s.kernel_coverage, 1.0, 1e-3);
+  }
 }
 
 }  // namespace

@@ -82,11 +82,11 @@ Table RankSummaryTable(const AnalysisResult& r) {
   std::vector<std::string> op_cols;
   for (int i = 0; i < kOpTypeCount; ++i) op_cols.push_back(std::string(OpTypeName(static_cast<OpType>(i))) + "_ms");
   Table t{"rank_summary",
-          Concat({"rank", "input_kind", "base_ns", "event_count", "step_count", "complete_step_count", "wall_ms_sum",
+          Concat(Concat({"rank", "input_kind", "base_ns", "event_count", "step_count", "complete_step_count", "wall_ms_sum",
                   "busy_ms_sum", "bubble_ms_sum", "comm_ms_sum", "compute_ms_sum", "step_wall_ms_p50",
                   "step_wall_ms_p90", "bubbling_step_count", "bubble_recurrence_ratio", "dominant_idle_pattern",
                   "recurring_bubble_pattern", "slow_rank_votes"},
-                 op_cols),
+                 op_cols), {"event_source", "kernel_coverage", "low_confidence", "dir"}),
           {}};
   for (const RankSummary& s : r.summaries.ranks) {
     const RankTable* rt = r.FindRank(s.rank);
@@ -101,6 +101,10 @@ Table RankSummaryTable(const AnalysisResult& r) {
     row.push_back(Bool(s.recurring_bubble_pattern));
     row.push_back(I(VotesOf(r, s.rank)));
     for (double v : s.op_type_ms) row.push_back(D(v));
+    row.push_back(S(rt ? rt->event_source : ""));
+    row.push_back(D(s.kernel_coverage));
+    row.push_back(Bool(s.low_confidence));
+    row.push_back(S(rt ? rt->dir : ""));
     t.rows.push_back(std::move(row));
   }
   return t;
