@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <tuple>
 
 namespace optrace::analyze {
 namespace {
@@ -415,6 +416,75 @@ void TopOperators(AnalysisResult& res, const Rules& rules, Builder& b) {
   }
 }
 
+// The same compute operator consistently slower on one rank: its median over its calls against
+// the median of the other ranks' medians (with 2 ranks: the other rank). Collectives are left to
+// the slow-rank vote (their duration is mostly waiting for the others).
+void SlowOperators(AnalysisResult& res, const Rules& rules, Builder& b) {
+  const Thresholds& th = rules.thresholds;
+  std::map<std::tuple<uint32_t, uint32_t, OpType>, std::vector<const OperatorSummary*>> by_op;
+  for (const OperatorSummary& o : res.summaries.operators) {
+    if (o.op_type == OpType::kCommunication || o.op_type == OpType::kMixCommAiv) continue;
+    if (o.stats.count < uint64_t(std::max(1, th.slow_operator_min_calls))) continue;
+    by_op[{o.name, o.type, o.op_type}].push_back(&o);
+  }
+  struct Hit {
+    const OperatorSummary* op;
+    double ratio, others_p50;
+    int ranks;
+  };
+  std::vector<Hit> hits;
+  for (auto& [key, list] : by_op) {
+    if (list.size() < 2) continue;
+    for (const OperatorSummary* o : list) {
+      std::vector<double> others;
+      for (const OperatorSummary* x : list)
+        if (x != o) others.push_back(x->stats.p50_us);
+      std::sort(others.begin(), others.end());
+      double ref = 0.5 * (others[(others.size() - 1) / 2] + others[others.size() / 2]);
+      if (ref < th.slow_operator_min_us || o->stats.p50_us < th.slow_operator_ratio * ref) continue;
+      hits.push_back({o, o->stats.p50_us / ref, ref, static_cast<int>(list.size())});
+    }
+  }
+  if (hits.empty()) return;
+  // Worst first by time lost: (median - reference) x calls.
+  std::stable_sort(hits.begin(), hits.end(), [](const Hit& a, const Hit& c) {
+    return (a.op->stats.p50_us - a.others_p50) * a.op->stats.count > (c.op->stats.p50_us - c.others_p50) * c.op->stats.count;
+  });
+  Finding f;
+  f.severity = Severity::kMedium;
+  f.type = "slow_operator";
+  const Hit& w = hits.front();
+  f.rank = w.op->rank;
+  std::vector<int> ranks;
+  for (const Hit& h : hits) {
+    ranks.push_back(h.op->rank);
+    const RankTable& t = *res.FindRank(h.op->rank);
+    Evidence ev;
+    ev.rank = h.op->rank;
+    ev.file = t.files[h.op->file].path + (t.files[h.op->file].table.empty() ? "" : "#" + t.files[h.op->file].table);
+    ev.row_first = h.op->first_row;
+    ev.row_last = h.op->last_row;
+    ev.note = fmt::format("{} on rank {}: median {:.1f} us over {} calls, {:.2f}x the other {} rank(s)' median {:.1f} us",
+                          res.Str(h.op->name), h.op->rank, h.op->stats.p50_us, h.op->stats.count, h.ratio, h.ranks - 1,
+                          h.others_p50);
+    f.evidence.push_back(ev);
+  }
+  std::sort(ranks.begin(), ranks.end());
+  ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+  f.ranks = ranks;
+  double lost_us = (w.op->stats.p50_us - w.others_p50) * w.op->stats.count;
+  f.summary = fmt::format(
+      "{} operator(s) run consistently slower on rank(s) {} than on the other ranks (median over their calls at least "
+      "{:.2f}x); worst: {} on rank {}, median {:.1f} us vs {:.1f} us over {} calls ({:.2f}x, about {:.1f} us lost).",
+      hits.size(), FormatRankList(ranks), th.slow_operator_ratio, res.Str(w.op->name), w.op->rank, w.op->stats.p50_us,
+      w.others_p50, w.op->stats.count, w.ratio, lost_us);
+  f.numbers = {{"slow_operators", double(hits.size())},
+               {"max_ratio", w.ratio},
+               {"calls", double(w.op->stats.count)},
+               {"lost_us", lost_us}};
+  b.Add(std::move(f));
+}
+
 void LayerOutliers(AnalysisResult& res, const Rules& rules, Builder& b) {
   std::vector<const Layer*> out;
   for (const Layer& l : res.layers)
@@ -520,6 +590,7 @@ void Diagnose(AnalysisResult& res, const Rules& rules) {
   CollectiveSkew(res, rules, b, slow_rank);
   PerRankStepFindings(res, rules, b);
   Aicpu(res, rules, b);
+  SlowOperators(res, rules, b);
   LayerOutliers(res, rules, b);
   TopOperators(res, rules, b);
   std::vector<Finding>& f = b.out();

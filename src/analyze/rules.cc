@@ -130,6 +130,7 @@ Status ApplyDiagnosis(Rules& rules, const std::string& origin, const json& j) {
   num("kernel_coverage_min", t.kernel_coverage_min);
   num("slow_operator_ratio", t.slow_operator_ratio);
   integer("slow_operator_min_calls", t.slow_operator_min_calls);
+  num("slow_operator_min_us", t.slow_operator_min_us);
   return Status::Ok();
 }
 

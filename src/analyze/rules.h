@@ -62,6 +62,7 @@ struct Thresholds {
   // ratio (median over its calls), in at least this many calls.
   double slow_operator_ratio = 1.20;
   int slow_operator_min_calls = 3;
+  double slow_operator_min_us = 10;  // medians below this are launch noise
 };
 
 struct Rules {

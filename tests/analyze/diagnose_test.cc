@@ -312,3 +312,51 @@ TEST(DiagnoseTest, EveryFindingCarriesEvidence) {
 
 }  // namespace
 }  // namespace optrace::analyze
+
+namespace optrace::analyze {
+namespace {
+
+// Two ranks run the same 48 dispatch calls; rank 1's take 160 us instead of 100 us. Matmuls are
+// equal. The collectives do not vote (no HCCL ops), only the operator comparison can see it.
+void WriteDispatchRank(const testing::TempDir& tmp, int rank, double dispatch_us) {
+  std::string csv = "Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us),Wait Time(us)\n";
+  double t = 1736405444000000.0;
+  for (int i = 0; i < 48; ++i) {
+    csv += fmt::format("1,MoeDispatchCustom,MoeDispatchCustom,AI_VECTOR_CORE,{:.3f}\t,{:.3f},0\n", t, dispatch_us);
+    t += 200;
+    csv += fmt::format("1,MatMulV2,MatMulV2,AI_CORE,{:.3f}\t,{:.3f},0\n", t, 50.0 + (i % 3));
+    t += 100;
+  }
+  tmp.Write(fmt::format("job/r{}_ascend_pt/profiler_info_{}.json", rank, rank), "{}");
+  tmp.Write(fmt::format("job/r{}_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv", rank), csv);
+}
+
+TEST(DiagnoseTest, OperatorConsistentlySlowerOnOneRankIsAFinding) {
+  testing::TempDir tmp;
+  WriteDispatchRank(tmp, 0, 100);
+  WriteDispatchRank(tmp, 1, 160);
+  AnalysisResult r = testing::Analyze(tmp.path() / "job");
+  const Finding* slow = nullptr;
+  for (const Finding& f : r.findings)
+    if (f.type == "slow_operator") slow = &f;
+  ASSERT_NE(slow, nullptr);
+  EXPECT_EQ(slow->rank, 1);
+  EXPECT_EQ(slow->ranks, (std::vector<int>{1}));
+  EXPECT_NE(slow->summary.find("MoeDispatchCustom on rank 1, median 160.0 us vs 100.0 us over 48 calls (1.60x"),
+            std::string::npos)
+      << slow->summary;
+  ASSERT_EQ(slow->evidence.size(), 1u);  // the matmul is not slower
+  EXPECT_EQ(slow->evidence[0].row_first, 2u);
+  EXPECT_EQ(slow->evidence[0].row_last, 96u);
+}
+
+TEST(DiagnoseTest, EqualOperatorsOnAllRanksAreNoSlowOperator) {
+  testing::TempDir tmp;
+  WriteDispatchRank(tmp, 0, 100);
+  WriteDispatchRank(tmp, 1, 110);  // 1.1x: below slow_operator_ratio
+  AnalysisResult r = testing::Analyze(tmp.path() / "job");
+  for (const Finding& f : r.findings) EXPECT_NE(f.type, "slow_operator") << f.summary;
+}
+
+}  // namespace
+}  // namespace optrace::analyze
