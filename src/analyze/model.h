@@ -153,6 +153,7 @@ struct Event {
   int32_t block_dim = -1;
   int32_t mix_block_dim = -1;
   OpType op_type = OpType::kUnknown;
+  int16_t device = -1;        // "Device_id" of the row, -1 when the export has none
   uint16_t file = 0;          // index into RankTable::files
   uint32_t row = 0;           // provenance: 1-based line in the CSV, or rowid in the db table
   uint32_t pipe = kNone32;    // index into RankTable::pipes, kNone32 when no pipeline data
@@ -208,6 +209,8 @@ struct RankTable {
   // "communication.json" (HCCL ops only: no kernel data), "" (no events: step_trace_time.csv only).
   std::string event_source = "kernels";
   bool has_timeline() const { return event_source == "kernels"; }
+  std::string node;    // the export directory the rank came from (a node's PROF_* for per-node msprof)
+  int device_id = -1;  // Device_id of its rows (-1 when the export has none)
   std::string dir;
   int64_t base_ns = 0;                 // absolute Unix ns of relative time 0 (first event start)
   std::vector<Event> events;           // sorted by (start_ns, row)

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "analyze/source_check.h"
@@ -168,6 +169,7 @@ Result<RankTable> NormalizeRank(const RankInput& in, const Rules& rules, StringT
   t.rank = in.rank;
   t.kind = in.kind;
   t.dir = in.dir.string();
+  t.node = in.dir.filename().string();
   if (!in.has_kernel_data()) {
     t.event_source = "";
   } else if (in.kind == InputKind::kTorchDb) {
@@ -211,6 +213,46 @@ Result<RankTable> NormalizeRank(const RankInput& in, const Rules& rules, StringT
     std::stable_sort(t.events.begin(), t.events.end(), by_time);
   }
   return t;
+}
+
+std::vector<RankTable> SplitDevices(RankTable t) {
+  std::map<int, size_t> devices;
+  for (const Event& e : t.events) devices.emplace(e.device, 0);
+  std::vector<RankTable> out;
+  if (devices.size() <= 1) {
+    t.device_id = devices.empty() ? -1 : devices.begin()->first;
+    out.push_back(std::move(t));
+    return out;
+  }
+  for (auto& [device, index] : devices) {
+    index = out.size();
+    RankTable part;
+    part.rank = t.rank;
+    part.kind = t.kind;
+    part.event_source = t.event_source;
+    part.node = t.node;
+    part.device_id = device;
+    part.dir = t.dir;
+    part.files = t.files;
+    part.identity = t.identity;
+    part.base_ns = -1;
+    out.push_back(std::move(part));
+  }
+  for (Event& e : t.events) {
+    RankTable& part = out[devices[e.device]];
+    if (e.pipe != kNone32) {
+      part.pipes.push_back(t.pipes[e.pipe]);
+      e.pipe = static_cast<uint32_t>(part.pipes.size() - 1);
+    }
+    if (part.base_ns < 0) part.base_ns = e.start_ns;  // events are sorted: the first is the earliest
+    part.events.push_back(e);
+  }
+  for (RankTable& part : out) {
+    int64_t shift = part.base_ns;
+    for (Event& e : part.events) e.start_ns -= shift;
+    part.base_ns = t.base_ns + shift;
+  }
+  return out;
 }
 
 }  // namespace optrace::analyze

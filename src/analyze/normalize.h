@@ -19,6 +19,11 @@
 
 namespace optrace::analyze {
 
+// A per-node export (msprof op_summary with a Device_id column holding several devices) as one
+// table per device, each with its own time base; a single-device table comes back as it is (with
+// device_id set). Ranks are numbered by the caller.
+std::vector<RankTable> SplitDevices(RankTable table);
+
 Result<RankTable> NormalizeRank(const RankInput& input, const Rules& rules, StringTable& strings,
                                 std::vector<DataIssue>& issues);
 

@@ -1,4 +1,5 @@
 // Streaming reader of kernel_details.csv (torch_npu) and op_summary_*.csv (msprof).
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <unordered_map>
@@ -10,7 +11,7 @@ namespace optrace::analyze {
 namespace {
 
 struct KernelColumns {
-  std::optional<size_t> step, name, type, core, start, dur, wait, block, mix_block, stream, task, in_shapes,
+  std::optional<size_t> device, step, name, type, core, start, dur, wait, block, mix_block, stream, task, in_shapes,
       out_shapes, in_dtypes;
   std::array<std::optional<size_t>, kPipeCount> pipe;
 };
@@ -18,6 +19,7 @@ struct KernelColumns {
 KernelColumns FindColumns(const CsvHeader& h) {
   KernelColumns c;
   c.step = h.Find("Step Id");
+  c.device = h.FindAny({"Device_id", "Device ID"});
   c.name = h.FindAny({"Name", "Op Name"});
   c.type = h.FindAny({"Type", "OP Type"});
   c.core = h.FindAny({"Accelerator Core", "Task Type"});
@@ -224,6 +226,7 @@ Status ReadKernelCsv(const std::filesystem::path& path, const Rules& rules, Stri
       auto s = ParseCsvInt(rec.Field(*c.step));
       e.step_id = s ? *s : -1;
     }
+    if (c.device) e.device = static_cast<int16_t>(std::clamp(IntOr(rec.Field(*c.device), -1), -1, 32767));
     if (c.wait) {
       auto w = ParseUsToNs(rec.Field(*c.wait));
       e.wait_ns = w ? *w : -1;

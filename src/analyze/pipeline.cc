@@ -95,10 +95,25 @@ Status RunStage(Stage s, AnalysisResult& r, const AnalyzeOptions& opt, const Rul
     }
     case Stage::kNormalize: {
       r.ranks.clear();
+      bool split = false;
       for (const RankInput& in : r.discovery.ranks) {
         OPTRACE_ASSIGN_OR_RETURN(RankTable t, NormalizeRank(in, rules, r.strings, r.issues));
-        r.ranks.push_back(std::move(t));
+        std::vector<RankTable> parts = SplitDevices(std::move(t));
+        if (parts.size() > 1) {
+          split = true;
+          std::string ids;
+          for (const RankTable& p : parts) ids += (ids.empty() ? "" : ",") + std::to_string(p.device_id);
+          r.issues.push_back({"devices_as_ranks", "info",
+                              fmt::format("{} holds {} devices (Device_id {}): one rank per device", in.dir.string(),
+                                          parts.size(), ids),
+                              1, in.dir.string()});
+        }
+        for (RankTable& p : parts) r.ranks.push_back(std::move(p));
       }
+      // Per-node exports split into devices: global ranks in node (directory) order, then device
+      // id, the order a node-major rank table uses; rank_summary.csv maps rank -> node, device.
+      if (split)
+        for (size_t i = 0; i < r.ranks.size(); ++i) r.ranks[i].rank = static_cast<int>(i);
       break;
     }
     case Stage::kSegment: SegmentRanks(r, rules); break;

@@ -192,7 +192,7 @@ void Io(A& a, RankIdentity& x) {
 }
 template <typename A>
 void Io(A& a, RankTable& x) {
-  IoAll(a, x.rank, x.kind, x.event_source, x.dir, x.base_ns, x.events, x.pipes, x.files, x.step_markers, x.step_trace, x.comm_ops,
+  IoAll(a, x.rank, x.kind, x.event_source, x.node, x.device_id, x.dir, x.base_ns, x.events, x.pipes, x.files, x.step_markers, x.step_trace, x.comm_ops,
         x.identity);
 }
 template <typename A>

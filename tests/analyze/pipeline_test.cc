@@ -157,6 +157,46 @@ TEST(PipelineTest, ATraceViewDoesNotHideThatBubblesHaveNoHostAttribution) {
   EXPECT_TRUE(said);
 }
 
+// Two nodes, each a per-node msprof export with 4 devices in one op_summary (Device_id column);
+// node 1's device 1 (global rank 5) runs its dispatch kernel 1.5x slower.
+void WritePerNodeMsprof(const TempDir& tmp, const std::string& dir, int node) {
+  std::string csv = "Device_id,Op Name,OP Type,Task Type,Task Start Time(us),Task Duration(us),Task Wait Time(us)\n";
+  for (int call = 0; call < 6; ++call)
+    for (int dev = 0; dev < 4; ++dev) {
+      double t = 1780676228000000.0 + call * 1000 + dev;
+      double dur = node == 1 && dev == 1 ? 300 : 200;
+      csv += fmt::format("{},MoeDispatch,MoeDispatch,AI_VECTOR_CORE,{:.3f}\t,{:.3f},0\n", dev, t, dur);
+      csv += fmt::format("{},MatMulV2,MatMulV2,AI_CORE,{:.3f}\t,100.0,0\n", dev, t + 400);
+    }
+  tmp.Write(dir + "/mindstudio_profiler_output/op_summary_1.csv", csv);
+}
+
+TEST(PipelineTest, PerNodeMsprofExportsBecomeOneRankPerDevice) {
+  TempDir tmp;
+  WritePerNodeMsprof(tmp, "cluster/PROF_000001_20260605161708478_AAAA", 0);
+  WritePerNodeMsprof(tmp, "cluster/PROF_000001_20260605161709120_BBBB", 1);
+  AnalyzeOptions opt;
+  opt.roots = {tmp.path() / "cluster"};
+  opt.persist_stages = false;
+  auto r = RunAnalysis(opt);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->ranks.size(), 8u);
+  for (int i = 0; i < 8; ++i) {
+    EXPECT_EQ(r->ranks[i].rank, i);
+    EXPECT_EQ(r->ranks[i].device_id, i % 4);
+    EXPECT_EQ(r->ranks[i].node, i < 4 ? "PROF_000001_20260605161708478_AAAA" : "PROF_000001_20260605161709120_BBBB");
+    EXPECT_EQ(r->ranks[i].events.size(), 12u);
+  }
+  const Finding* slow = nullptr;
+  for (const Finding& f : r->findings)
+    if (f.type == "slow_operator") slow = &f;
+  ASSERT_NE(slow, nullptr) << "the slow device must not vanish into a per-node mean";
+  EXPECT_EQ(slow->ranks, (std::vector<int>{5}));
+  bool issue = false;
+  for (const DataIssue& i : r->issues) issue |= i.name == "devices_as_ranks";
+  EXPECT_TRUE(issue);
+}
+
 TEST(PipelineTest, FromStageRefusesStageFilesOfOtherRoots) {
   TempDir out;
   AnalyzeOptions first;
