@@ -214,7 +214,11 @@ Result<Discovery> Discover(const std::vector<fs::path>& roots_in, std::vector<Da
   int next = 0;
   for (const RankInput& in : found) next = std::max(next, in.rank + 1);
   std::map<int, size_t> by_rank;
-  bool any_kernels = std::any_of(found.begin(), found.end(), [](const RankInput& in) { return in.has_kernel_data(); });
+  // trace_view.json device tasks are a timeline of their own; step_trace_time.csv and
+  // communication.json only complement one.
+  bool any_kernels = std::any_of(found.begin(), found.end(), [](const RankInput& in) {
+    return in.has_kernel_data() || !in.trace_view.empty();
+  });
   for (RankInput& in : found) {
     // A rank without kernel rows joins with its step_trace_time.csv / communication.json, as
     // long as some rank of the capture has a device timeline to compare it with.
@@ -241,13 +245,16 @@ Result<Discovery> Discover(const std::vector<fs::path>& roots_in, std::vector<Da
   for (const RankInput& in : d.ranks) {
     if (in.has_kernel_data()) continue;
     std::string has;
-    for (const fs::path* p : {&in.step_trace_time, &in.communication})
+    for (const fs::path* p : {&in.trace_view, &in.step_trace_time, &in.communication})
       if (!p->empty()) has += (has.empty() ? "" : ", ") + p->filename().string();
+    std::string what = !in.trace_view.empty()
+                           ? "its device tasks come from trace_view.json (no pipeline, shape or dtype fields)"
+                           : "it takes part in steps, HCCL ops and the cross-rank comparison only; operator tables "
+                             "and kernel-level findings lack it";
     issues.push_back({"rank_without_kernel_data", "data_loss",
                       fmt::format("{} (rank {}) has no kernel_details.csv, ascend_pytorch_profiler_*.db or "
-                                  "op_summary_*.csv; it takes part with {} only (steps, HCCL ops, cross-rank); "
-                                  "operator tables and kernel-level findings lack it",
-                                  in.dir.string(), in.rank, has),
+                                  "op_summary_*.csv; read instead: {}; {}",
+                                  in.dir.string(), in.rank, has, what),
                       1, in.dir.string()});
   }
   for (const RankInput& in : d.ranks_without_kernels) {

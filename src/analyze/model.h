@@ -86,7 +86,7 @@ struct RankInput {
   std::filesystem::path profiler_metadata;
   bool has_kernel_data() const { return !kernel_details.empty() || !db.empty(); }
   // Without kernel rows a rank still takes part with its step and communication summaries.
-  bool has_partial_data() const { return !step_trace_time.empty() || !communication.empty(); }
+  bool has_partial_data() const { return !step_trace_time.empty() || !communication.empty() || !trace_view.empty(); }
 };
 
 struct Discovery {
@@ -206,9 +206,10 @@ struct RankTable {
   int rank = -1;
   InputKind kind = InputKind::kTorchText;
   // Where the events came from: "kernels" (kernel_details / db / op_summary: the device timeline),
-  // "communication.json" (HCCL ops only: no kernel data), "" (no events: step_trace_time.csv only).
+  // "trace_view.json" (its device tasks: the same timeline), "communication.json" (HCCL ops only),
+  // "" (no events: step_trace_time.csv only).
   std::string event_source = "kernels";
-  bool has_timeline() const { return event_source == "kernels"; }
+  bool has_timeline() const { return event_source == "kernels" || event_source == "trace_view.json"; }
   std::string node;    // the export directory the rank came from (a node's PROF_* for per-node msprof)
   int device_id = -1;  // Device_id of its rows (-1 when the export has none)
   std::string dir;

@@ -182,7 +182,12 @@ Result<RankTable> NormalizeRank(const RankInput& in, const Rules& rules, StringT
   if (!in.communication.empty()) OPTRACE_RETURN_IF_ERROR(ReadCommunicationJson(in.communication, t));
   if (!in.step_trace_time.empty()) OPTRACE_RETURN_IF_ERROR(ReadStepTraceCsv(in.step_trace_time, t));
   if (!in.has_kernel_data()) {
-    EventsFromCommunication(in.communication, strings, t);
+    if (!in.trace_view.empty()) {
+      OPTRACE_RETURN_IF_ERROR(ReadTraceViewDeviceTasks(in.trace_view, rules, strings, t));
+      t.event_source = t.events.empty() ? "" : "trace_view.json";
+      AssignStepsFromMarkers(t);
+    }
+    if (t.events.empty()) EventsFromCommunication(in.communication, strings, t);
     if (t.events.empty()) return t;  // step_trace_time.csv only: cross_rank reads its rows
   }
   bool have_steps = std::any_of(t.events.begin(), t.events.end(), [](const Event& e) { return e.step_id >= 0; });

@@ -37,6 +37,10 @@ Status ReadStepTraceCsv(const std::filesystem::path& path, RankTable& table);
 // ProfilerStep#N markers of a trace_view.json, streamed through a 1 MiB buffer (trace views run
 // to GBs; only these few events are kept).
 Status ReadTraceViewSteps(const std::filesystem::path& path, RankTable& table);
+// A rank without kernel rows: the device tasks of its trace_view.json (the compute tasks of the
+// "Ascend Hardware" process and the hcom_ ops of the "HCCL" process) as events, plus its markers.
+Status ReadTraceViewDeviceTasks(const std::filesystem::path& path, const Rules& rules, StringTable& strings,
+                                RankTable& table);
 Status ReadProfilerInfo(const std::filesystem::path& path, RankTable& table);
 
 // "1736405443881410.320\t" (microseconds) -> 1736405443881410320 ns; nullopt when missing.

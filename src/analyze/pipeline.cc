@@ -53,7 +53,11 @@ void AddLimitations(AnalysisResult& r) {
                             "comparison.",
                             in.dir.string()));
   for (const RankInput& in : r.discovery.ranks)
-    if (!in.has_kernel_data())
+    if (!in.has_kernel_data() && !in.trace_view.empty())
+      L.push_back(fmt::format("{} has no kernel data: rank {}'s device tasks come from trace_view.json, without "
+                              "pipeline (PMU), shape or dtype fields.",
+                              in.dir.string(), in.rank));
+    else if (!in.has_kernel_data())
       L.push_back(fmt::format("{} has no kernel data: rank {} takes part in the step, HCCL and cross-rank comparison "
                               "from step_trace_time.csv / communication.json only and is missing from the operator "
                               "tables.",

@@ -1,4 +1,5 @@
-// ReadTraceViewSteps: the ProfilerStep#N markers of a torch_npu trace_view.json, streamed.
+// ReadTraceViewSteps / ReadTraceViewDeviceTasks: the ProfilerStep#N markers and the device tasks of a
+// torch_npu trace_view.json, streamed.
 //
 // trace_view.json is the largest file of a capture (GBs for long runs) and only a few of its
 // events matter here, so it is never held in memory: a small pull parser reads it through a
@@ -10,7 +11,10 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <map>
 #include <memory>
+#include <optional>
+#include <vector>
 #include <string>
 
 #include "analyze/normalize.h"
@@ -159,7 +163,42 @@ class JsonStream {
 struct EventFields {
   std::string name, ph, ts, dur;
   bool ts_is_string = false, has_ph = false;
+  // With `with_args`: pid and the args a device task or a process_name record carries.
+  bool with_args = false;
+  std::string pid, arg_name, task_type, stream_id, task_id;
 };
+
+// Reads a scalar or string value (first byte `v` already read) into `out`; containers skipped.
+bool ReadValueText(JsonStream& in, int v, std::string& out) {
+  if (v == '"') return in.ReadString(&out);
+  if (v == '{' || v == '[' || v < 0) return in.SkipValue(v);
+  out.assign(1, static_cast<char>(v));
+  std::string rest;
+  if (!in.ReadScalar(&rest)) return false;
+  out += rest;
+  return true;
+}
+
+// The members of an "args" object (its '{' already read) that describe a device task.
+bool ReadArgs(JsonStream& in, EventFields& ev, std::string& key) {
+  int c = in.GetNonSpace();
+  if (c == '}') return true;
+  for (;;) {
+    if (c != '"' || !in.ReadString(&key)) return in.Fail("expected a key in args");
+    if (in.GetNonSpace() != ':') return in.Fail("expected ':' after a key");
+    int v = in.GetNonSpace();
+    std::string* target = key == "name"                                        ? &ev.arg_name
+                          : key == "Task Type"                                 ? &ev.task_type
+                          : key == "Stream Id" || key == "Physic Stream Id"    ? &ev.stream_id
+                          : key == "Task Id"                                   ? &ev.task_id
+                                                                               : nullptr;
+    if (!(target ? ReadValueText(in, v, *target) : in.SkipValue(v))) return false;
+    c = in.GetNonSpace();
+    if (c == '}') return true;
+    if (c != ',') return in.Fail("expected ',' or '}' in args");
+    c = in.GetNonSpace();
+  }
+}
 
 // Reads one event object (its '{' already read), keeping its top-level name/ph/ts/dur.
 bool ReadEvent(JsonStream& in, EventFields& ev, std::string& key) {
@@ -168,6 +207,13 @@ bool ReadEvent(JsonStream& in, EventFields& ev, std::string& key) {
   ev.ts.clear();
   ev.dur.clear();
   ev.ts_is_string = ev.has_ph = false;
+  if (ev.with_args) {
+    ev.pid.clear();
+    ev.arg_name.clear();
+    ev.task_type.clear();
+    ev.stream_id.clear();
+    ev.task_id.clear();
+  }
   int c = in.GetNonSpace();
   if (c == '}') return true;
   for (;;) {
@@ -186,6 +232,15 @@ bool ReadEvent(JsonStream& in, EventFields& ev, std::string& key) {
       ev.ts_is_string = v == '"';
     } else if (key == "dur") {
       target = &ev.dur;
+    } else if (ev.with_args && key == "pid") {
+      target = &ev.pid;
+    } else if (ev.with_args && key == "args" && v == '{') {
+      if (!ReadArgs(in, ev, key)) return false;
+      c = in.GetNonSpace();
+      if (c == '}') return true;
+      if (c != ',') return in.Fail("expected ',' or '}' in a trace event");
+      c = in.GetNonSpace();
+      continue;
     }
     bool ok;
     if (target && v == '"') {
@@ -222,16 +277,59 @@ void AddMarker(const EventFields& ev, RankTable& table) {
   table.step_markers.push_back({*id, *ts, *ts + static_cast<int64_t>(std::llround(dur * 1000.0)), "trace_view.json"});
 }
 
+// A device task of the trace: kept until the process names (metadata events, anywhere in the
+// file) say which pids are "Ascend Hardware" and "HCCL".
+struct PendingTask {
+  std::string pid, name, task_type;
+  int64_t start_ns = 0, dur_ns = 0;
+  int32_t stream = -1, task = -1;
+};
+
+struct TraceSink {
+  RankTable* table = nullptr;
+  bool device_tasks = false;
+  std::map<std::string, std::string> process_names;  // pid -> name
+  std::vector<PendingTask> tasks;
+};
+
+std::optional<int64_t> TsNs(const EventFields& ev) {
+  if (ev.ts_is_string) return ParseUsToNs(ev.ts);
+  if (auto d = ParseCsvNumber(ev.ts)) return static_cast<int64_t>(std::llround(*d * 1000.0));
+  return std::nullopt;
+}
+
+void AddTask(const EventFields& ev, TraceSink& sink) {
+  if (ev.ph == "M" && ev.name == "process_name") {
+    sink.process_names[ev.pid] = ev.arg_name;
+    return;
+  }
+  if (ev.ph != "X" || ev.name.empty()) return;
+  auto ts = TsNs(ev);
+  auto dur = ParseCsvNumber(ev.dur);
+  if (!ts || !dur || *dur < 0) return;
+  PendingTask t;
+  t.pid = ev.pid;
+  t.name = ev.name;
+  t.task_type = ev.task_type;
+  t.start_ns = *ts;
+  t.dur_ns = static_cast<int64_t>(std::llround(*dur * 1000.0));
+  if (auto v = ParseCsvInt(ev.stream_id)) t.stream = static_cast<int32_t>(*v);
+  if (auto v = ParseCsvInt(ev.task_id)) t.task = static_cast<int32_t>(*v);
+  sink.tasks.push_back(std::move(t));
+}
+
 // The array of trace events (its '[' already read).
-bool ReadEventArray(JsonStream& in, RankTable& table) {
+bool ReadEventArray(JsonStream& in, TraceSink& sink) {
   EventFields ev;
+  ev.with_args = sink.device_tasks;
   std::string key;
   int c = in.GetNonSpace();
   if (c == ']') return true;
   for (;;) {
     if (c == '{') {
       if (!ReadEvent(in, ev, key)) return false;
-      AddMarker(ev, table);
+      AddMarker(ev, *sink.table);
+      if (sink.device_tasks) AddTask(ev, sink);
     } else if (!in.SkipValue(c)) {
       return false;
     }
@@ -242,16 +340,15 @@ bool ReadEventArray(JsonStream& in, RankTable& table) {
   }
 }
 
-}  // namespace
-
-Status ReadTraceViewSteps(const std::filesystem::path& path, RankTable& table) {
+Status ReadTraceView(const std::filesystem::path& path, TraceSink& sink) {
+  RankTable& table = *sink.table;
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return IoError("{}: cannot open: {}", path.string(), std::strerror(errno));
   JsonStream in(fd, path.string());
   int c = in.GetNonSpace();
   bool found = false;
   if (c == '[') {
-    found = ReadEventArray(in, table);
+    found = ReadEventArray(in, sink);
   } else if (c == '{') {
     // {"traceEvents": [...], ...}: other top-level members are skipped.
     std::string key;
@@ -267,7 +364,7 @@ Status ReadTraceViewSteps(const std::filesystem::path& path, RankTable& table) {
       }
       int v = in.GetNonSpace();
       if (key == "traceEvents" && v == '[') {
-        if (!ReadEventArray(in, table)) break;
+        if (!ReadEventArray(in, sink)) break;
         found = true;
       } else if (!in.SkipValue(v)) {
         break;
@@ -288,6 +385,55 @@ Status ReadTraceViewSteps(const std::filesystem::path& path, RankTable& table) {
   if (in.GetNonSpace() >= 0) {
     in.Fail("text after the end of the JSON value");
     return in.status();
+  }
+  (void)table;
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status ReadTraceViewSteps(const std::filesystem::path& path, RankTable& table) {
+  TraceSink sink;
+  sink.table = &table;
+  return ReadTraceView(path, sink);
+}
+
+Status ReadTraceViewDeviceTasks(const std::filesystem::path& path, const Rules& rules, StringTable& strings,
+                                RankTable& table) {
+  TraceSink sink;
+  sink.table = &table;
+  sink.device_tasks = true;
+  OPTRACE_RETURN_IF_ERROR(ReadTraceView(path, sink));
+  // The tasks kernel_details.csv would hold: "Ascend Hardware" tasks of a compute Task Type
+  // (AI_CORE, MIX_AIV, AI_CPU, DSA_SQE, ... as op_taxonomy.json maps them; the Notify Wait /
+  // SDMA / Write Value pieces of collectives are left out) and the HCCL process's hcom_ ops.
+  uint16_t file = static_cast<uint16_t>(table.files.size());
+  table.files.push_back({path.string(), ""});
+  uint32_t row = 0;
+  for (const PendingTask& t : sink.tasks) {
+    ++row;
+    auto proc = sink.process_names.find(t.pid);
+    if (proc == sink.process_names.end()) continue;
+    Event e;
+    if (proc->second == "Ascend Hardware") {
+      if (!rules.core_op_type.count(t.task_type)) continue;
+      e.core = strings.Intern(t.task_type);
+      e.op_type = rules.ClassifyCore(t.task_type, t.name);
+      if (e.op_type == OpType::kCommunication) continue;  // its hcom_ op comes from the HCCL process
+    } else if (proc->second == "HCCL" && t.name.rfind("hcom_", 0) == 0) {
+      e.core = strings.Intern("HCCL");
+      e.op_type = OpType::kCommunication;
+    } else {
+      continue;
+    }
+    e.name = strings.Intern(t.name);
+    e.start_ns = t.start_ns;
+    e.dur_ns = t.dur_ns;
+    e.stream_id = t.stream;
+    e.task_id = t.task;
+    e.file = file;
+    e.row = row;  // the task's position among the trace's complete events
+    table.events.push_back(e);
   }
   return Status::Ok();
 }

@@ -50,7 +50,7 @@ TEST(DiscoverTest, RankWithoutKernelDataJoinsWithItsSummaries) {
   ASSERT_EQ(issues.size(), 1u);
   EXPECT_EQ(issues[0].name, "rank_without_kernel_data");
   EXPECT_NE(issues[0].description.find("rank_1_ascend_pt (rank 1)"), std::string::npos);
-  EXPECT_NE(issues[0].description.find("step_trace_time.csv, communication.json"), std::string::npos)
+  EXPECT_NE(issues[0].description.find("read instead: step_trace_time.csv, communication.json"), std::string::npos)
       << issues[0].description;
 }
 

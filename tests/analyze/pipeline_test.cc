@@ -197,6 +197,36 @@ TEST(PipelineTest, PerNodeMsprofExportsBecomeOneRankPerDevice) {
   EXPECT_TRUE(issue);
 }
 
+// The real Level0 rank of msinsight with its kernel_details.csv removed: its trace_view.json
+// device tasks (533 tasks, of which 187 compute tasks and 4 hcom_ ops) give the same 191 events,
+// step 50 and operator totals as the kernel rows did.
+TEST(PipelineTest, TraceViewOnlyRankIsAnalyzedFromItsDeviceTasks) {
+  std::filesystem::path real = std::filesystem::path(OPTRACE_SOURCE_DIR).parent_path() /
+                               "shared/data/ascend/msinsight/test/data/pytorch/text/level0/rank0_ascend_pt";
+  if (!std::filesystem::exists(real)) GTEST_SKIP() << "no ../shared";
+  TempDir tmp;
+  std::filesystem::copy(real, tmp.path() / "rank0_ascend_pt", std::filesystem::copy_options::recursive);
+  std::filesystem::remove(tmp.path() / "rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv");
+  AnalyzeOptions opt;
+  opt.roots = {tmp.path()};
+  opt.persist_stages = false;
+  auto tv = RunAnalysis(opt);
+  ASSERT_TRUE(tv.ok()) << tv.status().message();
+  opt.roots = {real};
+  auto kd = RunAnalysis(opt);
+  ASSERT_TRUE(kd.ok()) << kd.status().message();
+  ASSERT_EQ(tv->ranks.size(), 1u);
+  EXPECT_EQ(tv->ranks[0].event_source, "trace_view.json");
+  EXPECT_EQ(tv->ranks[0].events.size(), kd->ranks[0].events.size());
+  ASSERT_EQ(tv->steps.size(), 1u);
+  EXPECT_EQ(tv->steps[0].step_id, 50);
+  std::map<std::string, double> a, b;
+  for (const OperatorSummary& o : tv->summaries.operators) a[tv->Str(o.name)] = o.stats.total_us;
+  for (const OperatorSummary& o : kd->summaries.operators) b[kd->Str(o.name)] = o.stats.total_us;
+  ASSERT_EQ(a.size(), b.size());
+  for (const auto& [name, us] : b) EXPECT_NEAR(a[name], us, 0.01) << name;
+}
+
 TEST(PipelineTest, FromStageRefusesStageFilesOfOtherRoots) {
   TempDir out;
   AnalyzeOptions first;
@@ -472,7 +502,7 @@ TEST(PipelineTest, RankWithoutKernelRowsJoinsStepsAndCollectivesFromItsSummaries
   for (const AlignedCollective& c : C.collectives) EXPECT_EQ(c.dur_us.size(), 2u);
   bool issue = false;
   for (const DataIssue& i : r->issues)
-    issue |= i.name == "rank_without_kernel_data" && i.description.find("takes part with") != std::string::npos;
+    issue |= i.name == "rank_without_kernel_data" && i.description.find("takes part in steps") != std::string::npos;
   EXPECT_TRUE(issue);
   // No per-rank step finding about rank 1: its "steps" are HCCL ops only.
   for (const Finding& f : r->findings)

@@ -115,3 +115,45 @@ TEST(TraceViewStepsTest, EmptyFileIsRefused) {
 
 }  // namespace
 }  // namespace optrace::analyze
+
+namespace optrace::analyze {
+namespace {
+
+// Shaped like a torch_npu trace_view.json: process names given after the tasks, compute tasks
+// beside the Notify Wait / SDMA pieces of a collective, the collective itself in "HCCL".
+TEST(TraceViewDeviceTasksTest, KeepsComputeTasksAndHcclOpsOnly) {
+  testing::TempDir tmp;
+  auto p = tmp.Write("trace_view.json", R"({"traceEvents": [
+    {"ph":"X","name":"ProfilerStep#7","pid":9,"tid":9,"ts":"999.0","dur":100},
+    {"ph":"X","name":"MatMulV2","pid":800,"tid":3,"ts":"1000.000","dur":5.5,
+     "args":{"Model Id":4294967295,"Task Type":"AI_CORE","Stream Id":3,"Task Id":279,"nested":{"a":[1,2]}}},
+    {"ph":"X","name":"Notify_Wait","pid":800,"tid":4,"ts":"1006.0","dur":40,"args":{"Task Type":"Notify Wait"}},
+    {"ph":"X","name":"hcom_allReduce__1_0_1","pid":801,"tid":0,"ts":"1006.0","dur":41.25,"args":{"count":4}},
+    {"ph":"X","name":"Add","pid":800,"tid":3,"ts":"1050.0","dur":2,"args":{"Task Type":"AI_VECTOR_CORE","Physic Stream Id":2}},
+    {"ph":"X","name":"aten::add","pid":9,"tid":9,"ts":"1049.0","dur":3,"cat":"cpu_op"},
+    {"ph":"M","name":"process_name","pid":800,"args":{"name":"Ascend Hardware"}},
+    {"ph":"M","name":"process_name","pid":801,"args":{"name":"HCCL"}},
+    {"ph":"M","name":"process_name","pid":9,"args":{"name":"Python"}}]})");
+  Rules rules = testing::BuiltinRules();
+  StringTable strings;
+  RankTable t;
+  Status st = ReadTraceViewDeviceTasks(p, rules, strings, t);
+  ASSERT_TRUE(st.ok()) << st.message();
+  ASSERT_EQ(t.events.size(), 3u);
+  EXPECT_EQ(strings.Get(t.events[0].name), "MatMulV2");
+  EXPECT_EQ(t.events[0].op_type, OpType::kAic);
+  EXPECT_EQ(t.events[0].start_ns, 1000000);
+  EXPECT_EQ(t.events[0].dur_ns, 5500);
+  EXPECT_EQ(t.events[0].stream_id, 3);
+  EXPECT_EQ(t.events[0].task_id, 279);
+  EXPECT_EQ(strings.Get(t.events[1].name), "hcom_allReduce__1_0_1");
+  EXPECT_EQ(t.events[1].op_type, OpType::kCommunication);
+  EXPECT_EQ(t.events[1].dur_ns, 41250);
+  EXPECT_EQ(t.events[2].op_type, OpType::kAiv);
+  EXPECT_EQ(t.events[2].stream_id, 2);
+  ASSERT_EQ(t.step_markers.size(), 1u);
+  EXPECT_EQ(t.step_markers[0].step_id, 7);
+}
+
+}  // namespace
+}  // namespace optrace::analyze
