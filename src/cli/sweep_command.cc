@@ -41,8 +41,7 @@ int RunSweepCommand(const CommandArgs& args, CommandIo& io) {
   opt.mode = mode == "full" ? analyze::Mode::kFull : analyze::Mode::kFast;
   opt.rules_dir = rules;
   opt.generator = "optrace " OPTRACE_VERSION;
-  const size_t total = roots.size();
-  auto on_done = [&](const analyze::report::SweepRoot& r, size_t finished) {
+  auto on_done = [&](const analyze::report::SweepRoot& r, size_t finished, size_t total) {
     if (progress == "json") {
       nlohmann::ordered_json j{{"event", "root"},    {"root", r.root},         {"status", r.ok ? "ok" : "failed"},
                                {"seconds", r.seconds}, {"finished", finished}, {"total", total}};

@@ -88,5 +88,28 @@ TEST(SweepReportDirTest, SameNamedRootsGetDistinctNumberedDirs) {
   EXPECT_EQ(SweepReportDirName("/c/my run", 0, 120), "001_my_run");
 }
 
+// Two captures side by side (the TP-L0 and TP-L1 samples, different profiler levels) in one
+// folder: one row per capture, never one merged run; the analyze command refuses the folder.
+TEST_F(SweepCommandTest, RootWithSeveralCapturesIsSweptOneRowPerCapture) {
+  fs::path both = dir_ / "both";
+  fs::create_directories(both);
+  fs::copy(Sample("tp_l0_text"), both / "l0", fs::copy_options::recursive);
+  fs::copy(Sample("tp_l1_text"), both / "l1", fs::copy_options::recursive);
+  auto refused = RunCli({"analyze", both.string(), "-o", (dir_ / "an").string()});
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_THAT(refused.err, HasSubstr("holds 2 separate captures"));
+  EXPECT_THAT(refused.err, HasSubstr("--run 2: l1: 2 rank dir(s) (rank 0,1)"));
+  auto r = RunCli({"sweep", both.string(), "-o", (dir_ / "sw").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("[2/2]"));
+  auto lines = Lines(dir_ / "sw" / "sweep_class_rollup.csv");
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_THAT(lines[1], HasSubstr(" --run 1,ok,01_both_run1,2,"));
+  EXPECT_THAT(lines[2], HasSubstr(" --run 2,ok,01_both_run2,2,"));
+  EXPECT_TRUE(fs::exists(dir_ / "sw" / "01_both_run2" / "report.md"));
+  auto one = RunCli({"analyze", both.string(), "--run", "2", "-o", (dir_ / "an2").string()});
+  EXPECT_EQ(one.exit_code, 0) << one.err;
+}
+
 }  // namespace
 }  // namespace optrace::cli

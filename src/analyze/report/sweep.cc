@@ -1,4 +1,6 @@
 #include "analyze/report/sweep.h"
+
+#include "analyze/discover.h"
 #include "core/json_text.h"
 
 #include <fmt/format.h>
@@ -40,11 +42,23 @@ std::string SafeName(std::string name) {
   return name.empty() ? "root" : name;
 }
 
-SweepRoot AnalyzeOne(const SweepOptions& opt, size_t index) {
+// One unit of sweep work: a root, or one capture of a root that holds several.
+struct SweepJob {
+  size_t index = 0;  // position of the root on the command line
+  int run = 0;       // capture number (1-based) when the root holds several, else 0
+};
+
+SweepRoot AnalyzeOne(const SweepOptions& opt, const SweepJob& job) {
   SweepRoot out;
+  const size_t index = job.index;
   std::filesystem::path root = ResolveAgainstCwd(opt.roots[index]);
   out.root = root.string();
+  out.run = job.run;
   out.report_dir = SweepReportDirName(root, index, opt.roots.size());
+  if (job.run > 0) {
+    out.root += fmt::format(" --run {}", job.run);
+    out.report_dir += fmt::format("_run{}", job.run);
+  }
   Clock::time_point t0 = Clock::now();
   AnalyzeRunOptions run_opt;
   run_opt.generator = opt.generator;
@@ -52,6 +66,7 @@ SweepRoot AnalyzeOne(const SweepOptions& opt, size_t index) {
   run_opt.analyze.out_dir = ResolveAgainstCwd(opt.out_dir) / out.report_dir;
   run_opt.analyze.mode = opt.mode;
   run_opt.analyze.rules_dir = opt.rules_dir;
+  run_opt.analyze.run = job.run;
   run_opt.analyze.to = Stage::kReport;
   auto run = RunAnalyzeAndReport(run_opt);
   out.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
@@ -69,7 +84,7 @@ nlohmann::ordered_json SummaryJson(const SweepOptions& opt, const SweepResult& s
   using Json = nlohmann::ordered_json;
   Json roots = Json::array(), failed = Json::array();
   for (const SweepRoot& r : s.roots) {
-    Json j{{"root", r.root}, {"report_dir", r.report_dir}, {"status", r.ok ? "ok" : "failed"}, {"seconds", r.seconds}};
+    Json j{{"root", r.root}, {"run", r.run}, {"report_dir", r.report_dir}, {"status", r.ok ? "ok" : "failed"}, {"seconds", r.seconds}};
     if (r.ok) {
       j["rank_count"] = r.kpis.rank_count;
       j["event_count"] = r.kpis.event_count;
@@ -141,20 +156,31 @@ Result<SweepResult> RunSweep(const SweepOptions& opt, const SweepProgress& on_ro
   OPTRACE_RETURN_IF_ERROR(EnsureDirectory(out));
   Clock::time_point t0 = Clock::now();
   SweepResult s;
-  s.roots.resize(opt.roots.size());
+  // A root with several captures becomes one job per capture (discover only: a directory walk
+  // and the profiler_info files).
+  std::vector<SweepJob> jobs;
+  for (size_t i = 0; i < opt.roots.size(); ++i) {
+    std::vector<DataIssue> ignored;
+    auto d = Discover({ResolveAgainstCwd(opt.roots[i])}, ignored, 1);
+    int captures = d.ok() ? d->capture_count : 1;
+    if (captures <= 1) jobs.push_back({i, 0});
+    else
+      for (int k = 1; k <= captures; ++k) jobs.push_back({i, k});
+  }
+  s.roots.resize(jobs.size());
   std::atomic<size_t> next{0};
   size_t finished = 0;
   std::mutex mu;
   auto worker = [&] {
-    for (size_t i = next++; i < opt.roots.size(); i = next++) {
-      SweepRoot r = AnalyzeOne(opt, i);
+    for (size_t i = next++; i < jobs.size(); i = next++) {
+      SweepRoot r = AnalyzeOne(opt, jobs[i]);
       std::lock_guard<std::mutex> lock(mu);
       s.roots[i] = std::move(r);
       ++finished;
-      if (on_root_done) on_root_done(s.roots[i], finished);
+      if (on_root_done) on_root_done(s.roots[i], finished, jobs.size());
     }
   };
-  size_t threads = std::min<size_t>(static_cast<size_t>(opt.jobs), opt.roots.size());
+  size_t threads = std::min<size_t>(static_cast<size_t>(opt.jobs), jobs.size());
   std::vector<std::thread> pool;
   for (size_t i = 1; i < threads; ++i) pool.emplace_back(worker);
   worker();

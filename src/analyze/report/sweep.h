@@ -2,14 +2,16 @@
 //
 //   SweepOptions opt;
 //   opt.roots = {"runs/tp4", "runs/tp8"};  opt.out_dir = "sweep";  opt.jobs = 4;
-//   OPTRACE_ASSIGN_OR_RETURN(SweepResult s, RunSweep(opt, [](const SweepRoot& r, size_t done) {...}));
+//   OPTRACE_ASSIGN_OR_RETURN(SweepResult s, RunSweep(opt, [](const SweepRoot& r, size_t done, size_t total) {...}));
 //
 // Each root gets its own report set in OUT/<NN>_<root name>/ (NN = position on the command
 // line, so two roots with the same name never collide). The rollup, OUT/sweep_class_rollup.csv
 // (seed 002's name), has one row per root in command-line order: ranks, events, steps, wall,
 // top step class, HCCL total / share / top kind / max rank skew, max step and collective skew,
 // finding counts, and the error for a root that failed. OUT/sweep_summary.json holds the same
-// plus the run's settings. A root that fails does not stop the others.
+// plus the run's settings. A root that fails does not stop the others. A root holding several
+// captures (capture.h) is swept as one row per capture (`ROOT --run N`, report dir
+// <NN>_<name>_run<N>), never analyzed as one run.
 // Jobs are threads; each analysis is independent (no shared state besides the output dir).
 #pragma once
 
@@ -37,7 +39,8 @@ struct SweepOptions {
 };
 
 struct SweepRoot {
-  std::string root;        // as given, resolved against the cwd
+  std::string root;        // as given, resolved against the cwd; "ROOT --run N" for one capture of several
+  int run = 0;             // the capture analyzed when the root holds several (one row each), else 0
   std::string report_dir;  // relative to out_dir: "01_tp4"
   bool ok = false;
   std::string error;       // when !ok
@@ -54,9 +57,9 @@ struct SweepResult {
   std::string summary_json;
 };
 
-// `on_root_done(root, finished_count)` is called (from worker threads, one at a time) as each
+// `on_root_done(root, finished_count, total)` is called (from worker threads, one at a time) as each
 // root finishes: the CLI prints progress from it.
-using SweepProgress = std::function<void(const SweepRoot& root, size_t finished)>;
+using SweepProgress = std::function<void(const SweepRoot& root, size_t finished, size_t total)>;
 
 Result<SweepResult> RunSweep(const SweepOptions& options, const SweepProgress& on_root_done);
 
