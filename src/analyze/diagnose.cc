@@ -522,8 +522,8 @@ void LayerOutliers(AnalysisResult& res, const Rules& rules, Builder& b) {
   f.ranks = ranks;
   f.summary = fmt::format(
       "{} layer(s) on rank(s) {} are more than {:.0f}x the median layer wall and were kept out of layer statistics: "
-      "they absorbed work after the last layer anchor (worst: rank {} step {} layer {}, {:.3f} ms vs median {:.3f} "
-      "ms; longest operators {}).",
+      "they absorbed work that is not a layer, such as a collective, the output head or the loss (worst: rank {} "
+      "step {} layer {}, {:.3f} ms vs median {:.3f} ms; longest operators {}).",
       out.size(), FormatRankList(ranks), rules.thresholds.layer_outlier_ratio, w.rank, ws.step_id, w.index_in_step,
       Ms(w.end_ns - w.start_ns), median, w.absorbed);
   f.numbers = {{"outlier_layers", double(out.size())},

@@ -27,10 +27,12 @@ int NumberBetween(const std::string& name, std::string_view prefix, std::string_
   return std::stoi(mid);
 }
 
-// A torch_npu rank directory: has ASCEND_PROFILER_OUTPUT/ or profiler_info*.json.
+// A torch_npu rank directory: has ASCEND_PROFILER_OUTPUT/ or profiler_info*.json, or is a bare
+// export folder (an ASCEND_PROFILER_OUTPUT copied on its own: kernel_details.csv right inside).
 bool IsTorchRankDir(const fs::path& dir) {
   std::error_code ec;
   if (fs::is_directory(dir / "ASCEND_PROFILER_OUTPUT", ec)) return true;
+  if (fs::is_regular_file(dir / "kernel_details.csv", ec)) return true;
   for (const auto& e : fs::directory_iterator(dir, ec)) {
     std::string n = e.path().filename().string();
     if (StartsWith(n, "profiler_info") && EndsWith(n, ".json")) return true;
@@ -41,7 +43,11 @@ bool IsTorchRankDir(const fs::path& dir) {
 void FillTorchRank(const fs::path& dir, RankInput& in) {
   in.dir = dir;
   std::error_code ec;
-  for (const auto& e : fs::directory_iterator(dir, ec)) {
+  // A bare export folder: its files are right here; a folder named ASCEND_PROFILER_OUTPUT has its
+  // profiler_info in the parent.
+  const bool bare = !fs::is_directory(dir / "ASCEND_PROFILER_OUTPUT", ec);
+  const fs::path info_dir = bare && dir.filename() == "ASCEND_PROFILER_OUTPUT" ? dir.parent_path() : dir;
+  for (const auto& e : fs::directory_iterator(info_dir, ec)) {
     std::string n = e.path().filename().string();
     if (StartsWith(n, "profiler_info") && EndsWith(n, ".json")) {
       in.profiler_info = e.path();
@@ -54,7 +60,7 @@ void FillTorchRank(const fs::path& dir, RankInput& in) {
       in.profiler_metadata = e.path();
     }
   }
-  fs::path out = dir / "ASCEND_PROFILER_OUTPUT";
+  fs::path out = bare ? dir : dir / "ASCEND_PROFILER_OUTPUT";
   for (const auto& e : fs::directory_iterator(out, ec)) {
     std::string n = e.path().filename().string();
     const fs::path& p = e.path();

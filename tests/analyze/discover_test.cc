@@ -117,3 +117,29 @@ TEST(DiscoverTest, RawProfDataInsideARankDirectoryIsNotASecondRank) {
 
 }  // namespace
 }  // namespace optrace::analyze
+
+namespace optrace::analyze {
+namespace {
+
+TEST(DiscoverTest, AnExportFolderGivenOnItsOwnIsARank) {
+  std::vector<DataIssue> issues;
+  // The ASCEND_PROFILER_OUTPUT folder itself: its profiler_info is in the parent.
+  auto d = Discover({testing::Sample("tp_l1_text") / "rank1_ascend_pt" / "ASCEND_PROFILER_OUTPUT"}, issues);
+  ASSERT_TRUE(d.ok()) << d.status().message();
+  ASSERT_EQ(d->ranks.size(), 1u);
+  EXPECT_EQ(d->ranks[0].rank, 1);
+  EXPECT_EQ(d->ranks[0].kernel_details.filename(), "kernel_details.csv");
+  EXPECT_EQ(d->ranks[0].communication.filename(), "communication.json");
+  // A copy of kernel_details.csv alone in a folder of another name.
+  testing::TempDir tmp;
+  std::filesystem::copy_file(
+      testing::Sample("tp_l1_text") / "rank0_ascend_pt" / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv",
+      tmp.path() / "kernel_details.csv");
+  auto bare = Discover({tmp.path()}, issues);
+  ASSERT_TRUE(bare.ok()) << bare.status().message();
+  ASSERT_EQ(bare->ranks.size(), 1u);
+  EXPECT_EQ(bare->ranks[0].rank_source, "order");
+}
+
+}  // namespace
+}  // namespace optrace::analyze
