@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <ctime>
+#include <map>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -176,6 +177,27 @@ std::vector<Capture> GroupCaptures(const std::vector<RankInput>& ranks) {
       if (c.time_source.empty()) c.time_source = t.time_source;
     }
   }
+  // The same rank id twice in one group: two jobs with the same configuration at the same time
+  // (e.g. on different nodes). Their directories tell them apart: split by parent directory.
+  std::vector<Capture> split;
+  for (Capture& c : caps) {
+    std::map<int, int> seen;
+    bool dup = false;
+    for (size_t m : c.members)
+      if (ranks[m].rank >= 0 && ++seen[ranks[m].rank] > 1) dup = true;
+    std::map<fs::path, std::vector<size_t>> by_parent;
+    for (size_t m : c.members) by_parent[ranks[m].dir.parent_path()].push_back(m);
+    if (!dup || by_parent.size() < 2) {
+      split.push_back(std::move(c));
+      continue;
+    }
+    for (auto& [parent, members] : by_parent) {
+      Capture part = c;
+      part.members = members;
+      split.push_back(std::move(part));
+    }
+  }
+  caps = std::move(split);
   for (Capture& c : caps) {
     std::sort(c.members.begin(), c.members.end());
     c.dir = CommonDir(c.members, ranks);

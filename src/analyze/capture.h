@@ -9,7 +9,8 @@
 // (profiler_info.json: level, aic metrics, export type, schedule, activities; the input kind) and
 // the time collection ended (profiler_info end_info.collectionTimeEnd, else the timestamp in the
 // directory name), within kCaptureTimeTolerance of each other. Ranks with no time join the group of
-// their configuration.
+// their configuration. A group holding one rank id twice is split by parent directory (two jobs
+// with one configuration at the same time, each in its own folder).
 #pragma once
 
 #include <cstdint>

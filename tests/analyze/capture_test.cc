@@ -79,6 +79,20 @@ TEST(CaptureTest, RunPicksOneCaptureAndSaysSo) {
   EXPECT_EQ(past.status().code(), StatusCode::kUsage);
 }
 
+TEST(CaptureTest, TwoConcurrentJobsWithTheSameRankIdsAreSplitByFolder) {
+  TempDir tmp;
+  WriteRank(tmp, "job_a/r0_ascend_pt", 0, "Level1", kT0);
+  WriteRank(tmp, "job_a/r1_ascend_pt", 1, "Level1", kT0 + kSecond);
+  WriteRank(tmp, "job_b/r0_ascend_pt", 0, "Level1", kT0 + 2 * kSecond);
+  WriteRank(tmp, "job_b/r1_ascend_pt", 1, "Level1", kT0 + 3 * kSecond);
+  std::vector<DataIssue> issues;
+  auto d = Discover({tmp.path()}, issues);
+  ASSERT_FALSE(d.ok());
+  EXPECT_NE(d.status().message().find("--run 1: job_a: 2 rank dir(s) (rank 0,1)"), std::string::npos)
+      << d.status().message();
+  EXPECT_NE(d.status().message().find("--run 2: job_b"), std::string::npos);
+}
+
 TEST(CaptureTest, DifferentProfilerLevelsAreDifferentCaptures) {
   TempDir tmp;
   WriteRank(tmp, "a/r0_ascend_pt", 0, "Level0", kT0);
