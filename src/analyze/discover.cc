@@ -114,10 +114,34 @@ bool FillMsprof(const fs::path& dir, RankInput& in) {
     if (StartsWith(n, "op_summary") && EndsWith(n, ".csv")) found.push_back(e.path());
   }
   if (found.empty()) return false;
+  // A large export is sliced: op_summary_<stamp>_1.csv, _2.csv, ... each with the header. All
+  // slices of the first export are read, in slice order.
+  auto base = [](const fs::path& p) {
+    std::string n = p.stem().string();
+    size_t u = n.find_last_of('_');
+    if (u != std::string::npos && u + 1 < n.size() &&
+        std::all_of(n.begin() + static_cast<long>(u) + 1, n.end(), ::isdigit))
+      n.resize(u);
+    return n;
+  };
+  auto slice_no = [](const fs::path& p) {
+    std::string n = p.stem().string();
+    size_t u = n.find_last_of('_');
+    if (u == std::string::npos || u + 1 >= n.size() || n.size() - u > 9) return 0L;
+    std::string d = n.substr(u + 1);
+    return std::all_of(d.begin(), d.end(), ::isdigit) ? std::stol(d) : 0L;
+  };
   std::sort(found.begin(), found.end());
+  const std::string first = base(found.front());
+  std::vector<fs::path> slices;
+  for (const fs::path& p : found)
+    if (base(p) == first) slices.push_back(p);
+  std::stable_sort(slices.begin(), slices.end(),
+                   [&](const fs::path& a, const fs::path& b) { return slice_no(a) < slice_no(b); });
   in.dir = dir;
   in.kind = InputKind::kMsprof;
-  in.kernel_details = found.front();  // sliced outputs: the first slice (an issue notes the others)
+  in.kernel_details = slices.front();
+  in.kernel_slices.assign(slices.begin() + 1, slices.end());
   return true;
 }
 

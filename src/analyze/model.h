@@ -76,6 +76,7 @@ struct RankInput {
   InputKind kind = InputKind::kTorchText;
   std::filesystem::path dir;  // the *_ascend_pt or PROF_* directory
   std::filesystem::path kernel_details;  // kernel_details.csv or op_summary_*.csv (empty for db)
+  std::vector<std::filesystem::path> kernel_slices;  // further slices of a sliced op_summary (_2, _3, ...)
   std::filesystem::path db;              // ascend_pytorch_profiler_<rank>.db
   std::filesystem::path trace_view;
   std::filesystem::path communication;

@@ -177,6 +177,8 @@ Result<RankTable> NormalizeRank(const RankInput& in, const Rules& rules, StringT
     AssignStepsFromMarkers(t);  // STEP_TIME ranges, torch_npu's rule
   } else {
     OPTRACE_RETURN_IF_ERROR(ReadKernelCsv(in.kernel_details, rules, strings, t, issues));
+    for (const std::filesystem::path& slice : in.kernel_slices)
+      OPTRACE_RETURN_IF_ERROR(ReadKernelCsv(slice, rules, strings, t, issues));
   }
   if (!in.profiler_info.empty()) OPTRACE_RETURN_IF_ERROR(ReadProfilerInfo(in.profiler_info, t));
   if (!in.communication.empty()) OPTRACE_RETURN_IF_ERROR(ReadCommunicationJson(in.communication, t));

@@ -143,3 +143,32 @@ TEST(DiscoverTest, AnExportFolderGivenOnItsOwnIsARank) {
 
 }  // namespace
 }  // namespace optrace::analyze
+
+namespace optrace::analyze {
+namespace {
+
+TEST(DiscoverTest, EverySliceOfASlicedOpSummaryIsRead) {
+  testing::TempDir tmp;
+  const std::string kHead = "Op Name,OP Type,Task Type,Task Start Time(us),Task Duration(us)\n";
+  for (int i : {1, 2, 10})
+    tmp.Write("PROF_000001_20260605161708478_AAAA/mindstudio_profiler_output/op_summary_20260605_" +
+                  std::to_string(i) + ".csv",
+              kHead + "A" + std::to_string(i) + ",A,AI_CORE,1780676228" + std::to_string(100 + i) + ".0,2.0\n");
+  std::vector<DataIssue> issues;
+  auto d = Discover({tmp.path()}, issues);
+  ASSERT_TRUE(d.ok()) << d.status().message();
+  ASSERT_EQ(d->ranks.size(), 1u);
+  EXPECT_EQ(d->ranks[0].kernel_details.filename(), "op_summary_20260605_1.csv");
+  ASSERT_EQ(d->ranks[0].kernel_slices.size(), 2u);
+  EXPECT_EQ(d->ranks[0].kernel_slices[0].filename(), "op_summary_20260605_2.csv");
+  EXPECT_EQ(d->ranks[0].kernel_slices[1].filename(), "op_summary_20260605_10.csv");
+  AnalyzeOptions opt;
+  opt.roots = {tmp.path()};
+  opt.persist_stages = false;
+  auto r = RunAnalysis(opt);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->ranks[0].events.size(), 3u);
+}
+
+}  // namespace
+}  // namespace optrace::analyze
