@@ -262,4 +262,27 @@ std::vector<RankTable> SplitDevices(RankTable t) {
   return out;
 }
 
+int MsprofDeviceRankId(const std::filesystem::path& prof_dir, int device_id) {
+  if (device_id < 0) return -1;
+  std::error_code ec;
+  std::filesystem::path dev = prof_dir / ("device_" + std::to_string(device_id));
+  for (const auto& e : std::filesystem::directory_iterator(dev, ec)) {
+    if (e.path().filename().string().rfind("info.json", 0) != 0) continue;
+    auto text = ReadFileToString(e.path());
+    if (!text.ok()) continue;
+    json j = json::parse(*text, nullptr, false);
+    if (!j.is_object()) continue;
+    for (const char* key : {"rank_id", "rankId"}) {
+      if (!j.contains(key)) continue;
+      const json& v = j[key];
+      if (v.is_number_integer() && v.get<int64_t>() >= 0 && v.get<int64_t>() < (1 << 24)) return v.get<int>();
+      if (v.is_string()) {
+        auto n = ParseCsvInt(v.get<std::string>());
+        if (n && *n >= 0 && *n < (1 << 24)) return static_cast<int>(*n);
+      }
+    }
+  }
+  return -1;
+}
+
 }  // namespace optrace::analyze

@@ -24,6 +24,9 @@ namespace optrace::analyze {
 // device_id set). Ranks are numbered by the caller.
 std::vector<RankTable> SplitDevices(RankTable table);
 
+// The "rank_id" msprof records for a device (PROF_*/device_<id>/info.json*), -1 when absent.
+int MsprofDeviceRankId(const std::filesystem::path& prof_dir, int device_id);
+
 Result<RankTable> NormalizeRank(const RankInput& input, const Rules& rules, StringTable& strings,
                                 std::vector<DataIssue>& issues);
 

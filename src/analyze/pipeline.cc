@@ -114,10 +114,21 @@ Status RunStage(Stage s, AnalysisResult& r, const AnalyzeOptions& opt, const Rul
         }
         for (RankTable& p : parts) r.ranks.push_back(std::move(p));
       }
-      // Per-node exports split into devices: global ranks in node (directory) order, then device
-      // id, the order a node-major rank table uses; rank_summary.csv maps rank -> node, device.
-      if (split)
-        for (size_t i = 0; i < r.ranks.size(); ++i) r.ranks[i].rank = static_cast<int>(i);
+      // Per-node exports split into devices: the global rank is the capture's own
+      // (PROF_*/device_<id>/info.json* "rank_id") when every device has a distinct one, else node
+      // (directory) order then device id, the order a node-major rank table uses.
+      if (split) {
+        std::set<int> ids;
+        bool all = true;
+        for (const RankTable& t : r.ranks) {
+          int id = t.kind == InputKind::kMsprof ? MsprofDeviceRankId(t.dir, t.device_id) : -1;
+          all = all && id >= 0 && ids.insert(id).second;
+        }
+        for (size_t i = 0; i < r.ranks.size(); ++i)
+          r.ranks[i].rank = all ? MsprofDeviceRankId(r.ranks[i].dir, r.ranks[i].device_id) : static_cast<int>(i);
+        std::stable_sort(r.ranks.begin(), r.ranks.end(),
+                         [](const RankTable& a, const RankTable& b) { return a.rank < b.rank; });
+      }
       break;
     }
     case Stage::kSegment: SegmentRanks(r, rules); break;
