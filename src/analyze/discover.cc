@@ -229,7 +229,7 @@ Result<Discovery> Discover(const std::vector<fs::path>& roots_in, std::vector<Da
     return UsageError("--run {}: the root(s) hold {} capture(s); pick 1..{}", run, caps.size(), caps.size());
   if (!caps.empty()) {
     const Capture& pick = caps[run > 0 ? run - 1 : 0];
-    d.run = run;
+    d.run = caps.size() > 1 ? run : 0;  // --run 1 of a single capture is the same run as none
     d.capture_count = static_cast<int>(caps.size());
     d.capture = DescribeCapture(pick, found, shown_root);
     std::vector<RankInput> kept;

@@ -184,7 +184,7 @@ Status CheckStagesMatch(const std::filesystem::path& out_dir, const AnalysisResu
     return UsageError("{}: its stage files were made from root(s) {}, not {}; pass the same roots, re-run without "
                       "--from-stage/--only-stage, or write to another -o OUT",
                       out_dir.string(), JoinPaths(r.discovery.roots), JoinPaths(roots));
-  if (!roots.empty() && opt.run != r.discovery.run)
+  if (!roots.empty() && (r.discovery.capture_count > 1 ? opt.run : 0) != r.discovery.run)
     return UsageError("{}: its stage files were made with --run {}, not --run {}; pass the same --run, re-run without "
                       "--from-stage/--only-stage, or write to another -o OUT",
                       out_dir.string(), r.discovery.run, opt.run);

@@ -304,6 +304,9 @@ void AddTask(const EventFields& ev, TraceSink& sink) {
     return;
   }
   if (ev.ph != "X" || ev.name.empty()) return;
+  // Only what can be a device task is kept until the process names are known: a task with a
+  // Task Type, or an hcom_ op. Host events (millions in a long trace) are dropped here.
+  if (ev.task_type.empty() && ev.name.rfind("hcom_", 0) != 0) return;
   auto ts = TsNs(ev);
   auto dur = ParseCsvNumber(ev.dur);
   if (!ts || !dur || *dur < 0) return;

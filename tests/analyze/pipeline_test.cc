@@ -253,6 +253,29 @@ TEST(PipelineTest, PerNodeDevicesTakeTheirGlobalRankFromTheCapturesInfoJson) {
   EXPECT_EQ(slow->ranks, (std::vector<int>{1}));
 }
 
+TEST(PipelineTest, FromStageRefusesStageFilesOfAnotherCapture) {
+  TempDir tmp;
+  std::filesystem::create_directories(tmp.path() / "both");
+  std::filesystem::copy(Sample("tp_l0_text"), tmp.path() / "both/l0", std::filesystem::copy_options::recursive);
+  std::filesystem::copy(Sample("tp_l1_text"), tmp.path() / "both/l1", std::filesystem::copy_options::recursive);
+  AnalyzeOptions first;
+  first.roots = {tmp.path() / "both"};
+  first.out_dir = tmp.path() / "out";
+  first.run = 1;
+  first.to = Stage::kSegment;
+  ASSERT_TRUE(RunAnalysis(first).ok());
+  AnalyzeOptions other = first;
+  other.run = 2;
+  other.from = Stage::kClassify;
+  other.to = Stage::kDiagnose;
+  auto r = RunAnalysis(other);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kUsage);
+  EXPECT_NE(r.status().message().find("made with --run 1, not --run 2"), std::string::npos) << r.status().message();
+  other.run = 1;
+  EXPECT_TRUE(RunAnalysis(other).ok());
+}
+
 TEST(PipelineTest, FromStageRefusesStageFilesOfOtherRoots) {
   TempDir out;
   AnalyzeOptions first;
