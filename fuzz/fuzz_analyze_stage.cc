@@ -4,18 +4,10 @@
 // data[0] % 3 picks the stage file replaced: discover, normalize, segment.
 #include <cstring>
 
+#include "analyze/stage_io.h"
 #include "fuzz_harness.h"
 
 namespace {
-
-uint64_t Fnv1a64(std::string_view bytes) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (char c : bytes) {
-    h ^= static_cast<unsigned char>(c);
-    h *= 0x100000001b3ull;
-  }
-  return h;
-}
 
 const std::string kRoot = std::string(OPTRACE_SOURCE_DIR) + "/tests/data/analyze/tp_l0_text";
 
@@ -44,7 +36,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (int i = 0; i < in.selector; ++i)
     std::filesystem::copy_file(base / (std::string(kStage[i]) + ".bin"),
                                s.Path(std::string("out/stages/") + kStage[i] + ".bin"), ec);
-  uint64_t sum = Fnv1a64(in.payload);
+  uint64_t sum = optrace::analyze::StageChecksum::Of(in.payload);
   std::string file = in.payload;
   file.append(reinterpret_cast<const char*>(&sum), sizeof sum);
   s.Write(std::string("out/stages/") + kStage[in.selector] + ".bin", file);

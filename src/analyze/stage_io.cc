@@ -9,30 +9,30 @@
 namespace optrace::analyze {
 namespace {
 
-// Every stage file ends with the FNV-1a 64 of all bytes before it: a flipped bit anywhere would
-// otherwise decode into indices past the tables the later stages read (a crash, not a message).
-constexpr uint64_t kFnvOffset = 0xcbf29ce484222325ull;
-uint64_t Fnv1a64(uint64_t h, std::string_view bytes) {
-  for (char c : bytes) {
-    h ^= static_cast<unsigned char>(c);
-    h *= 0x100000001b3ull;
-  }
-  return h;
-}
+constexpr uint64_t kFnvPrime = 0x100000001b3ull;
 
 // Streams to `os` through a 1 MiB buffer: a stage file of a large capture is as big as its
 // event table, so it is never built in memory as a whole.
+// Large arrays (the event and pipeline tables) are hashed and written from where they are,
+// without a copy through the buffer.
 struct Writer {
   static constexpr bool kReading = false;
   std::ostream* os = nullptr;
   std::string buf;
-  uint64_t hash = kFnvOffset;
+  StageChecksum hash;
   void Raw(const void* p, size_t n) {
-    if (n) buf.append(static_cast<const char*>(p), n);  // an empty vector's data() may be null
+    if (n == 0) return;  // an empty vector's data() may be null
+    if (n >= (64u << 10)) {
+      Flush();
+      hash.Update(p, n);
+      os->write(static_cast<const char*>(p), static_cast<std::streamsize>(n));
+      return;
+    }
+    buf.append(static_cast<const char*>(p), n);
     if (buf.size() >= (1u << 20)) Flush();
   }
   void Flush() {
-    hash = Fnv1a64(hash, buf);
+    hash.Update(buf.data(), buf.size());
     os->write(buf.data(), static_cast<std::streamsize>(buf.size()));
     buf.clear();
   }
@@ -424,6 +424,32 @@ Status CheckDecoded(Stage stage, const AnalysisResult& r, const std::string& pat
 
 }  // namespace
 
+void StageChecksum::Update(const void* data, size_t n) {
+  const unsigned char* p = static_cast<const unsigned char*>(data);
+  while (n && npending_ < 8 && npending_ > 0) {
+    pending_[npending_++] = *p++;
+    --n;
+  }
+  if (npending_ == 8) {
+    uint64_t w;
+    std::memcpy(&w, pending_, 8);
+    h_ = (h_ ^ w) * kFnvPrime;
+    npending_ = 0;
+  }
+  for (; n >= 8; p += 8, n -= 8) {
+    uint64_t w;
+    std::memcpy(&w, p, 8);
+    h_ = (h_ ^ w) * kFnvPrime;
+  }
+  while (n--) pending_[npending_++] = *p++;
+}
+
+uint64_t StageChecksum::Final() const {
+  uint64_t h = h_;
+  for (size_t i = 0; i < npending_; ++i) h = (h ^ pending_[i]) * kFnvPrime;
+  return h;
+}
+
 std::filesystem::path StageFilePath(const std::filesystem::path& dir, Stage stage) {
   return dir / (std::string(StageName(stage)) + ".bin");
 }
@@ -438,7 +464,7 @@ Status SaveStage(const std::filesystem::path& dir, Stage stage, const AnalysisRe
     IoAll(w, version, schema, s);
     StagePart(w, stage, const_cast<AnalysisResult&>(result));  // the writer only reads
     w.Flush();
-    uint64_t sum = w.hash;
+    uint64_t sum = w.hash.Final();
     os.write(reinterpret_cast<const char*>(&sum), sizeof sum);
     return Status::Ok();
   });
@@ -454,7 +480,7 @@ Status LoadStage(const std::filesystem::path& dir, Stage stage, AnalysisResult& 
   uint64_t sum = 0;
   if (file.size() < sizeof sum + sizeof kMagic - 1 ||
       (std::memcpy(&sum, file.data() + file.size() - sizeof sum, sizeof sum),
-       sum != Fnv1a64(kFnvOffset, std::string_view(file).substr(0, file.size() - sizeof sum)))) {
+       sum != StageChecksum::Of(std::string_view(file).substr(0, file.size() - sizeof sum)))) {
     return BadInputError("{}: truncated or corrupt (checksum mismatch); re-run the '{}' stage",
                          path.string(), StageName(stage));
   }

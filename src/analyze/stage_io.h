@@ -9,7 +9,10 @@
 // version, stage or a truncated file is an error naming it and what to re-run.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <filesystem>
+#include <string_view>
 
 #include "analyze/model.h"
 #include "analyze/pipeline.h"
@@ -17,7 +20,28 @@
 
 namespace optrace::analyze {
 
-inline constexpr uint32_t kStageFileVersion = 4;  // 3: FNV-1a 64 trailer; 4: capture identity
+// 3: FNV-1a 64 trailer; 4: capture identity; 5: word-wise checksum (StageChecksum)
+inline constexpr uint32_t kStageFileVersion = 5;
+
+// The trailer of a stage file: FNV-1a 64 over the bytes as little-endian 64-bit words (the last
+// n % 8 bytes one at a time), the same however the bytes arrive in pieces. A flipped bit must be
+// caught before decoding (it would index past the tables later stages read), and a stage file is
+// as large as the event table, so the hash takes one multiply per 8 bytes, not per byte.
+class StageChecksum {
+ public:
+  void Update(const void* data, size_t n);
+  uint64_t Final() const;
+  static uint64_t Of(std::string_view bytes) {
+    StageChecksum c;
+    c.Update(bytes.data(), bytes.size());
+    return c.Final();
+  }
+
+ private:
+  uint64_t h_ = 0xcbf29ce484222325ull;
+  unsigned char pending_[8] = {};
+  size_t npending_ = 0;
+};
 
 std::filesystem::path StageFilePath(const std::filesystem::path& stages_dir, Stage stage);
 Status SaveStage(const std::filesystem::path& stages_dir, Stage stage, const AnalysisResult& result);

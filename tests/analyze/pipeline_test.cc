@@ -445,11 +445,7 @@ TEST(PipelineTest, StageFilesTheFuzzerFoundAreRefused) {
     // Kept inputs stay meaningful across format versions: the header's version is this build's.
     const uint32_t version = kStageFileVersion;
     if (file.size() >= 18) file.replace(14, 4, reinterpret_cast<const char*>(&version), 4);
-    uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a 64, the stage file trailer
-    for (char c : file) {
-      h ^= static_cast<unsigned char>(c);
-      h *= 0x100000001b3ull;
-    }
+    uint64_t h = StageChecksum::Of(file);  // the stage file trailer
     file.append(reinterpret_cast<const char*>(&h), sizeof h);
     std::ofstream(out.path() / "stages" / (std::string(kStage[which]) + ".bin"), std::ios::binary) << file;
     AnalyzeOptions again;
@@ -462,6 +458,21 @@ TEST(PipelineTest, StageFilesTheFuzzerFoundAreRefused) {
     ++seen;
   }
   EXPECT_GE(seen, 1);
+}
+
+TEST(PipelineTest, StageChecksumDoesNotDependOnHowTheBytesArrive) {
+  std::string bytes;
+  for (int i = 0; i < 1000; ++i) bytes.push_back(static_cast<char>(i * 37 + 11));
+  const uint64_t whole = StageChecksum::Of(bytes);
+  for (size_t piece : {1u, 3u, 7u, 8u, 9u, 64u, 999u}) {
+    StageChecksum c;
+    for (size_t at = 0; at < bytes.size(); at += piece) c.Update(bytes.data() + at, std::min(piece, bytes.size() - at));
+    EXPECT_EQ(c.Final(), whole) << piece;
+  }
+  std::string flipped = bytes;
+  flipped[500] ^= 1;
+  EXPECT_NE(StageChecksum::Of(flipped), whole);
+  EXPECT_NE(StageChecksum::Of(bytes.substr(0, 999)), whole);
 }
 
 TEST(PipelineTest, FromAfterToIsAUsageError) {
