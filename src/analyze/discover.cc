@@ -115,13 +115,19 @@ bool FillMsprof(const fs::path& dir, RankInput& in) {
   }
   if (found.empty()) return false;
   // A large export is sliced: op_summary_<stamp>_1.csv, _2.csv, ... each with the header. All
-  // slices of the first export are read, in slice order.
-  auto base = [](const fs::path& p) {
-    std::string n = p.stem().string();
+  // slices of the first export are read, in slice order. A trailing number is a slice number only
+  // after a stamp: op_summary_<stamp>.csv files of two exports are not slices of one.
+  auto ends_in_number = [](const std::string& n, size_t* at) {
     size_t u = n.find_last_of('_');
-    if (u != std::string::npos && u + 1 < n.size() &&
-        std::all_of(n.begin() + static_cast<long>(u) + 1, n.end(), ::isdigit))
-      n.resize(u);
+    if (u == std::string::npos || u + 1 >= n.size()) return false;
+    if (!std::all_of(n.begin() + static_cast<long>(u) + 1, n.end(), ::isdigit)) return false;
+    *at = u;
+    return true;
+  };
+  auto base = [&](const fs::path& p) {
+    std::string n = p.stem().string();
+    size_t u = 0, v = 0;
+    if (ends_in_number(n, &u) && ends_in_number(n.substr(0, u), &v)) n.resize(u);
     return n;
   };
   auto slice_no = [](const fs::path& p) {

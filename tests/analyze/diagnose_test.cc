@@ -192,8 +192,11 @@ TEST(DiagnoseTest, EightRankPatternIsOneFindingListingTheRanks) {
                         "tail_gap_heavy", "aicpu_on_critical_path"})
     EXPECT_LE(per_type[t], 1) << t;
   EXPECT_EQ(per_type["recurring_bubble_pattern"], 1);  // rank 2 only: a single rank stays as it was
-  for (const Finding& f : r.findings)
-    if (f.type == "recurring_bubble_pattern") EXPECT_EQ(f.ranks, (std::vector<int>{2}));
+  for (const Finding& f : r.findings) {
+    if (f.type == "recurring_bubble_pattern") {
+      EXPECT_EQ(f.ranks, (std::vector<int>{2}));
+    }
+  }
 }
 
 TEST(DiagnoseTest, RankListsCollapseRuns) {

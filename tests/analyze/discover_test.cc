@@ -168,6 +168,15 @@ TEST(DiscoverTest, EverySliceOfASlicedOpSummaryIsRead) {
   auto r = RunAnalysis(opt);
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(r->ranks[0].events.size(), 3u);
+  // Two unsliced exports (re-exported at another time) are not slices of one another.
+  testing::TempDir two;
+  for (const char* stamp : {"20260605161737", "20260606090000"})
+    two.Write(std::string("PROF_000001_20260605161708478_AAAA/mindstudio_profiler_output/op_summary_") + stamp + ".csv",
+              kHead + "A,A,AI_CORE,1780676228100.0,2.0\n");
+  auto d2 = Discover({two.path()}, issues);
+  ASSERT_TRUE(d2.ok()) << d2.status().message();
+  EXPECT_EQ(d2->ranks[0].kernel_details.filename(), "op_summary_20260605161737.csv");
+  EXPECT_TRUE(d2->ranks[0].kernel_slices.empty());
 }
 
 }  // namespace

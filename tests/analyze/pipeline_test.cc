@@ -566,8 +566,11 @@ TEST(PipelineTest, RankWithoutKernelRowsJoinsStepsAndCollectivesFromItsSummaries
     issue |= i.name == "rank_without_kernel_data" && i.description.find("takes part in steps") != std::string::npos;
   EXPECT_TRUE(issue);
   // No per-rank step finding about rank 1: its "steps" are HCCL ops only.
-  for (const Finding& f : r->findings)
-    if (f.type == "communication_dominated_step") EXPECT_EQ(f.ranks, (std::vector<int>{0}));
+  for (const Finding& f : r->findings) {
+    if (f.type == "communication_dominated_step") {
+      EXPECT_EQ(f.ranks, (std::vector<int>{0}));
+    }
+  }
 }
 
 TEST(PipelineTest, KernelRowsBelowTheSummariesMakeTheRankLowConfidence) {
