@@ -1,7 +1,7 @@
 // Cross-rank alignment, skew and slow-rank voting.
 #include "analyze/cross_rank.h"
 
-#include "analyze/source_check.h"
+#include "analyze/normalize.h"
 
 #include <algorithm>
 #include <cmath>

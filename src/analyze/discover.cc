@@ -130,12 +130,10 @@ bool FillMsprof(const fs::path& dir, RankInput& in) {
     if (ends_in_number(n, &u) && ends_in_number(n.substr(0, u), &v)) n.resize(u);
     return n;
   };
-  auto slice_no = [](const fs::path& p) {
+  auto slice_no = [&](const fs::path& p) {
     std::string n = p.stem().string();
-    size_t u = n.find_last_of('_');
-    if (u == std::string::npos || u + 1 >= n.size() || n.size() - u > 9) return 0L;
-    std::string d = n.substr(u + 1);
-    return std::all_of(d.begin(), d.end(), ::isdigit) ? std::stol(d) : 0L;
+    size_t u = 0;
+    return ends_in_number(n, &u) && n.size() - u <= 9 ? std::stol(n.substr(u + 1)) : 0L;
   };
   std::sort(found.begin(), found.end());
   const std::string first = base(found.front());

@@ -7,7 +7,6 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "analyze/source_check.h"
 #include "core/csv_reader.h"
 #include "core/file_io.h"
 
@@ -81,6 +80,13 @@ void EventsFromCommunication(const std::filesystem::path& path, StringTable& str
 }
 
 }  // namespace
+
+int64_t StepOfCommKey(const std::string& key) {
+  size_t i = key.find_first_of("0123456789");
+  if (i == std::string::npos || key.size() - i > 18) return -1;
+  auto v = ParseCsvInt(key.substr(i));
+  return v ? *v : -1;
+}
 
 Status ReadCommunicationJson(const std::filesystem::path& path, RankTable& table) {
   OPTRACE_ASSIGN_OR_RETURN(json j, ParseJsonFile(path));

@@ -39,6 +39,9 @@ Status ReadCommunicationJson(const std::filesystem::path& path, RankTable& table
 Status ReadStepTraceCsv(const std::filesystem::path& path, RankTable& table);
 // ProfilerStep#N markers of a trace_view.json, streamed through a 1 MiB buffer (trace views run
 // to GBs; only these few events are kept).
+// "step50" -> 50 (communication.json step keys); -1 when the key holds no number.
+int64_t StepOfCommKey(const std::string& key);
+
 Status ReadTraceViewSteps(const std::filesystem::path& path, RankTable& table);
 // A rank without kernel rows: the device tasks of its trace_view.json (the compute tasks of the
 // "Ascend Hardware" process and the hcom_ ops of the "HCCL" process) as events, plus its markers.

@@ -118,14 +118,12 @@ Status RunStage(Stage s, AnalysisResult& r, const AnalyzeOptions& opt, const Rul
       // (PROF_*/device_<id>/info.json* "rank_id") when every device has a distinct one, else node
       // (directory) order then device id, the order a node-major rank table uses.
       if (split) {
-        std::set<int> ids;
-        bool all = true;
-        for (const RankTable& t : r.ranks) {
-          int id = t.kind == InputKind::kMsprof ? MsprofDeviceRankId(t.dir, t.device_id) : -1;
-          all = all && id >= 0 && ids.insert(id).second;
-        }
-        for (size_t i = 0; i < r.ranks.size(); ++i)
-          r.ranks[i].rank = all ? MsprofDeviceRankId(r.ranks[i].dir, r.ranks[i].device_id) : static_cast<int>(i);
+        std::vector<int> ids;
+        for (const RankTable& t : r.ranks)
+          ids.push_back(t.kind == InputKind::kMsprof ? MsprofDeviceRankId(t.dir, t.device_id) : -1);
+        std::set<int> distinct(ids.begin(), ids.end());
+        bool all = distinct.size() == ids.size() && !distinct.count(-1);
+        for (size_t i = 0; i < r.ranks.size(); ++i) r.ranks[i].rank = all ? ids[i] : static_cast<int>(i);
         std::stable_sort(r.ranks.begin(), r.ranks.end(),
                          [](const RankTable& a, const RankTable& b) { return a.rank < b.rank; });
       }

@@ -6,16 +6,9 @@
 #include <algorithm>
 #include <map>
 
-#include "core/csv_reader.h"
+#include "analyze/normalize.h"
 
 namespace optrace::analyze {
-
-int64_t StepOfCommKey(const std::string& key) {
-  size_t i = key.find_first_of("0123456789");
-  if (i == std::string::npos || key.size() - i > 18) return -1;
-  auto v = ParseCsvInt(key.substr(i));
-  return v ? *v : -1;
-}
 
 namespace {
 

@@ -15,7 +15,4 @@ namespace optrace::analyze {
 
 void CheckSources(AnalysisResult& result, const Rules& rules);
 
-// "step50" -> 50 (communication.json step keys); -1 when the key holds no number.
-int64_t StepOfCommKey(const std::string& key);
-
 }  // namespace optrace::analyze

@@ -344,7 +344,6 @@ bool ReadEventArray(JsonStream& in, TraceSink& sink) {
 }
 
 Status ReadTraceView(const std::filesystem::path& path, TraceSink& sink) {
-  RankTable& table = *sink.table;
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return IoError("{}: cannot open: {}", path.string(), std::strerror(errno));
   JsonStream in(fd, path.string());
@@ -389,7 +388,6 @@ Status ReadTraceView(const std::filesystem::path& path, TraceSink& sink) {
     in.Fail("text after the end of the JSON value");
     return in.status();
   }
-  (void)table;
   return Status::Ok();
 }
 
