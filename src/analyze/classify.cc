@@ -11,13 +11,11 @@ namespace {
 
 bool IsComm(OpType t) { return t == OpType::kCommunication || t == OpType::kMixCommAiv; }
 
-void Fnv(uint64_t& h, std::string_view s) {
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  h ^= 0xff;  // separator
-  h *= 1099511628211ull;
+// Order-dependent combination of 64-bit words (the multiply carries low bits up, the shift
+// brings high bits down).
+void Combine(uint64_t& h, uint64_t word) {
+  h = (h ^ word) * 1099511628211ull;
+  h ^= h >> 31;
 }
 
 // Groups members by signature into classes with ids "<prefix>1..", in member order.
@@ -46,16 +44,30 @@ std::vector<ShapeClass> MakeClasses(size_t n, char prefix, GetSig get_sig, std::
 
 }  // namespace
 
-std::string ShapeSignature(const AnalysisResult& res, const RankTable& t, EventRange r) {
+std::vector<uint64_t> StringHashes(const StringTable& strings) {
+  std::vector<uint64_t> out;
+  out.reserve(strings.size());
+  for (const std::string& text : strings.strings()) {
+    uint64_t h = 1469598103934665603ull;  // FNV-1a
+    for (unsigned char c : text) {
+      h ^= c;
+      h *= 1099511628211ull;
+    }
+    out.push_back(h);
+  }
+  return out;
+}
+
+std::string ShapeSignature(const std::vector<uint64_t>& string_hashes, const RankTable& t, EventRange r) {
   uint64_t h = 1469598103934665603ull;
   int compute = 0, shaped = 0;
   for (uint32_t i = r.first; i < r.last; ++i) {
     const Event& e = t.events[i];
-    Fnv(h, res.Str(e.name));
+    Combine(h, string_hashes[e.name]);
     if (IsComm(e.op_type)) continue;
     ++compute;
     shaped += e.input_shapes != 0;
-    Fnv(h, res.Str(e.input_shapes));
+    Combine(h, string_hashes[e.input_shapes] + 0x9e3779b97f4a7c15ull);  // a shape never reads as a name
   }
   // A capture without shapes (Level0, record_shapes off) must not merge members by name alone;
   // a shape-less operator inside a shaped capture (MemSet) is compared by name.
@@ -121,16 +133,17 @@ void ClassifyAll(AnalysisResult& res, const Rules& rules) {
   }
 
   std::vector<std::string> ids;
+  const std::vector<uint64_t> hashes = StringHashes(res.strings);
   res.step_classes = MakeClasses(res.steps.size(), 'S', [&](size_t i) {
-    return ShapeSignature(res, *res.FindRank(res.steps[i].rank), res.steps[i].events);
+    return ShapeSignature(hashes, *res.FindRank(res.steps[i].rank), res.steps[i].events);
   }, ids);
   for (size_t i = 0; i < res.steps.size(); ++i) res.steps[i].step_class = ids[i];
   res.layer_classes = MakeClasses(res.layers.size(), 'L', [&](size_t i) {
-    return ShapeSignature(res, *res.FindRank(res.layers[i].rank), res.layers[i].events);
+    return ShapeSignature(hashes, *res.FindRank(res.layers[i].rank), res.layers[i].events);
   }, ids);
   for (size_t i = 0; i < res.layers.size(); ++i) res.layers[i].layer_class = ids[i];
   res.block_classes = MakeClasses(res.blocks.size(), 'B', [&](size_t i) {
-    std::string s = ShapeSignature(res, *res.FindRank(res.blocks[i].rank), res.blocks[i].events);
+    std::string s = ShapeSignature(hashes, *res.FindRank(res.blocks[i].rank), res.blocks[i].events);
     return s.empty() ? s : std::string(BlockKindName(res.blocks[i].kind)) + ":" + s;
   }, ids);
   for (size_t i = 0; i < res.blocks.size(); ++i) res.blocks[i].block_class = ids[i];

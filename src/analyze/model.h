@@ -33,6 +33,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/packed_decimal.h"
+
 namespace optrace::analyze {
 
 inline constexpr int kModelSchemaVersion = 1;
@@ -125,19 +127,34 @@ std::string_view PipeColumnName(Pipe p);
 std::string_view PipeDbName(Pipe p);   // "aic_mac_time" ("" when the db has no such metric)
 std::string_view PipeShortName(Pipe p);  // "aic_mac_time" — the CSV column name in our outputs
 
-// Stored in double: a float holds ~7 digits, so two msprof aiv_time values (38332.239 +
-// 38315.953) summed to 76648.191406 instead of 76648.192.
+// The pipeline fields an event keeps: the 11 stage times (us) the summaries add up and the bound
+// classification reads. The other columns of the export (ratios, cycles, icache miss rates) are
+// derived from these or unused, and are not materialised.
+inline constexpr std::array<Pipe, 11> kPipeSumFields = {
+    Pipe::kAicoreTime, Pipe::kAivTime, Pipe::kAicMacTime, Pipe::kAicFixpipeTime, Pipe::kAicMte1Time,
+    Pipe::kAicMte2Time, Pipe::kAicScalarTime, Pipe::kAivVecTime, Pipe::kAivMte2Time, Pipe::kAivMte3Time,
+    Pipe::kAivScalarTime};
+inline constexpr int kStoredPipeCount = static_cast<int>(kPipeSumFields.size());
+// Index of `p` in kPipeSumFields, -1 when it is not kept.
+constexpr int StoredPipeIndex(Pipe p) {
+  for (int i = 0; i < kStoredPipeCount; ++i)
+    if (kPipeSumFields[i] == p) return i;
+  return -1;
+}
+
+// One event's kept pipeline fields as packed decimals (core/packed_decimal.h: 4 bytes a field,
+// the exact double the export's text gives; NaN when missing). Values that do not pack sit in
+// RankTable::pipe_overflow, so a value is read through its table: RankTable::PipeValue.
 struct PipelineFields {
-  std::array<double, kPipeCount> v;
-  PipelineFields() { v.fill(std::numeric_limits<double>::quiet_NaN()); }
-  double Get(Pipe p) const { return v[static_cast<int>(p)]; }  // NaN when missing
-  void Set(Pipe p, double x) { v[static_cast<int>(p)] = x; }
-  bool Has(Pipe p) const { return !std::isnan(v[static_cast<int>(p)]); }
+  std::array<uint32_t, kStoredPipeCount> packed;
+  PipelineFields() { packed.fill(kPackedMissing); }
+  bool Has(int field) const { return packed[field] != kPackedMissing; }
 };
 
 inline constexpr uint32_t kNone32 = 0xffffffffu;
 
-// One device task (kernel, communication big op, AI CPU op, DSA op).
+// One device task (kernel, communication big op, AI CPU op, DSA op). 80 bytes: a capture holds
+// millions of these (the layout is the stage file's too).
 struct Event {
   int64_t start_ns = 0;  // relative to RankTable::base_ns
   int64_t dur_ns = 0;
@@ -148,18 +165,21 @@ struct Event {
   uint32_t input_shapes = 0;   // interned, outer quotes removed; 0 when missing
   uint32_t output_shapes = 0;
   uint32_t input_dtypes = 0;
-  int64_t step_id = -1;  // "Step Id" (or db STEP_TIME id), -1 when none
+  int32_t step_id = -1;  // "Step Id" (or db STEP_TIME id), -1 when none or out of range
   int32_t stream_id = -1;
   int32_t task_id = -1;
   int32_t block_dim = -1;
   int32_t mix_block_dim = -1;
   OpType op_type = OpType::kUnknown;
-  int16_t device = -1;        // "Device_id" of the row, -1 when the export has none
+  int8_t device = -1;         // "Device_id" of the row (0..127), -1 when the export has none
   uint16_t file = 0;          // index into RankTable::files
   uint32_t row = 0;           // provenance: 1-based line in the CSV, or rowid in the db table
   uint32_t pipe = kNone32;    // index into RankTable::pipes, kNone32 when no pipeline data
   int64_t end_ns() const { return start_ns + dur_ns; }
 };
+// A step id as an event keeps it: -1 when negative or beyond int32 (no real step count is).
+inline int32_t EventStepId(int64_t id) { return id >= 0 && id <= INT32_MAX ? static_cast<int32_t>(id) : -1; }
+static_assert(sizeof(Event) == 80, "Event is stored by the million: keep it at 80 bytes");
 
 // A file an event came from (provenance).
 struct SourceFile {
@@ -217,6 +237,7 @@ struct RankTable {
   int64_t base_ns = 0;                 // absolute Unix ns of relative time 0 (first event start)
   std::vector<Event> events;           // sorted by (start_ns, row)
   std::vector<PipelineFields> pipes;
+  std::vector<double> pipe_overflow;   // pipeline values that do not pack (negative, long digit strings)
   std::vector<SourceFile> files;
   std::vector<StepMarker> step_markers;
   std::vector<StepTraceRow> step_trace;
@@ -224,6 +245,17 @@ struct RankTable {
   RankIdentity identity;
   int64_t AbsNs(int64_t rel) const { return base_ns + rel; }
   const PipelineFields* PipeOf(const Event& e) const { return e.pipe == kNone32 ? nullptr : &pipes[e.pipe]; }
+  // Field `field` (an index into kPipeSumFields) of `p`: NaN when missing.
+  double PipeValue(const PipelineFields& p, int field) const { return UnpackDecimal(p.packed[field], pipe_overflow); }
+  double PipeValue(const PipelineFields& p, Pipe pipe) const {
+    int i = StoredPipeIndex(pipe);
+    return i < 0 ? kMissing : PipeValue(p, i);
+  }
+  // Sets a kept field of `p` (a row of this table's pipes, or one about to be) to `v`.
+  void SetPipe(PipelineFields& p, Pipe pipe, double v) {
+    int i = StoredPipeIndex(pipe);
+    if (i >= 0) p.packed[i] = PackDecimalValue(v, pipe_overflow);
+  }
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -314,11 +346,8 @@ struct DurationStats {
   double total_us = 0, mean_us = 0, p50_us = 0, p90_us = 0, max_us = 0, min_us = 0;
 };
 
-// The 11 pipeline stage-time fields summed (us); NaN when no event of the group had the field.
-inline constexpr std::array<Pipe, 11> kPipeSumFields = {
-    Pipe::kAicoreTime, Pipe::kAivTime, Pipe::kAicMacTime, Pipe::kAicFixpipeTime, Pipe::kAicMte1Time,
-    Pipe::kAicMte2Time, Pipe::kAicScalarTime, Pipe::kAivVecTime, Pipe::kAivMte2Time, Pipe::kAivMte3Time,
-    Pipe::kAivScalarTime};
+// The 11 kept pipeline fields summed (us), in kPipeSumFields order; NaN when no event of the
+// group had the field.
 using PipeSums = std::array<double, kPipeSumFields.size()>;
 
 struct BoundInfo {

@@ -46,7 +46,7 @@ void AssignStepsFromMarkers(RankTable& t) {
                                [](int64_t s, const StepMarker& x) { return s < x.start_ns; });
     for (auto j = m.begin(); j != it; ++j)
       if (e.start_ns <= j->end_ns) {
-        e.step_id = j->step_id;
+        e.step_id = EventStepId(j->step_id);
         break;
       }
   }
@@ -71,7 +71,7 @@ void EventsFromCommunication(const std::filesystem::path& path, StringTable& str
     e.name = strings.Intern(op.name);
     e.core = strings.Intern("HCCL");
     e.op_type = OpType::kCommunication;
-    e.step_id = StepOfCommKey(op.step);
+    e.step_id = EventStepId(StepOfCommKey(op.step));
     e.file = static_cast<uint16_t>(t.files.size() - 1);
     e.row = row;  // the op's position in communication.json
     t.events.push_back(e);
@@ -254,7 +254,9 @@ std::vector<RankTable> SplitDevices(RankTable t) {
   for (Event& e : t.events) {
     RankTable& part = out[devices[e.device]];
     if (e.pipe != kNone32) {
-      part.pipes.push_back(t.pipes[e.pipe]);
+      PipelineFields p = t.pipes[e.pipe];
+      for (uint32_t& v : p.packed) v = RepackDecimal(v, t.pipe_overflow, part.pipe_overflow);
+      part.pipes.push_back(p);
       e.pipe = static_cast<uint32_t>(part.pipes.size() - 1);
     }
     if (part.base_ns < 0) part.base_ns = e.start_ns;  // events are sorted: the first is the earliest

@@ -13,7 +13,7 @@ namespace {
 struct KernelColumns {
   std::optional<size_t> device, step, name, type, core, start, dur, wait, block, mix_block, stream, task, in_shapes,
       out_shapes, in_dtypes;
-  std::array<std::optional<size_t>, kPipeCount> pipe;
+  std::array<std::optional<size_t>, kStoredPipeCount> pipe;  // the kept fields (kPipeSumFields)
 };
 
 KernelColumns FindColumns(const CsvHeader& h) {
@@ -33,7 +33,7 @@ KernelColumns FindColumns(const CsvHeader& h) {
   c.in_shapes = h.Find("Input Shapes");
   c.out_shapes = h.Find("Output Shapes");
   c.in_dtypes = h.Find("Input Data Types");
-  for (int i = 0; i < kPipeCount; ++i) c.pipe[i] = h.Find(PipeColumnName(static_cast<Pipe>(i)));
+  for (int i = 0; i < kStoredPipeCount; ++i) c.pipe[i] = h.Find(PipeColumnName(kPipeSumFields[i]));
   return c;
 }
 
@@ -43,39 +43,6 @@ std::string_view ShapeText(std::string_view f) {
   if (f.size() >= 2 && f.front() == '"' && f.back() == '"') f = f.substr(1, f.size() - 2);
   if (IsMissingCsvValue(f)) return {};
   return f;
-}
-
-// Pipeline fields are stored as double: plain decimals ("12", "-0.125", " 3.5\t") are parsed
-// without from_chars as mantissa * 10^-k in double (within an ulp or two of the exact value, far
-// below the 3 decimals printed; a multiply, not a 20-cycle divide, on 25 fields per row). Anything
-// else (exponents, N/A, long digit strings) goes through ParseCsvNumber.
-std::optional<double> FastPipeNumber(std::string_view f) {
-  static constexpr double kNegPow10[] = {1e0,   1e-1,  1e-2,  1e-3,  1e-4,  1e-5,  1e-6,  1e-7,
-                                         1e-8,  1e-9,  1e-10, 1e-11, 1e-12, 1e-13, 1e-14, 1e-15};
-  const char* p = f.data();
-  const char* end = p + f.size();
-  while (p < end && (*p == ' ' || *p == '\t')) ++p;
-  while (end > p && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r')) --end;
-  bool neg = false;
-  if (p < end && (*p == '-' || *p == '+')) neg = *p++ == '-';
-  uint64_t m = 0;
-  int digits = 0, frac = 0;
-  bool dot = false;
-  for (; p < end; ++p) {
-    char c = *p;
-    if (c >= '0' && c <= '9') {
-      m = m * 10 + uint64_t(c - '0');
-      ++digits;
-      frac += dot;
-    } else if (c == '.' && !dot) {
-      dot = true;
-    } else {
-      return ParseCsvNumber(f);
-    }
-  }
-  if (digits == 0 || digits > 15) return digits == 0 ? std::nullopt : ParseCsvNumber(f);
-  double v = double(m) * kNegPow10[frac];  // frac <= digits <= 15
-  return neg ? -v : v;
 }
 
 int32_t IntOr(std::string_view f, int32_t missing) {
@@ -224,9 +191,18 @@ Status ReadKernelCsv(const std::filesystem::path& path, const Rules& rules, Stri
     e.op_type = it->second;
     if (c.step) {
       auto s = ParseCsvInt(rec.Field(*c.step));
-      e.step_id = s ? *s : -1;
+      e.step_id = s ? EventStepId(*s) : -1;
     }
-    if (c.device) e.device = static_cast<int16_t>(std::clamp(IntOr(rec.Field(*c.device), -1), -1, 32767));
+    if (c.device) {
+      int32_t d = IntOr(rec.Field(*c.device), -1);
+      if (d > 127) {  // events keep a byte; no NPU server numbers devices this high
+        AddIssue(issues, "device_id_out_of_range", "warning",
+                 "rows with a Device_id above 127 are kept without a device (not split into their own rank)",
+                 fmt::format("{}:{} (Device_id {})", path.string(), rec.line, d));
+        d = -1;
+      }
+      e.device = static_cast<int8_t>(std::max(d, -1));
+    }
     if (c.wait) {
       auto w = ParseUsToNs(rec.Field(*c.wait));
       e.wait_ns = w ? *w : -1;
@@ -244,13 +220,10 @@ Status ReadKernelCsv(const std::filesystem::path& path, const Rules& rules, Stri
     if (any_pipe) {
       PipelineFields pf;
       bool have = false;
-      for (int i = 0; i < kPipeCount; ++i) {
+      for (int i = 0; i < kStoredPipeCount; ++i) {
         if (!c.pipe[i]) continue;
-        auto v = FastPipeNumber(rec.Field(*c.pipe[i]));
-        if (v) {
-          pf.v[i] = *v;
-          have = true;
-        }
+        pf.packed[i] = PackDecimalText(rec.Field(*c.pipe[i]), table.pipe_overflow);
+        have |= pf.packed[i] != kPackedMissing;
       }
       if (have) {
         e.pipe = static_cast<uint32_t>(table.pipes.size());

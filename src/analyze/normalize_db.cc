@@ -100,18 +100,18 @@ Status ReadTorchDb(const std::filesystem::path& path, const Rules& rules, String
   // PMU metrics per task.
   std::unordered_map<int64_t, PipelineFields> pmu;
   if (db.HasTable("TASK_PMU_INFO")) {
-    std::unordered_map<uint32_t, int> pipe_of;  // interned metric name -> Pipe index
-    for (int i = 0; i < kPipeCount; ++i) {
-      std::string_view n = PipeDbName(static_cast<Pipe>(i));
-      if (!n.empty()) pipe_of[strings.Intern(n)] = i;
+    std::unordered_map<uint32_t, Pipe> pipe_of;  // interned metric name -> a kept Pipe
+    for (Pipe p : kPipeSumFields) {
+      std::string_view n = PipeDbName(p);
+      if (!n.empty()) pipe_of[strings.Intern(n)] = p;
     }
     OPTRACE_RETURN_IF_ERROR(db.Query("SELECT globalTaskId, name, value FROM TASK_PMU_INFO", [&](sqlite3_stmt* st) {
       auto it = pipe_of.find(str(st, 1));
       if (it == pipe_of.end() || sqlite3_column_type(st, 2) == SQLITE_NULL) return;
       double v = sqlite3_column_double(st, 2);
-      std::string_view n = PipeDbName(static_cast<Pipe>(it->second));
+      std::string_view n = PipeDbName(it->second);
       if (n.size() > 5 && n.substr(n.size() - 5) == "_time") v /= 1000.0;  // ns -> us
-      pmu[sqlite3_column_int64(st, 0)].v[it->second] = v;
+      pmu[sqlite3_column_int64(st, 0)].packed[StoredPipeIndex(it->second)] = PackDecimalValue(v, table.pipe_overflow);
     }));
   }
 

@@ -15,6 +15,7 @@
 #include "analyze/stage_io.h"
 #include "analyze/summarize.h"
 #include "core/file_io.h"
+#include "core/process_memory.h"
 
 namespace optrace::analyze {
 namespace {
@@ -314,6 +315,7 @@ Result<AnalysisResult> RunAnalysis(const AnalyzeOptions& opt) {
   for (int i = first_run; i <= static_cast<int>(to); ++i) {
     Stage s = static_cast<Stage>(i);
     emit({s, "started", 0, {}, ""});
+    ResetPeakRss();
     auto t0 = Clock::now();
     Status st = RunStage(s, r, opt, rules);
     double secs = std::chrono::duration<double>(Clock::now() - t0).count();
@@ -330,7 +332,12 @@ Result<AnalysisResult> RunAnalysis(const AnalyzeOptions& opt) {
         return ss;
       }
     }
-    emit({s, "done", secs, StageCounts(s, r), ""});
+    StageEvent done{s, "done", secs, StageCounts(s, r), ""};
+    if (auto m = ReadProcessMemory()) {
+      done.rss_mb = m->rss_mb;
+      done.peak_rss_mb = m->peak_rss_mb;
+    }
+    emit(done);
   }
   for (int i = static_cast<int>(to) + 1; i < kStageCount - 1; ++i) emit({static_cast<Stage>(i), "skipped", 0, {}, ""});
   return r;

@@ -40,6 +40,10 @@ struct StageEvent {
   double seconds = 0;   // for done/loaded/failed
   std::map<std::string, double> counts;  // "ranks", "events", "steps", "findings", ...
   std::string message;  // for failed: the error
+  // Resident memory after the stage (its stage file written) and the peak while it ran, in MB;
+  // negative when the platform cannot tell (done/loaded only).
+  double rss_mb = -1;
+  double peak_rss_mb = -1;
 };
 
 // Implemented by the CLI (stderr lines / JSON lines) and by tests.

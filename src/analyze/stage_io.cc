@@ -192,7 +192,7 @@ void Io(A& a, RankIdentity& x) {
 }
 template <typename A>
 void Io(A& a, RankTable& x) {
-  IoAll(a, x.rank, x.kind, x.event_source, x.node, x.device_id, x.dir, x.base_ns, x.events, x.pipes, x.files, x.step_markers, x.step_trace, x.comm_ops,
+  IoAll(a, x.rank, x.kind, x.event_source, x.node, x.device_id, x.dir, x.base_ns, x.events, x.pipes, x.pipe_overflow, x.files, x.step_markers, x.step_trace, x.comm_ops,
         x.identity);
 }
 template <typename A>
@@ -400,6 +400,10 @@ Status CheckDecoded(Stage stage, const AnalysisResult& r, const std::string& pat
         if (e.pipe != kNone32 && e.pipe >= t.pipes.size()) return bad(fmt::format("rank {} event {}: pipe {}", t.rank, i, e.pipe));
         if (static_cast<int>(e.op_type) >= kOpTypeCount) return bad(fmt::format("rank {} event {}: op type", t.rank, i));
       }
+      for (size_t i = 0; i < t.pipes.size(); ++i)
+        for (uint32_t v : t.pipes[i].packed)
+          if (IsPackedOverflow(v) && PackedOverflowIndex(v) >= t.pipe_overflow.size())
+            return bad(fmt::format("rank {} pipeline row {}: overflow value {}", t.rank, i, PackedOverflowIndex(v)));
       if (t.base_ns < -kLimit || t.base_ns > kLimit) return bad(fmt::format("rank {}: base time out of range", t.rank));
     }
   }

@@ -25,7 +25,8 @@ void Summarize(AnalysisResult& result, const Rules& rules);
 BoundInfo ComputeBound(OpType op_type, const PipeSums& sums, const Thresholds& t, bool compute_lens = false);
 
 // Adds an event's pipeline fields to sums (NaN sums become numbers on first value).
-void AddPipe(PipeSums& sums, const PipelineFields* p);
+// Adds the kept pipeline fields of one event (nullptr: none) of `table`.
+void AddPipe(PipeSums& sums, const RankTable& table, const PipelineFields* p);
 PipeSums EmptyPipeSums();
 
 // Duration stats (us) of a sample of durations in us (sorted in place).

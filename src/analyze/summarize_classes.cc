@@ -57,7 +57,7 @@ void SummarizeClasses(AnalysisResult& res, const Rules& rules) {
     double comm_us = 0;
     for (uint32_t i = b.events.first; i < b.events.last; ++i) {
       const Event& e = t.events[i];
-      AddPipe(s.pipe_sums, t.PipeOf(e));
+      AddPipe(s.pipe_sums, t, t.PipeOf(e));
       if (IsComm(e.op_type)) comm_us += double(e.dur_ns) / 1000.0;
     }
     s.comm_share = s.wall_ms > 0 ? std::min(1.0, comm_us / (s.wall_ms * 1000.0)) : 0;

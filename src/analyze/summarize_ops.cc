@@ -16,10 +16,11 @@ PipeSums EmptyPipeSums() {
   return s;
 }
 
-void AddPipe(PipeSums& sums, const PipelineFields* p) {
+void AddPipe(PipeSums& sums, const RankTable& table, const PipelineFields* p) {
   if (!p) return;
-  for (size_t i = 0; i < kPipeSumFields.size(); ++i) {
-    double v = p->Get(kPipeSumFields[i]);
+  for (int i = 0; i < kStoredPipeCount; ++i) {
+    if (p->packed[i] == kPackedMissing) continue;
+    double v = table.PipeValue(*p, i);
     if (std::isnan(v)) continue;
     sums[i] = std::isnan(sums[i]) ? v : sums[i] + v;
   }
@@ -122,7 +123,7 @@ void OperatorSummaries(AnalysisResult& res, const Rules& rules) {
       Acc& a = groups[{e.name, e.type, int(e.op_type)}];
       a.durs.push_back(double(e.dur_ns) / 1000.0);
       const PipelineFields* p = t.PipeOf(e);
-      AddPipe(a.sums, p);
+      AddPipe(a.sums, t, p);
       a.pipe_events += p ? 1 : 0;
       a.first_row = std::min(a.first_row, e.row);
       a.last_row = std::max(a.last_row, e.row);

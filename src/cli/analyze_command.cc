@@ -3,6 +3,7 @@
 // result as one JSON object on stdout. The work is in analyze/report/analyze_run.h.
 #include <fmt/format.h>
 
+#include <cmath>
 #include <nlohmann/json.hpp>
 #include <ostream>
 
@@ -34,13 +35,19 @@ class StderrProgress : public ProgressSink {
                                {"status", e.status},
                                {"seconds", e.seconds},
                                {"counts", e.counts}};
+      if (e.peak_rss_mb >= 0) {
+        j["rss_mb"] = std::round(e.rss_mb * 10) / 10;
+        j["peak_rss_mb"] = std::round(e.peak_rss_mb * 10) / 10;
+      }
       if (!e.message.empty()) j["message"] = e.message;
       err_ << JsonText(j, -1) << "\n";
       return;
     }
     std::string counts;
     for (const auto& [k, v] : e.counts) counts += fmt::format(" {}={}", k, v);
-    err_ << fmt::format("analyze: {:<10} {:<6} {:8.3f} s{}\n", analyze::StageName(e.stage), e.status, e.seconds, counts);
+    std::string memory = e.peak_rss_mb >= 0 ? fmt::format(" {:6.0f} MB peak", e.peak_rss_mb) : "";
+    err_ << fmt::format("analyze: {:<10} {:<6} {:8.3f} s{}{}\n", analyze::StageName(e.stage), e.status, e.seconds, memory,
+                        counts);
   }
 
  private:

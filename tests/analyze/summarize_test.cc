@@ -92,9 +92,10 @@ TEST(SummarizeTest, OperatorTotalsAddUpToEventDurations) {
 
 PipeSums Sums(std::initializer_list<std::pair<Pipe, double>> v) {
   PipeSums s = EmptyPipeSums();
+  RankTable t;
   PipelineFields f;
-  for (auto [p, x] : v) f.Set(p, x);
-  AddPipe(s, &f);
+  for (auto [p, x] : v) t.SetPipe(f, p, x);
+  AddPipe(s, t, &f);
   return s;
 }
 

@@ -7,6 +7,7 @@
 
 #include "analyze/report/summary_json.h"
 #include "core/file_io.h"
+#include "core/process_memory.h"
 
 namespace optrace::analyze::report {
 namespace {
@@ -24,6 +25,7 @@ Result<AnalyzeRun> RunAnalyzeAndReport(const AnalyzeRunOptions& opt) {
   OPTRACE_ASSIGN_OR_RETURN(run.result, RunAnalysis(opt.analyze));
   if (opt.analyze.to != Stage::kReport) return run;
   if (opt.analyze.progress) opt.analyze.progress->OnStage({Stage::kReport, "started", 0, {}, ""});
+  ResetPeakRss();
   ReportOptions ropt;
   ropt.out_dir = ResolveAgainstCwd(opt.analyze.out_dir);
   ropt.full = opt.analyze.mode == Mode::kFull;
@@ -34,9 +36,15 @@ Result<AnalyzeRun> RunAnalyzeAndReport(const AnalyzeRunOptions& opt) {
     return written.status();
   }
   run.report = std::move(written).value();
-  if (opt.analyze.progress)
-    opt.analyze.progress->OnStage(
-        {Stage::kReport, "done", run.report->seconds, {{"artifacts", static_cast<double>(run.report->artifacts.size())}}, ""});
+  if (opt.analyze.progress) {
+    StageEvent done{Stage::kReport, "done", run.report->seconds,
+                    {{"artifacts", static_cast<double>(run.report->artifacts.size())}}, ""};
+    if (auto m = ReadProcessMemory()) {
+      done.rss_mb = m->rss_mb;
+      done.peak_rss_mb = m->peak_rss_mb;
+    }
+    opt.analyze.progress->OnStage(done);
+  }
   return run;
 }
 

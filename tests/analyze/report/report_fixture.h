@@ -70,9 +70,9 @@ inline AnalysisResult MakeReportFixture() {
         e.row = row++;
         e.input_shapes = p.op == OpType::kAic ? shape : 0;
         if (p.op == OpType::kAic) {
-          pipe.Set(Pipe::kAicoreTime, e.dur_ns / 1e3 * 0.9);
-          pipe.Set(Pipe::kAicMacTime, e.dur_ns / 1e3 * 0.6);
-          pipe.Set(Pipe::kAicMte2Time, e.dur_ns / 1e3 * 0.3);
+          t.SetPipe(pipe, Pipe::kAicoreTime, e.dur_ns / 1e3 * 0.9);
+          t.SetPipe(pipe, Pipe::kAicMacTime, e.dur_ns / 1e3 * 0.6);
+          t.SetPipe(pipe, Pipe::kAicMte2Time, e.dur_ns / 1e3 * 0.3);
           e.pipe = static_cast<uint32_t>(t.pipes.size());
           t.pipes.push_back(pipe);
         }
