@@ -132,7 +132,7 @@ Status RunStage(Stage s, AnalysisResult& r, const AnalyzeOptions& opt, const Rul
     }
     case Stage::kSegment: SegmentRanks(r, rules); break;
     case Stage::kClassify: ClassifyAll(r, rules); break;
-    case Stage::kSummarize: Summarize(r, rules); break;
+    case Stage::kSummarize: Summarize(r, rules, /*block_rows=*/opt.mode == Mode::kFull); break;
     case Stage::kCrossRank: CrossRankAnalyze(r, rules); break;
     case Stage::kDiagnose:
       Diagnose(r, rules);
@@ -294,6 +294,10 @@ Result<AnalysisResult> RunAnalysis(const AnalyzeOptions& opt) {
     double secs = std::chrono::duration<double>(Clock::now() - t0).count();
     emit({s, "loaded", secs, StageCounts(s, r), ""});
   }
+  // A full-mode report from a fast run's stage files: the per-block rows were not kept.
+  if (opt.mode == Mode::kFull && first_run > static_cast<int>(Stage::kSummarize) && r.summaries.blocks.empty() &&
+      !r.blocks.empty())
+    SummarizeBlockRows(r, rules);
   // Loaded stages are reported as such (the file carries the timings of the run that made it).
   for (int i = 0; i < first_run; ++i) {
     std::string_view name = StageName(static_cast<Stage>(i));

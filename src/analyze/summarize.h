@@ -1,6 +1,7 @@
 // summarize: operator, HCCL, step / layer / block class and rank summaries.
 //
 //   Summarize(result, rules);   // fills result.summaries
+//   Summarize(result, rules, /*block_rows=*/true);   // also one BlockSummary per block (full mode)
 //
 // Operator summary: per (rank, name, type, op_type) count / total / mean / p50 / p90 / max in
 // microseconds (quantiles: core/quantile.h), the 11 pipeline stage-time sums, and the bound
@@ -13,7 +14,13 @@
 
 namespace optrace::analyze {
 
-void Summarize(AnalysisResult& result, const Rules& rules);
+// Per-block rows (Summaries::blocks) are kept only with `block_rows`: a capture has hundreds of
+// thousands of blocks and only the full-mode block_summary table reads them one by one; the
+// block class summaries are built either way.
+void Summarize(AnalysisResult& result, const Rules& rules, bool block_rows = false);
+
+// Fills Summaries::blocks (a full-mode report from the stage files of a fast run).
+void SummarizeBlockRows(AnalysisResult& result, const Rules& rules);
 
 // bound_stage: the largest of the 9 sub-stage sums (aic mac/scalar/mte1/mte2/fixpipe, aiv
 // vec/scalar/mte2/mte3; mix_comm_aiv: the 4 AIV ones). bound_family: cube (aic_mac), vector
@@ -24,8 +31,8 @@ void Summarize(AnalysisResult& result, const Rules& rules);
 // `compute_lens` ignores the op type (blocks: "compute-first", never short-cut to communication).
 BoundInfo ComputeBound(OpType op_type, const PipeSums& sums, const Thresholds& t, bool compute_lens = false);
 
-// Adds an event's pipeline fields to sums (NaN sums become numbers on first value).
-// Adds the kept pipeline fields of one event (nullptr: none) of `table`.
+// Adds the kept pipeline fields of one event (nullptr: none) of `table` to sums (NaN sums become
+// numbers on their first value).
 void AddPipe(PipeSums& sums, const RankTable& table, const PipelineFields* p);
 PipeSums EmptyPipeSums();
 

@@ -11,21 +11,50 @@ namespace {
 
 bool IsComm(OpType t) { return t == OpType::kCommunication || t == OpType::kMixCommAiv; }
 
-// Top `n` (name, total us) of the events of several ranges.
-std::vector<std::pair<uint32_t, double>> TopOps(const AnalysisResult& res,
-                                                const std::vector<std::pair<int, EventRange>>& ranges, size_t n) {
-  std::unordered_map<uint32_t, double> total;
-  for (auto& [rank, r] : ranges) {
-    const RankTable& t = *res.FindRank(rank);
-    for (uint32_t i = r.first; i < r.last; ++i) total[t.events[i].name] += double(t.events[i].dur_ns) / 1000.0;
+// Top `n` (name, total us) of the events of several ranges. Totals are kept in a vector indexed
+// by string id (touched ids listed), reused across calls: one add per event, no hashing.
+class TopOpsCounter {
+ public:
+  explicit TopOpsCounter(const AnalysisResult& res) : res_(res), total_(res.strings.size(), 0.0), seen_(res.strings.size(), 0) {}
+
+  std::vector<std::pair<uint32_t, double>> Top(const std::vector<std::pair<int, EventRange>>& ranges, size_t n) {
+    for (auto& [rank, r] : ranges) {
+      const RankTable& t = *res_.FindRank(rank);
+      for (uint32_t i = r.first; i < r.last; ++i) {
+        uint32_t name = t.events[i].name;
+        if (!seen_[name]) {
+          seen_[name] = 1;
+          touched_.push_back(name);
+        }
+        total_[name] += double(t.events[i].dur_ns) / 1000.0;
+      }
+    }
+    std::vector<std::pair<uint32_t, double>> v;
+    v.reserve(touched_.size());
+    for (uint32_t name : touched_) {
+      v.push_back({name, total_[name]});
+      total_[name] = 0;
+      seen_[name] = 0;
+    }
+    touched_.clear();
+    auto better = [&](auto& a, auto& b) {
+      return a.second != b.second ? a.second > b.second : res_.Str(a.first) < res_.Str(b.first);
+    };
+    if (v.size() > n) {
+      std::partial_sort(v.begin(), v.begin() + n, v.end(), better);
+      v.resize(n);
+    } else {
+      std::sort(v.begin(), v.end(), better);
+    }
+    return v;
   }
-  std::vector<std::pair<uint32_t, double>> v(total.begin(), total.end());
-  std::sort(v.begin(), v.end(), [&](auto& a, auto& b) {
-    return a.second != b.second ? a.second > b.second : res.Str(a.first) < res.Str(b.first);
-  });
-  if (v.size() > n) v.resize(n);
-  return v;
-}
+
+ private:
+  const AnalysisResult& res_;
+  std::vector<double> total_;
+  std::vector<uint8_t> seen_;
+  std::vector<uint32_t> touched_;
+};
 
 struct WallStats {
   double sum = 0, mean = 0, p50 = 0, p90 = 0;
@@ -39,32 +68,45 @@ WallStats WallsOf(std::vector<double> ms) {
 
 double Ms(int64_t ns) { return double(ns) / 1e6; }
 
+// One block: wall, communication share, pipeline sums, bound (and its top operators when
+// `top_ops` is given).
+BlockSummary SummarizeBlock(const AnalysisResult& res, uint32_t bi, const Thresholds& th, TopOpsCounter* top_ops) {
+  const Block& b = res.blocks[bi];
+  const RankTable& t = *res.FindRank(b.rank);
+  BlockSummary s;
+  s.block = bi;
+  s.wall_ms = Ms(b.end_ns - b.start_ns);
+  s.pipe_sums = EmptyPipeSums();
+  double comm_us = 0;
+  for (uint32_t i = b.events.first; i < b.events.last; ++i) {
+    const Event& e = t.events[i];
+    AddPipe(s.pipe_sums, t, t.PipeOf(e));
+    if (IsComm(e.op_type)) comm_us += double(e.dur_ns) / 1000.0;
+  }
+  s.comm_share = s.wall_ms > 0 ? std::min(1.0, comm_us / (s.wall_ms * 1000.0)) : 0;
+  s.bound = ComputeBound(OpType::kUnknown, s.pipe_sums, th, /*compute_lens=*/true);
+  if (top_ops) s.top_ops = top_ops->Top({{b.rank, b.events}}, 5);
+  return s;
+}
+
 }  // namespace
 
-void SummarizeClasses(AnalysisResult& res, const Rules& rules) {
+void SummarizeBlockRows(AnalysisResult& res, const Rules& rules) {
+  TopOpsCounter top(res);
+  res.summaries.blocks.clear();
+  res.summaries.blocks.reserve(res.blocks.size());
+  for (uint32_t bi = 0; bi < res.blocks.size(); ++bi)
+    res.summaries.blocks.push_back(SummarizeBlock(res, bi, rules.thresholds, &top));
+}
+
+void SummarizeClasses(AnalysisResult& res, const Rules& rules, bool block_rows) {
   Summaries& S = res.summaries;
   const Thresholds& th = rules.thresholds;
+  TopOpsCounter top(res);
 
-  // Blocks.
+  // Blocks: one row each only when asked for (full mode); the classes below read each block once.
   S.blocks.clear();
-  for (uint32_t bi = 0; bi < res.blocks.size(); ++bi) {
-    const Block& b = res.blocks[bi];
-    const RankTable& t = *res.FindRank(b.rank);
-    BlockSummary s;
-    s.block = bi;
-    s.wall_ms = Ms(b.end_ns - b.start_ns);
-    s.pipe_sums = EmptyPipeSums();
-    double comm_us = 0;
-    for (uint32_t i = b.events.first; i < b.events.last; ++i) {
-      const Event& e = t.events[i];
-      AddPipe(s.pipe_sums, t, t.PipeOf(e));
-      if (IsComm(e.op_type)) comm_us += double(e.dur_ns) / 1000.0;
-    }
-    s.comm_share = s.wall_ms > 0 ? std::min(1.0, comm_us / (s.wall_ms * 1000.0)) : 0;
-    s.bound = ComputeBound(OpType::kUnknown, s.pipe_sums, th, /*compute_lens=*/true);
-    s.top_ops = TopOps(res, {{b.rank, b.events}}, 5);
-    S.blocks.push_back(s);
-  }
+  if (block_rows) SummarizeBlockRows(res, rules);
 
   // Block classes.
   S.block_classes.clear();
@@ -77,7 +119,7 @@ void SummarizeClasses(AnalysisResult& res, const Rules& rules) {
     std::vector<std::pair<int, EventRange>> ranges;
     double comm_sum = 0;
     for (uint32_t m : c.members) {
-      const BlockSummary& bs = S.blocks[m];
+      const BlockSummary bs = block_rows ? S.blocks[m] : SummarizeBlock(res, m, th, nullptr);
       s.kind = res.blocks[m].kind;
       walls.push_back(bs.wall_ms);
       comm_sum += bs.comm_share;
@@ -94,7 +136,7 @@ void SummarizeClasses(AnalysisResult& res, const Rules& rules) {
     s.wall_ms_p90 = w.p90;
     s.comm_share_mean = c.members.empty() ? 0 : comm_sum / c.members.size();
     s.bound = ComputeBound(OpType::kUnknown, s.pipe_sums, th, true);
-    s.top_ops = TopOps(res, ranges, 10);
+    s.top_ops = top.Top(ranges, 10);
     S.block_classes.push_back(s);
   }
 
@@ -130,7 +172,7 @@ void SummarizeClasses(AnalysisResult& res, const Rules& rules) {
     s.wall_ms_mean = w.mean;
     s.wall_ms_p50 = w.p50;
     s.wall_ms_p90 = w.p90;
-    s.top_ops = TopOps(res, ranges, 10);
+    s.top_ops = top.Top(ranges, 10);
     S.layer_classes.push_back(s);
   }
 
@@ -172,7 +214,7 @@ void SummarizeClasses(AnalysisResult& res, const Rules& rules) {
     std::sort(s.top_layer_classes.begin(), s.top_layer_classes.end(),
               [](auto& a, auto& b) { return a.second != b.second ? a.second > b.second : a.first < b.first; });
     if (s.top_layer_classes.size() > 5) s.top_layer_classes.resize(5);
-    s.top_ops = TopOps(res, ranges, 10);
+    s.top_ops = top.Top(ranges, 10);
     S.step_classes.push_back(s);
   }
   std::sort(S.step_classes.begin(), S.step_classes.end(),

@@ -117,10 +117,24 @@ void OperatorSummaries(AnalysisResult& res, const Rules& rules) {
   using Key = std::tuple<uint32_t, uint32_t, int>;  // name, type, op type
   std::map<Key, std::map<int, double>> class_rank_total;
   std::map<Key, std::pair<uint64_t, PipeSums>> class_acc;
+  // Group of an event: by name id, then a short list of (type, op type) seen with that name
+  // (nearly always one): no tree or hash lookup per event.
+  std::vector<std::vector<std::pair<uint64_t, uint32_t>>> group_of_name(res.strings.size());
   for (const RankTable& t : res.ranks) {
-    std::map<Key, Acc> groups;
+    std::vector<std::pair<Key, Acc>> accs;
+    for (auto& v : group_of_name) v.clear();
     for (const Event& e : t.events) {
-      Acc& a = groups[{e.name, e.type, int(e.op_type)}];
+      uint64_t sub = (uint64_t(e.type) << 8) | uint64_t(e.op_type);
+      auto& list = group_of_name[e.name];
+      uint32_t index = UINT32_MAX;
+      for (auto& [k, i] : list)
+        if (k == sub) index = i;
+      if (index == UINT32_MAX) {
+        index = static_cast<uint32_t>(accs.size());
+        list.push_back({sub, index});
+        accs.push_back({Key{e.name, e.type, int(e.op_type)}, Acc{}});
+      }
+      Acc& a = accs[index].second;
       a.durs.push_back(double(e.dur_ns) / 1000.0);
       const PipelineFields* p = t.PipeOf(e);
       AddPipe(a.sums, t, p);
@@ -131,8 +145,9 @@ void OperatorSummaries(AnalysisResult& res, const Rules& rules) {
       ++S.events_total;
       S.events_with_pipeline += p ? 1 : 0;
     }
+    std::sort(accs.begin(), accs.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     size_t first = S.operators.size();
-    for (auto& [key, a] : groups) {
+    for (auto& [key, a] : accs) {
       OperatorSummary o;
       o.rank = t.rank;
       o.name = std::get<0>(key);
@@ -244,12 +259,12 @@ void HcclSummaries(AnalysisResult& res, const Rules& rules) {
 
 }  // namespace
 
-void SummarizeClasses(AnalysisResult& res, const Rules& rules);  // summarize_classes.cc
+void SummarizeClasses(AnalysisResult& res, const Rules& rules, bool block_rows);  // summarize_classes.cc
 
-void Summarize(AnalysisResult& res, const Rules& rules) {
+void Summarize(AnalysisResult& res, const Rules& rules, bool block_rows) {
   OperatorSummaries(res, rules);
   HcclSummaries(res, rules);
-  SummarizeClasses(res, rules);
+  SummarizeClasses(res, rules, block_rows);
   CheckSources(res, rules);
 }
 

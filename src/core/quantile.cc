@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 
 namespace optrace {
 
@@ -16,10 +18,48 @@ double Quantile(const std::vector<double>& sorted, double q) {
   return sorted[lo] + frac * (sorted[lo + 1] - sorted[lo]);
 }
 
+void SortValues(std::vector<double>& values) {
+  const size_t n = values.size();
+  if (n < 4096) {
+    std::sort(values.begin(), values.end());
+    return;
+  }
+  // Doubles as unsigned keys in the same order: flip the sign bit of positives, every bit of
+  // negatives. Then an LSD radix sort, 11 bits a pass; a pass whose digit is the same for every
+  // value (most of the exponent bits of a sample of durations) is skipped.
+  constexpr int kBits = 11, kPasses = 6, kBuckets = 1 << kBits;
+  std::vector<uint64_t> keys(n), tmp(n);
+  std::vector<uint32_t> count(size_t(kPasses) * kBuckets, 0);
+  for (size_t i = 0; i < n; ++i) {
+    uint64_t u;
+    std::memcpy(&u, &values[i], sizeof u);
+    u = (u >> 63) ? ~u : (u | (uint64_t{1} << 63));
+    keys[i] = u;
+    for (int p = 0; p < kPasses; ++p) ++count[size_t(p) * kBuckets + ((u >> (p * kBits)) & (kBuckets - 1))];
+  }
+  for (int p = 0; p < kPasses; ++p) {
+    uint32_t* c = &count[size_t(p) * kBuckets];
+    if (c[(keys[0] >> (p * kBits)) & (kBuckets - 1)] == n) continue;  // one digit for all: nothing moves
+    uint32_t sum = 0;
+    for (int b = 0; b < kBuckets; ++b) {
+      uint32_t k = c[b];
+      c[b] = sum;
+      sum += k;
+    }
+    for (size_t i = 0; i < n; ++i) tmp[c[(keys[i] >> (p * kBits)) & (kBuckets - 1)]++] = keys[i];
+    keys.swap(tmp);
+  }
+  for (size_t i = 0; i < n; ++i) {
+    uint64_t u = keys[i];
+    u = (u >> 63) ? (u & ~(uint64_t{1} << 63)) : ~u;
+    std::memcpy(&values[i], &u, sizeof u);
+  }
+}
+
 SummaryStats Summarize(std::vector<double>& values) {
   SummaryStats s;
   if (values.empty()) return s;
-  std::sort(values.begin(), values.end());
+  SortValues(values);
   s.count = values.size();
   for (double v : values) s.total += v;
   s.mean = s.total / static_cast<double>(s.count);

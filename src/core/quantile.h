@@ -24,6 +24,10 @@ struct SummaryStats {
   double stddev = 0;  // population standard deviation
 };
 
+// Sorts ascending, as std::sort would (large samples by a radix sort: the summaries sort millions
+// of durations). NaN has no place in a sample.
+void SortValues(std::vector<double>& values);
+
 // Sorts `values` in place. An empty sample gives a zero SummaryStats with count 0.
 SummaryStats Summarize(std::vector<double>& values);
 

@@ -143,6 +143,46 @@ TEST(PipelineTest, OnlyStageReportLoadsDiagnoseInsteadOfRerunningIt) {
   EXPECT_TRUE(std::filesystem::exists(out.path() / "stages" / "diagnose.bin"));
 }
 
+TEST(PipelineTest, BlockRowsAreKeptInFullModeOnly) {
+  AnalyzeOptions opt;
+  opt.roots = {Sample("st_l2")};
+  opt.persist_stages = false;
+  auto fast = RunAnalysis(opt);
+  ASSERT_TRUE(fast.ok()) << fast.status().message();
+  ASSERT_FALSE(fast->blocks.empty());
+  EXPECT_TRUE(fast->summaries.blocks.empty());
+  EXPECT_FALSE(fast->summaries.block_classes.empty());  // classes are built from the blocks anyway
+  opt.mode = Mode::kFull;
+  auto full = RunAnalysis(opt);
+  ASSERT_TRUE(full.ok());
+  EXPECT_EQ(full->summaries.blocks.size(), full->blocks.size());
+}
+
+TEST(PipelineTest, FullModeReportFromFastStageFilesHasTheBlockRows) {
+  TempDir out;
+  AnalyzeOptions fast;
+  fast.roots = {Sample("st_l2")};
+  fast.out_dir = out.path();
+  ASSERT_TRUE(RunAnalysis(fast).ok());
+  AnalyzeOptions report = fast;
+  report.from = report.to = Stage::kReport;
+  report.mode = Mode::kFull;
+  auto b = RunAnalysis(report);
+  ASSERT_TRUE(b.ok()) << b.status().message();
+  AnalyzeOptions direct = fast;
+  direct.mode = Mode::kFull;
+  direct.persist_stages = false;
+  auto a = RunAnalysis(direct);
+  ASSERT_TRUE(a.ok());
+  ASSERT_EQ(b->summaries.blocks.size(), a->summaries.blocks.size());
+  ASSERT_FALSE(a->summaries.blocks.empty());
+  for (size_t i = 0; i < a->summaries.blocks.size(); ++i) {
+    EXPECT_EQ(b->summaries.blocks[i].wall_ms, a->summaries.blocks[i].wall_ms);
+    EXPECT_EQ(b->summaries.blocks[i].top_ops, a->summaries.blocks[i].top_ops);
+    EXPECT_EQ(b->summaries.blocks[i].bound.bound_family, a->summaries.blocks[i].bound.bound_family);
+  }
+}
+
 TEST(PipelineTest, ATraceViewDoesNotHideThatBubblesHaveNoHostAttribution) {
   TempDir tmp;
   std::filesystem::copy(Sample("tp_l1_text"), tmp.path() / "root", std::filesystem::copy_options::recursive);

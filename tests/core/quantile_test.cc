@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+
 namespace optrace {
 namespace {
 
@@ -36,6 +39,29 @@ TEST(QuantileTest, SummarizeSortsAndFillsEveryField) {
 TEST(QuantileTest, EmptySampleHasZeroCount) {
   std::vector<double> v;
   EXPECT_EQ(Summarize(v).count, 0u);
+}
+
+TEST(QuantileTest, LargeSamplesSortAsStdSortDoes) {
+  // Above the radix threshold: negatives, zero, subnormal-free wide exponents, duplicates.
+  std::vector<double> v;
+  uint64_t x = 88172645463325252ull;
+  for (int i = 0; i < 20000; ++i) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    double d = double(x % 2000000) / 7.0 - 50000.0;
+    v.push_back(i % 5 == 0 ? std::ldexp(d, int(x % 40) - 20) : d);
+  }
+  v.push_back(0.0);
+  v.push_back(0.0);
+  std::vector<double> expect = v;
+  std::sort(expect.begin(), expect.end());
+  SortValues(v);
+  EXPECT_EQ(v, expect);
+}
+
+TEST(QuantileTest, LargeSamplesOfOneValueStayPut) {
+  std::vector<double> v(10000, 12.5);
+  SortValues(v);
+  EXPECT_EQ(v, std::vector<double>(10000, 12.5));
 }
 
 }  // namespace
