@@ -149,7 +149,10 @@ void CrossRankAnalyze(AnalysisResult& res, const Rules& rules) {
     }
   }
   ordinal_of.clear();
-  for (const Step& s : res.steps) {
+  // One rank has nothing to compare a collective with (and a capture has millions of them).
+  const std::vector<Step> no_steps;
+  const std::vector<Step>& matched_steps = C.ranks.size() < 2 ? no_steps : res.steps;
+  for (const Step& s : matched_steps) {
     int64_t key = ordinal ? ordinal_of[s.rank]++ : s.step_id;
     const RankTable& t = *res.FindRank(s.rank);
     std::map<uint32_t, int> occ;

@@ -207,6 +207,8 @@ void PerRankStepFindings(AnalysisResult& res, const Rules& rules, Builder& b) {
 void Aicpu(AnalysisResult& res, const Rules& rules, Builder& b) {
   const Thresholds& th = rules.thresholds;
   for (const RankTable& t : res.ranks) {
+    if (std::none_of(t.events.begin(), t.events.end(), [](const Event& e) { return e.op_type == OpType::kAicpu; }))
+      continue;  // (the union below is as long as the rank's timeline)
     // Union of non-AICPU work, to find AICPU time nothing else overlaps.
     std::vector<std::pair<int64_t, int64_t>> busy;
     for (const Event& e : t.events) {

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/csv_reader.h"
+#include "core/parallel_for.h"
 #include "core/file_io.h"
 
 namespace optrace::analyze {
@@ -170,7 +171,7 @@ Status ReadProfilerInfo(const std::filesystem::path& path, RankTable& table) {
 }
 
 Result<RankTable> NormalizeRank(const RankInput& in, const Rules& rules, StringTable& strings,
-                                std::vector<DataIssue>& issues) {
+                                std::vector<DataIssue>& issues, const ParallelRead& parallel) {
   RankTable t;
   t.rank = in.rank;
   t.kind = in.kind;
@@ -182,9 +183,9 @@ Result<RankTable> NormalizeRank(const RankInput& in, const Rules& rules, StringT
     OPTRACE_RETURN_IF_ERROR(ReadTorchDb(in.db, rules, strings, t, issues));
     AssignStepsFromMarkers(t);  // STEP_TIME ranges, torch_npu's rule
   } else {
-    OPTRACE_RETURN_IF_ERROR(ReadKernelCsv(in.kernel_details, rules, strings, t, issues));
+    OPTRACE_RETURN_IF_ERROR(ReadKernelCsv(in.kernel_details, rules, strings, t, issues, parallel));
     for (const std::filesystem::path& slice : in.kernel_slices)
-      OPTRACE_RETURN_IF_ERROR(ReadKernelCsv(slice, rules, strings, t, issues));
+      OPTRACE_RETURN_IF_ERROR(ReadKernelCsv(slice, rules, strings, t, issues, parallel));
   }
   if (!in.profiler_info.empty()) OPTRACE_RETURN_IF_ERROR(ReadProfilerInfo(in.profiler_info, t));
   if (!in.communication.empty()) OPTRACE_RETURN_IF_ERROR(ReadCommunicationJson(in.communication, t));
@@ -226,6 +227,49 @@ Result<RankTable> NormalizeRank(const RankInput& in, const Rules& rules, StringT
     std::stable_sort(t.events.begin(), t.events.end(), by_time);
   }
   return t;
+}
+
+Result<std::vector<RankTable>> NormalizeRanks(const std::vector<RankInput>& inputs, const Rules& rules,
+                                              StringTable& strings, std::vector<DataIssue>& issues, int threads) {
+  std::vector<RankTable> out;
+  out.reserve(inputs.size());
+  if (inputs.size() <= 1 || threads <= 1) {
+    for (const RankInput& in : inputs) {
+      OPTRACE_ASSIGN_OR_RETURN(RankTable t, NormalizeRank(in, rules, strings, issues, ParallelRead{threads}));
+      out.push_back(std::move(t));
+    }
+    return out;
+  }
+  // Ranks in parallel, each with its own strings and issues; merged in rank order below.
+  struct Local {
+    StringTable strings;
+    std::vector<DataIssue> issues;
+    std::optional<Result<RankTable>> table;
+  };
+  std::vector<Local> local(inputs.size());
+  // Fewer ranks than threads: the rest of the threads split each rank's files.
+  const int per_rank = std::max(1, threads / static_cast<int>(inputs.size()));
+  ParallelFor(inputs.size(), threads, [&](size_t i) {
+    local[i].table.emplace(NormalizeRank(inputs[i], rules, local[i].strings, local[i].issues, ParallelRead{per_rank}));
+  });
+  for (Local& l : local) {
+    if (!l.table->ok()) return l.table->status();
+    RankTable t = std::move(*l.table).value();
+    std::vector<uint32_t> id(l.strings.size());
+    for (uint32_t i = 0; i < id.size(); ++i) id[i] = strings.Intern(l.strings.Get(i));
+    for (Event& e : t.events) {
+      e.name = id[e.name];
+      e.type = id[e.type];
+      e.core = id[e.core];
+      e.input_shapes = id[e.input_shapes];
+      e.output_shapes = id[e.output_shapes];
+      e.input_dtypes = id[e.input_dtypes];
+    }
+    for (const DataIssue& i : l.issues) AddIssue(issues, i.name, i.severity, i.description, i.example, i.count);
+    out.push_back(std::move(t));
+    l = Local{};
+  }
+  return out;
 }
 
 std::vector<RankTable> SplitDevices(RankTable t) {

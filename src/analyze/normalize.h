@@ -27,12 +27,25 @@ std::vector<RankTable> SplitDevices(RankTable table);
 // The "rank_id" msprof records for a device (PROF_*/device_<id>/info.json*), -1 when absent.
 int MsprofDeviceRankId(const std::filesystem::path& prof_dir, int device_id);
 
+// How a large file may be read: ranges of at least min_chunk_bytes parsed on up to `threads`
+// threads, merged in file order (the same table, string ids and issues as one pass).
+struct ParallelRead {
+  int threads = 1;
+  uint64_t min_chunk_bytes = 8u << 20;
+};
+
 Result<RankTable> NormalizeRank(const RankInput& input, const Rules& rules, StringTable& strings,
-                                std::vector<DataIssue>& issues);
+                                std::vector<DataIssue>& issues, const ParallelRead& parallel = {});
+
+// Every rank of `inputs`, ranks on up to `threads` threads (a single rank: its kernel files in
+// ranges on all of them). Strings are interned and issues added in rank order, so the tables, ids
+// and issues are those of one rank after another. The first failing rank's error is returned.
+Result<std::vector<RankTable>> NormalizeRanks(const std::vector<RankInput>& inputs, const Rules& rules,
+                                              StringTable& strings, std::vector<DataIssue>& issues, int threads);
 
 // Per-file readers (exposed for tests and the benchmark). They append to `table`, times absolute.
 Status ReadKernelCsv(const std::filesystem::path& path, const Rules& rules, StringTable& strings, RankTable& table,
-                     std::vector<DataIssue>& issues);
+                     std::vector<DataIssue>& issues, const ParallelRead& parallel = {});
 Status ReadTorchDb(const std::filesystem::path& path, const Rules& rules, StringTable& strings, RankTable& table,
                    std::vector<DataIssue>& issues);
 Status ReadCommunicationJson(const std::filesystem::path& path, RankTable& table);
@@ -52,8 +65,9 @@ Status ReadProfilerInfo(const std::filesystem::path& path, RankTable& table);
 // "1736405443881410.320\t" (microseconds) -> 1736405443881410320 ns; nullopt when missing.
 std::optional<int64_t> ParseUsToNs(std::string_view text);
 
-// Adds a data issue or bumps the count of an existing one with the same name.
+// Adds a data issue (`count` occurrences, `example` the first) or bumps the count of an existing
+// one with the same name.
 void AddIssue(std::vector<DataIssue>& issues, std::string_view name, std::string_view severity,
-              std::string_view description, std::string_view example);
+              std::string_view description, std::string_view example, uint64_t count = 1);
 
 }  // namespace optrace::analyze

@@ -15,6 +15,7 @@
 #include "analyze/stage_io.h"
 #include "analyze/summarize.h"
 #include "core/file_io.h"
+#include "core/parallel_for.h"
 #include "core/process_memory.h"
 
 namespace optrace::analyze {
@@ -101,9 +102,11 @@ Status RunStage(Stage s, AnalysisResult& r, const AnalyzeOptions& opt, const Rul
     case Stage::kNormalize: {
       r.ranks.clear();
       bool split = false;
-      for (const RankInput& in : r.discovery.ranks) {
-        OPTRACE_ASSIGN_OR_RETURN(RankTable t, NormalizeRank(in, rules, r.strings, r.issues));
-        std::vector<RankTable> parts = SplitDevices(std::move(t));
+      OPTRACE_ASSIGN_OR_RETURN(std::vector<RankTable> tables,
+                               NormalizeRanks(r.discovery.ranks, rules, r.strings, r.issues, WorkerCount(opt.threads)));
+      for (size_t ri = 0; ri < tables.size(); ++ri) {
+        const RankInput& in = r.discovery.ranks[ri];
+        std::vector<RankTable> parts = SplitDevices(std::move(tables[ri]));
         if (parts.size() > 1) {
           split = true;
           std::string ids;

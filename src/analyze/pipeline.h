@@ -62,6 +62,7 @@ struct AnalyzeOptions {
   bool persist_stages = true;        // write OUT/stages/<stage>.bin after each stage that ran
   std::filesystem::path rules_dir;   // empty: the built-in rules (data/analyze/*.json embedded)
   int run = 0;                       // 1-based capture when the roots hold several (discover.h)
+  int threads = 0;                   // worker threads (0: every core); results never depend on it
   ProgressSink* progress = nullptr;
 };
 

@@ -81,6 +81,9 @@ int RunAnalyzeCommand(const CommandArgs& args, CommandIo& io) {
   int capture_run = 0;
   app.add_option("--run", capture_run, "when the roots hold several captures: analyze capture N of the list the refusal prints")
       ->check(CLI::PositiveNumber);
+  int threads = 0;
+  app.add_option("--threads", threads, "worker threads for reading and summarizing (default: every core)")
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--rules", rules, "directory with rules files overriding the built-in ones (data/analyze/*.json)");
   auto* from_opt = app.add_option("--from-stage", from, "reuse OUT/stages/ up to this stage and run from it");
   auto* to_opt = app.add_option("--to-stage", to, "stop after this stage (default: report)");
@@ -98,6 +101,7 @@ int RunAnalyzeCommand(const CommandArgs& args, CommandIo& io) {
   opt.analyze.mode = mode == "full" ? analyze::Mode::kFull : analyze::Mode::kFast;
   opt.analyze.rules_dir = rules;
   opt.analyze.run = capture_run;
+  opt.analyze.threads = threads;
   opt.analyze.from = Stage::kDiscover;
   opt.analyze.to = Stage::kReport;
   Status flags = Status::Ok();

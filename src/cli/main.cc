@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <csignal>
+#include <malloc.h>
 #include <cstring>
 #include <iostream>
 
@@ -10,6 +11,12 @@
 int main(int argc, char** argv) {
   // A closed pipe (`optrace scan src | head`) is a write error to report, not a silent death.
   std::signal(SIGPIPE, SIG_IGN);
+#ifdef M_MMAP_THRESHOLD
+  // Buffers of 1 MiB and more (event tables, the ranges a large export is parsed in) come from
+  // and go back to the OS. glibc would otherwise raise this threshold after the first large free
+  // and keep later tables in per-thread arenas that are never returned: peak memory is the budget.
+  mallopt(M_MMAP_THRESHOLD, 1 << 20);
+#endif
   std::ios::sync_with_stdio(false);
   std::vector<std::string> args(argv + 1, argv + argc);
   optrace::cli::CommandIo io{std::cout, std::cerr, ::isatty(2) == 1};

@@ -27,6 +27,18 @@ Result<CsvReader> CsvReader::Open(const std::filesystem::path& path, size_t buff
   return r;
 }
 
+Result<CsvReader> CsvReader::OpenRange(const std::filesystem::path& path, uint64_t begin, uint64_t end,
+                                       uint64_t first_line, size_t buffer_bytes) {
+  OPTRACE_ASSIGN_OR_RETURN(CsvReader r, Open(path, buffer_bytes));
+  if (begin > 0 && ::lseek(r.fd_, static_cast<off_t>(begin), SEEK_SET) < 0)
+    return IoError("{}: cannot seek to byte {}: {}", path.string(), begin, std::strerror(errno));
+  r.consumed_ = begin;
+  r.limit_ = end;
+  r.line_ = first_line;
+  r.first_ = begin == 0;  // a BOM can only open the file
+  return r;
+}
+
 CsvReader CsvReader::FromString(std::string text, std::string origin) {
   CsvReader r;
   r.origin_ = std::move(origin);
@@ -54,6 +66,7 @@ CsvReader& CsvReader::operator=(CsvReader&& o) noexcept {
     first_ = o.first_;
     consumed_ = o.consumed_;
     line_ = o.line_;
+    limit_ = o.limit_;
   }
   return *this;
 }
@@ -96,6 +109,7 @@ Status CsvReader::Refill() {
 Result<bool> CsvReader::Next(CsvRecord& rec) {
   rec.fields.clear();
   for (;;) {
+    if (consumed_ + begin_ >= limit_) return false;  // the next range's record
     // Find the end of the next record: a '\n' outside quotes. Quote parity tells whether a
     // newline is inside a quoted field ("" escapes toggle twice and cancel out).
     char* data = buf_.get();

@@ -47,6 +47,12 @@ class CsvReader {
   static constexpr size_t kDefaultBufferBytes = 4u << 20;
 
   static Result<CsvReader> Open(const std::filesystem::path& path, size_t buffer_bytes = kDefaultBufferBytes);
+  // The records of `path` that start in [begin, end): the last one may run past `end`. `begin`
+  // must be a record start (or the caller checks afterwards that it was: position() of the reader
+  // of the range before). Line numbers count from `first_line`. Lets several threads parse one
+  // large file, each its own range.
+  static Result<CsvReader> OpenRange(const std::filesystem::path& path, uint64_t begin, uint64_t end,
+                                     uint64_t first_line, size_t buffer_bytes = kDefaultBufferBytes);
   // For tests and small inputs; `origin` names the input in messages.
   static CsvReader FromString(std::string text, std::string origin);
 
@@ -59,6 +65,10 @@ class CsvReader {
 
   const std::string& origin() const { return origin_; }
   uint64_t bytes_consumed() const { return consumed_; }
+  // Offset of the first byte not yet returned in a record (after Next() returned false: where the
+  // next range's first record starts), and the line number of that byte.
+  uint64_t position() const { return consumed_ + begin_; }
+  uint64_t line() const { return line_; }
 
  private:
   CsvReader() = default;
@@ -74,6 +84,7 @@ class CsvReader {
   bool first_ = true;      // BOM check pending
   uint64_t consumed_ = 0;  // bytes before buf_[begin_]
   uint64_t line_ = 1;
+  uint64_t limit_ = UINT64_MAX;  // no record starts at or after this offset (OpenRange)
 };
 
 // Column lookup by header name (exact match after trimming spaces, tabs and quotes).

@@ -1,7 +1,9 @@
 #include "analyze/normalize.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <map>
 #include <regex>
 
@@ -288,6 +290,142 @@ TEST(NormalizeTest, NonDatabaseFileIsABadInput) {
   Status st = ReadTorchDb(p, rules, strings, t, issues);
   ASSERT_FALSE(st.ok());
   EXPECT_NE(st.message().find(p.string()), std::string::npos) << st.message();
+}
+
+// --- Reading one file in ranges, ranks in parallel: the same result as one pass. ---
+
+struct Read {
+  Status status = Status::Ok();
+  StringTable strings;
+  RankTable table;
+  std::vector<DataIssue> issues;
+};
+
+Read ReadWith(const std::filesystem::path& p, ParallelRead parallel) {
+  Read r;
+  Rules rules = testing::BuiltinRules();
+  r.status = ReadKernelCsv(p, rules, r.strings, r.table, r.issues, parallel);
+  return r;
+}
+
+void ExpectSameRead(const Read& a, const Read& b) {
+  ASSERT_EQ(a.status.ok(), b.status.ok()) << a.status.message() << " / " << b.status.message();
+  EXPECT_EQ(a.status.message(), b.status.message());
+  if (!a.status.ok()) return;  // the caller drops a failed read's table
+  EXPECT_EQ(a.strings.strings(), b.strings.strings());
+  ASSERT_EQ(a.table.events.size(), b.table.events.size());
+  for (size_t i = 0; i < a.table.events.size(); ++i) {
+    const Event &x = a.table.events[i], &y = b.table.events[i];
+    ASSERT_EQ(std::memcmp(&x, &y, sizeof x), 0) << "event " << i << " (row " << x.row << " vs " << y.row << ")";
+    const PipelineFields* px = a.table.PipeOf(x);
+    const PipelineFields* py = b.table.PipeOf(y);
+    ASSERT_EQ(px == nullptr, py == nullptr);
+    for (int f = 0; px && f < kStoredPipeCount; ++f) {
+      double u = a.table.PipeValue(*px, f), v = b.table.PipeValue(*py, f);
+      EXPECT_TRUE(u == v || (std::isnan(u) && std::isnan(v))) << "event " << i << " field " << f;
+    }
+  }
+  ASSERT_EQ(a.issues.size(), b.issues.size());
+  for (size_t i = 0; i < a.issues.size(); ++i) {
+    EXPECT_EQ(a.issues[i].name, b.issues[i].name);
+    EXPECT_EQ(a.issues[i].count, b.issues[i].count);
+    EXPECT_EQ(a.issues[i].example, b.issues[i].example);
+  }
+}
+
+TEST(NormalizeTest, AFileReadInRangesGivesTheTableOfOnePass) {
+  for (const char* rel : {"tp_l1_text/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv",
+                          "st_l2/rank_0_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv",
+                          "msprof_minimal/PROF_001/mindstudio_profiler_output/op_summary_001.csv"}) {
+    SCOPED_TRACE(rel);
+    std::filesystem::path p = Sample(rel);
+    ASSERT_TRUE(std::filesystem::exists(p));
+    Read one = ReadWith(p, {});
+    ASSERT_TRUE(one.status.ok()) << one.status.message();
+    for (uint64_t chunk : {64u, 300u, 4096u})
+      for (int threads : {2, 3}) ExpectSameRead(one, ReadWith(p, {threads, chunk}));
+  }
+}
+
+// Shapes quoted with newlines inside: a range that starts inside one begins at a wrong place and
+// is read again from where the range before it stopped.
+TEST(NormalizeTest, QuotedNewlinesAcrossRangeStartsAreReadAsOnePassReadsThem) {
+  TempDir tmp;
+  std::string csv = "Name,Start Time(us),Duration(us),Input Shapes,Accelerator Core\n";
+  for (int i = 0; i < 400; ++i) {
+    std::string shape = i % 3 == 0 ? "\"\"\"8,16\n32;4\n\n1\"\"\"" : "\"\"\"8,16\"\"\"";
+    csv += fmt::format("op{},{}.5,{}.25,{},AI_CORE\n", i % 7, 1000 + i * 10, 1 + i % 5, shape);
+    if (i == 200) csv += "short,row\n";  // an issue deep in the file: its line must be right
+  }
+  auto p = tmp.Write("kernel_details.csv", csv);
+  Read one = ReadWith(p, {});
+  ASSERT_TRUE(one.status.ok());
+  ASSERT_EQ(one.table.events.size(), 400u);
+  ASSERT_EQ(one.issues.size(), 1u);
+  for (uint64_t chunk : {16u, 50u, 97u, 500u}) ExpectSameRead(one, ReadWith(p, {2, chunk}));
+  // Rows are physical line numbers: every third row spans 4 lines.
+  EXPECT_EQ(one.table.events[1].row, 6u);
+}
+
+TEST(NormalizeTest, AnUnclosedQuoteIsTheSameErrorWhenReadInRanges) {
+  TempDir tmp;
+  std::string csv = "Name,Start Time(us),Duration(us),Input Shapes\n";
+  for (int i = 0; i < 200; ++i) csv += fmt::format("op,{}.5,1.0,\"\"\"1,2\"\"\"\n", 100 + i);
+  csv += "op,9999.5,1.0,\"never closed\n";
+  auto p = tmp.Write("kernel_details.csv", csv);
+  Read one = ReadWith(p, {});
+  ASSERT_FALSE(one.status.ok());
+  EXPECT_NE(one.status.message().find("line 202"), std::string::npos) << one.status.message();
+  for (uint64_t chunk : {32u, 200u}) ExpectSameRead(one, ReadWith(p, {2, chunk}));
+}
+
+TEST(NormalizeTest, RanksNormalizedInParallelMatchOneAfterAnother) {
+  for (const char* root : {"synthetic_8rank", "tp_l1_text", "st_l2"}) {
+    SCOPED_TRACE(root);
+    std::vector<DataIssue> discover_issues;
+    auto d = Discover({Sample(root)}, discover_issues);
+    ASSERT_TRUE(d.ok());
+    Rules rules = testing::BuiltinRules();
+    StringTable s1, s4;
+    std::vector<DataIssue> i1 = discover_issues, i4 = discover_issues;
+    auto one = NormalizeRanks(d->ranks, rules, s1, i1, 1);
+    auto four = NormalizeRanks(d->ranks, rules, s4, i4, 4);
+    ASSERT_TRUE(one.ok() && four.ok());
+    EXPECT_EQ(s1.strings(), s4.strings());
+    ASSERT_EQ(one->size(), four->size());
+    for (size_t r = 0; r < one->size(); ++r) {
+      const RankTable &a = (*one)[r], &b = (*four)[r];
+      EXPECT_EQ(a.rank, b.rank);
+      EXPECT_EQ(a.base_ns, b.base_ns);
+      ASSERT_EQ(a.events.size(), b.events.size());
+      EXPECT_EQ(std::memcmp(a.events.data(), b.events.data(), a.events.size() * sizeof(Event)), 0);
+      EXPECT_EQ(a.comm_ops.size(), b.comm_ops.size());
+      EXPECT_EQ(a.step_markers.size(), b.step_markers.size());
+    }
+    ASSERT_EQ(i1.size(), i4.size());
+    for (size_t k = 0; k < i1.size(); ++k) {
+      EXPECT_EQ(i1[k].name, i4[k].name);
+      EXPECT_EQ(i1[k].count, i4[k].count);
+      EXPECT_EQ(i1[k].example, i4[k].example);
+    }
+  }
+}
+
+TEST(NormalizeTest, TheFirstFailingRankIsTheErrorOfAParallelRun) {
+  TempDir tmp;
+  for (int r = 0; r < 4; ++r) {
+    std::string dir = fmt::format("r{}_ascend_pt/ASCEND_PROFILER_OUTPUT", r);
+    std::string body = r == 1 || r == 3 ? "Step Id,Wait Time(us)\n1,0\n" : "Name,Start Time(us),Duration(us)\na,1.0,1.0\n";
+    tmp.Write(dir + "/kernel_details.csv", body);
+  }
+  std::vector<DataIssue> issues;
+  auto d = Discover({tmp.path()}, issues);
+  ASSERT_TRUE(d.ok()) << d.status().message();
+  Rules rules = testing::BuiltinRules();
+  StringTable strings;
+  auto r = NormalizeRanks(d->ranks, rules, strings, issues, 4);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find(d->ranks[1].kernel_details.string()), std::string::npos) << r.status().message();
 }
 
 }  // namespace
