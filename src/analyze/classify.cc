@@ -20,10 +20,10 @@ void Combine(uint64_t& h, uint64_t word) {
 
 // Groups members by signature into classes with ids "<prefix>1..", in member order.
 template <typename GetSig>
-std::vector<ShapeClass> MakeClasses(size_t n, char prefix, GetSig get_sig, std::vector<std::string>& ids) {
+std::vector<ShapeClass> MakeClasses(size_t n, char prefix, GetSig get_sig, std::vector<uint32_t>& ids) {
   std::vector<ShapeClass> classes;
   std::unordered_map<std::string, size_t> by_sig;
-  ids.assign(n, "");
+  ids.assign(n, kNone32);
   for (size_t i = 0; i < n; ++i) {
     std::string sig = get_sig(i);
     bool has = !sig.empty();
@@ -37,7 +37,7 @@ std::vector<ShapeClass> MakeClasses(size_t n, char prefix, GetSig get_sig, std::
       classes.push_back(c);
     }
     classes[it->second].members.push_back(static_cast<uint32_t>(i));
-    ids[i] = classes[it->second].id;
+    ids[i] = static_cast<uint32_t>(it->second);
   }
   return classes;
 }
@@ -132,12 +132,12 @@ void ClassifyAll(AnalysisResult& res, const Rules& rules) {
     if (!rest.empty()) add_block(li, rest_kind(t, rest), rest, t);
   }
 
-  std::vector<std::string> ids;
+  std::vector<uint32_t> ids;
   const std::vector<uint64_t> hashes = StringHashes(res.strings);
   res.step_classes = MakeClasses(res.steps.size(), 'S', [&](size_t i) {
     return ShapeSignature(hashes, *res.FindRank(res.steps[i].rank), res.steps[i].events);
   }, ids);
-  for (size_t i = 0; i < res.steps.size(); ++i) res.steps[i].step_class = ids[i];
+  for (size_t i = 0; i < res.steps.size(); ++i) res.steps[i].step_class = res.step_classes[ids[i]].id;
   res.layer_classes = MakeClasses(res.layers.size(), 'L', [&](size_t i) {
     return ShapeSignature(hashes, *res.FindRank(res.layers[i].rank), res.layers[i].events);
   }, ids);

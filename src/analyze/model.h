@@ -311,7 +311,7 @@ struct Block {
   BlockKind kind = BlockKind::kOther;
   EventRange events;
   int64_t start_ns = 0, end_ns = 0;
-  std::string block_class;  // "B1", ...
+  uint32_t block_class = kNone32;  // index into AnalysisResult::block_classes (id "B1", ...)
 };
 
 struct Layer {
@@ -327,7 +327,7 @@ struct Layer {
   bool outlier = false;
   std::string absorbed;          // its longest operators: "hcom_allReduce_ 121.0 ms, ..."
   std::vector<uint32_t> blocks;  // indexes into AnalysisResult::blocks
-  std::string layer_class;       // "L1", ...
+  uint32_t layer_class = kNone32;  // index into AnalysisResult::layer_classes (id "L1", ...)
 };
 
 // A class of steps / layers / blocks with exactly the same (name, shape) sequence.

@@ -274,7 +274,12 @@ Result<std::vector<RankTable>> NormalizeRanks(const std::vector<RankInput>& inpu
 
 std::vector<RankTable> SplitDevices(RankTable t) {
   std::map<int, size_t> devices;
-  for (const Event& e : t.events) devices.emplace(e.device, 0);
+  // Nearly always one device: check that in a plain loop before building the map.
+  const int8_t first = t.events.empty() ? int8_t{-1} : t.events[0].device;
+  if (std::any_of(t.events.begin(), t.events.end(), [&](const Event& e) { return e.device != first; }))
+    for (const Event& e : t.events) devices.emplace(e.device, 0);
+  else if (!t.events.empty())
+    devices.emplace(first, 0);
   std::vector<RankTable> out;
   if (devices.size() <= 1) {
     t.device_id = devices.empty() ? -1 : devices.begin()->first;

@@ -1,5 +1,6 @@
 // Streaming reader of kernel_details.csv (torch_npu) and op_summary_*.csv (msprof).
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -179,6 +180,36 @@ struct KernelChunk {
   }
 };
 
+// Interns one column's values through a small direct-mapped cache. A column repeats a few
+// distinct values (names, types, shapes) millions of times: the cache compares the bytes where
+// the string table would hash them first. The table still sees each new value first-come, so
+// ids come out as without the cache.
+class ColumnInterner {
+ public:
+  uint32_t Intern(std::string_view s, StringTable& table) {
+    Slot& slot = slots_[Hash(s) & (kSlots - 1)];
+    if (slot.id != kNone32 && std::string_view(slot.text) == s) return slot.id;
+    slot.id = table.Intern(s);
+    slot.text.assign(s);
+    return slot.id;
+  }
+
+ private:
+  static constexpr size_t kSlots = 64;
+  struct Slot {
+    uint32_t id = kNone32;
+    std::string text;
+  };
+  static uint64_t Hash(std::string_view s) {
+    uint64_t head = 0, tail = 0;
+    std::memcpy(&head, s.data(), std::min<size_t>(s.size(), 8));
+    if (s.size() > 8) std::memcpy(&tail, s.data() + s.size() - 8, 8);
+    uint64_t h = (head * 0x9e3779b97f4a7c15ull) ^ (tail * 0xc2b2ae3d27d4eb4full) ^ s.size();
+    return h ^ (h >> 29);
+  }
+  std::array<Slot, kSlots> slots_;
+};
+
 struct KernelLayout {
   std::filesystem::path path;
   KernelColumns columns;
@@ -209,6 +240,7 @@ void ParseKernelRange(const KernelLayout& k, const Rules& rules, uint64_t begin,
   if (k.any_pipe) pipes.reserve(pipes.size() + reserve_rows);
   std::unordered_map<uint64_t, OpType> op_cache;  // (core id, name id) -> op type
   StringTable& strings = *out.strings;
+  ColumnInterner names, types, cores, in_shapes, out_shapes, in_dtypes;
   CsvRecord rec;
   while (true) {
     auto more = reader.Next(rec);
@@ -241,14 +273,14 @@ void ParseKernelRange(const KernelLayout& k, const Rules& rules, uint64_t begin,
     e.row = static_cast<uint32_t>(rec.line);
     e.file = k.file_id;
     std::string_view name = TrimCsvField(rec.Field(*c.name));
-    e.name = strings.Intern(name);
+    e.name = names.Intern(name, strings);
     if (c.type) {
       std::string_view t = TrimCsvField(rec.Field(*c.type));
-      e.type = IsMissingCsvValue(t) ? 0 : strings.Intern(t);
+      e.type = IsMissingCsvValue(t) ? 0 : types.Intern(t, strings);
     }
     if (c.core) {
       std::string_view t = TrimCsvField(rec.Field(*c.core));
-      e.core = IsMissingCsvValue(t) ? 0 : strings.Intern(t);
+      e.core = IsMissingCsvValue(t) ? 0 : cores.Intern(t, strings);
     }
     uint64_t key = (uint64_t(e.core) << 32) | e.name;
     auto it = op_cache.find(key);
@@ -276,11 +308,11 @@ void ParseKernelRange(const KernelLayout& k, const Rules& rules, uint64_t begin,
     if (c.mix_block) e.mix_block_dim = IntOr(rec.Field(*c.mix_block), -1);
     if (c.stream) e.stream_id = IntOr(rec.Field(*c.stream), -1);
     if (c.task) e.task_id = IntOr(rec.Field(*c.task), -1);
-    if (c.in_shapes) e.input_shapes = strings.Intern(ShapeText(rec.Field(*c.in_shapes)));
-    if (c.out_shapes) e.output_shapes = strings.Intern(ShapeText(rec.Field(*c.out_shapes)));
+    if (c.in_shapes) e.input_shapes = in_shapes.Intern(ShapeText(rec.Field(*c.in_shapes)), strings);
+    if (c.out_shapes) e.output_shapes = out_shapes.Intern(ShapeText(rec.Field(*c.out_shapes)), strings);
     if (c.in_dtypes) {
       std::string_view t = TrimCsvField(rec.Field(*c.in_dtypes));
-      e.input_dtypes = IsMissingCsvValue(t) ? 0 : strings.Intern(t);
+      e.input_dtypes = IsMissingCsvValue(t) ? 0 : in_dtypes.Intern(t, strings);
     }
     if (k.any_pipe) {
       PipelineFields pf;

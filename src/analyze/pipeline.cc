@@ -2,6 +2,7 @@
 #include "analyze/pipeline.h"
 
 #include <chrono>
+#include <future>
 #include <map>
 #include <set>
 
@@ -135,7 +136,9 @@ Status RunStage(Stage s, AnalysisResult& r, const AnalyzeOptions& opt, const Rul
     }
     case Stage::kSegment: SegmentRanks(r, rules); break;
     case Stage::kClassify: ClassifyAll(r, rules); break;
-    case Stage::kSummarize: Summarize(r, rules, /*block_rows=*/opt.mode == Mode::kFull); break;
+    case Stage::kSummarize:
+      Summarize(r, rules, /*block_rows=*/opt.mode == Mode::kFull, WorkerCount(opt.threads));
+      break;
     case Stage::kCrossRank: CrossRankAnalyze(r, rules); break;
     case Stage::kDiagnose:
       Diagnose(r, rules);
@@ -318,6 +321,21 @@ Result<AnalysisResult> RunAnalysis(const AnalyzeOptions& opt) {
                              StageFilePath(stages_dir, static_cast<Stage>(i)).string(), ec.message());
     }
   }
+  // The normalize file written in the background is waited for on every way out (it reads the
+  // rank tables of `r`); its error, if any, is this run's.
+  std::future<Status> pending_normalize;
+  struct JoinPending {
+    std::future<Status>& f;
+    ~JoinPending() {
+      if (f.valid()) f.wait();
+    }
+  } join_pending{pending_normalize};
+  auto finish_normalize_file = [&]() -> Status {
+    if (!pending_normalize.valid()) return Status::Ok();
+    Status st = pending_normalize.get();
+    if (!st.ok()) emit({Stage::kNormalize, "failed", 0, {}, st.message()});
+    return st;
+  };
   // Timings of this run replace the loaded ones for the stages it runs.
   for (int i = first_run; i <= static_cast<int>(to); ++i) {
     Stage s = static_cast<Stage>(i);
@@ -333,10 +351,15 @@ Result<AnalysisResult> RunAnalysis(const AnalyzeOptions& opt) {
     std::erase_if(r.timings, [&](const StageTiming& t) { return t.stage == StageName(s); });
     r.timings.push_back({std::string(StageName(s)), "ran", secs});
     if (opt.persist_stages && !stages_dir.empty()) {
-      Status ss = SaveStage(stages_dir, s, r);
-      if (!ss.ok()) {
-        emit({s, "failed", secs, {}, ss.message()});
-        return ss;
+      if (s == Stage::kNormalize && to > Stage::kNormalize) {
+        // Written while the next stages run (the second core is free then).
+        pending_normalize = SaveNormalizeStageAsync(stages_dir, r);
+      } else {
+        Status ss = SaveStage(stages_dir, s, r);
+        if (!ss.ok()) {
+          emit({s, "failed", secs, {}, ss.message()});
+          return ss;
+        }
       }
     }
     StageEvent done{s, "done", secs, StageCounts(s, r), ""};
@@ -346,6 +369,7 @@ Result<AnalysisResult> RunAnalysis(const AnalyzeOptions& opt) {
     }
     emit(done);
   }
+  OPTRACE_RETURN_IF_ERROR(finish_normalize_file());
   for (int i = static_cast<int>(to) + 1; i < kStageCount - 1; ++i) emit({static_cast<Stage>(i), "skipped", 0, {}, ""});
   return r;
 }

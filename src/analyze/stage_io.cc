@@ -356,15 +356,17 @@ void Io(A& a, std::map<K, V>& m) {
 }
 
 // The part of the result that a stage owns (issues and timings ride along with every stage).
+// `ranks` is r.ranks except for a normalize file written in the background (the live tables,
+// with a snapshot of the rest in r).
 template <typename A>
-void StagePart(A& a, Stage stage, AnalysisResult& r) {
+void StagePart(A& a, Stage stage, AnalysisResult& r, std::vector<RankTable>& ranks) {
   switch (stage) {
     case Stage::kDiscover: IoAll(a, r.discovery); break;
     case Stage::kNormalize: {
       std::vector<std::string> strings = r.strings.strings();
       Io(a, strings);
       if constexpr (A::kReading) r.strings.Assign(std::move(strings));
-      IoAll(a, r.ranks);
+      IoAll(a, ranks);
       break;
     }
     case Stage::kSegment: IoAll(a, r.steps, r.layers); break;
@@ -422,6 +424,12 @@ Status CheckDecoded(Stage stage, const AnalysisResult& r, const std::string& pat
       if (!in_rank(r.layers[i].rank, r.layers[i].events)) return bad(fmt::format("layer {}: events outside its rank", i));
     for (size_t i = 0; i < r.blocks.size(); ++i)
       if (!in_rank(r.blocks[i].rank, r.blocks[i].events)) return bad(fmt::format("block {}: events outside its rank", i));
+    for (size_t i = 0; i < r.layers.size(); ++i)
+      if (r.layers[i].layer_class != kNone32 && r.layers[i].layer_class >= r.layer_classes.size())
+        return bad(fmt::format("layer {}: class {}", i, r.layers[i].layer_class));
+    for (size_t i = 0; i < r.blocks.size(); ++i)
+      if (r.blocks[i].block_class != kNone32 && r.blocks[i].block_class >= r.block_classes.size())
+        return bad(fmt::format("block {}: class {}", i, r.blocks[i].block_class));
   }
   return Status::Ok();
 }
@@ -458,7 +466,10 @@ std::filesystem::path StageFilePath(const std::filesystem::path& dir, Stage stag
   return dir / (std::string(StageName(stage)) + ".bin");
 }
 
-Status SaveStage(const std::filesystem::path& dir, Stage stage, const AnalysisResult& result) {
+namespace {
+
+Status WriteStage(const std::filesystem::path& dir, Stage stage, AnalysisResult& result,
+                  std::vector<RankTable>& ranks) {
   return WriteStreamAtomic(StageFilePath(dir, stage), [&](std::ostream& os) {
     Writer w;
     w.os = &os;
@@ -466,12 +477,30 @@ Status SaveStage(const std::filesystem::path& dir, Stage stage, const AnalysisRe
     uint32_t version = kStageFileVersion, schema = kModelSchemaVersion;
     uint8_t s = static_cast<uint8_t>(stage);
     IoAll(w, version, schema, s);
-    StagePart(w, stage, const_cast<AnalysisResult&>(result));  // the writer only reads
+    StagePart(w, stage, result, ranks);  // the writer only reads
     w.Flush();
     uint64_t sum = w.hash.Final();
     os.write(reinterpret_cast<const char*>(&sum), sizeof sum);
     return Status::Ok();
   });
+}
+
+}  // namespace
+
+Status SaveStage(const std::filesystem::path& dir, Stage stage, const AnalysisResult& result) {
+  auto& r = const_cast<AnalysisResult&>(result);  // Io code is shared with reading: the writer only reads
+  return WriteStage(dir, stage, r, r.ranks);
+}
+
+std::future<Status> SaveNormalizeStageAsync(const std::filesystem::path& dir, const AnalysisResult& result) {
+  auto snapshot = std::make_shared<AnalysisResult>();
+  snapshot->strings = result.strings;
+  snapshot->issues = result.issues;
+  snapshot->timings = result.timings;
+  snapshot->identity = result.identity;
+  auto* ranks = const_cast<std::vector<RankTable>*>(&result.ranks);
+  return std::async(std::launch::async,
+                    [dir, snapshot, ranks] { return WriteStage(dir, Stage::kNormalize, *snapshot, *ranks); });
 }
 
 Status LoadStage(const std::filesystem::path& dir, Stage stage, AnalysisResult& result) {
@@ -502,7 +531,7 @@ Status LoadStage(const std::filesystem::path& dir, Stage stage, AnalysisResult& 
                          "'{}' stage",
                          path.string(), version, schema, int(s), kStageFileVersion, kModelSchemaVersion,
                          int(static_cast<uint8_t>(stage)), StageName(stage));
-  StagePart(r, stage, result);
+  StagePart(r, stage, result, result.ranks);
   if (!r.ok || r.pos != bytes.size())
     return BadInputError("{}: truncated or corrupt at byte {}; re-run the '{}' stage", path.string(), r.pos,
                          StageName(stage));

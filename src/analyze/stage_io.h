@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <future>
 #include <string_view>
 
 #include "analyze/model.h"
@@ -20,7 +21,8 @@
 
 namespace optrace::analyze {
 
-// 3: FNV-1a 64 trailer; 4: capture identity; 5: word-wise checksum (StageChecksum)
+// 3: FNV-1a 64 trailer; 4: capture identity; 5: word-wise checksum (StageChecksum);
+// 6: packed pipeline fields, 80-byte events, layer / block classes by index
 inline constexpr uint32_t kStageFileVersion = 6;
 
 // The trailer of a stage file: FNV-1a 64 over the bytes as little-endian 64-bit words (the last
@@ -46,5 +48,11 @@ class StageChecksum {
 std::filesystem::path StageFilePath(const std::filesystem::path& stages_dir, Stage stage);
 Status SaveStage(const std::filesystem::path& stages_dir, Stage stage, const AnalysisResult& result);
 Status LoadStage(const std::filesystem::path& stages_dir, Stage stage, AnalysisResult& result);
+
+// The normalize stage file (the largest: every event) written on another thread while the later
+// stages run; they read the rank tables and never change them. What they do change (strings,
+// issues, timings, identity) is copied before this returns. Wait on the future before `result`
+// goes away or its ranks change.
+std::future<Status> SaveNormalizeStageAsync(const std::filesystem::path& stages_dir, const AnalysisResult& result);
 
 }  // namespace optrace::analyze

@@ -17,7 +17,8 @@ namespace optrace::analyze {
 // Per-block rows (Summaries::blocks) are kept only with `block_rows`: a capture has hundreds of
 // thousands of blocks and only the full-mode block_summary table reads them one by one; the
 // block class summaries are built either way.
-void Summarize(AnalysisResult& result, const Rules& rules, bool block_rows = false);
+// `threads` > 1 lets independent summaries run at the same time (the result is the same).
+void Summarize(AnalysisResult& result, const Rules& rules, bool block_rows = false, int threads = 1);
 
 // Fills Summaries::blocks (a full-mode report from the stage files of a fast run).
 void SummarizeBlockRows(AnalysisResult& result, const Rules& rules);

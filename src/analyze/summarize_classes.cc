@@ -198,7 +198,7 @@ void SummarizeClasses(AnalysisResult& res, const Rules& rules, bool block_rows) 
       }
       for (uint32_t l : st.layers)
         if (!res.layers[l].outlier)
-          layer_wall[res.layers[l].layer_class] += Ms(res.layers[l].end_ns - res.layers[l].start_ns);
+          layer_wall[res.layer_classes[res.layers[l].layer_class].id] += Ms(res.layers[l].end_ns - res.layers[l].start_ns);
     }
     double n = c.members.size();
     s.head_ratio_mean /= n;

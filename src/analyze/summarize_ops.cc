@@ -6,6 +6,7 @@
 #include "analyze/summarize.h"
 
 #include "analyze/source_check.h"
+#include "core/parallel_for.h"
 #include "core/quantile.h"
 
 namespace optrace::analyze {
@@ -123,18 +124,29 @@ void OperatorSummaries(AnalysisResult& res, const Rules& rules) {
   for (const RankTable& t : res.ranks) {
     std::vector<std::pair<Key, Acc>> accs;
     for (auto& v : group_of_name) v.clear();
-    for (const Event& e : t.events) {
+    auto group_of = [&](const Event& e) {
       uint64_t sub = (uint64_t(e.type) << 8) | uint64_t(e.op_type);
       auto& list = group_of_name[e.name];
-      uint32_t index = UINT32_MAX;
       for (auto& [k, i] : list)
-        if (k == sub) index = i;
-      if (index == UINT32_MAX) {
-        index = static_cast<uint32_t>(accs.size());
-        list.push_back({sub, index});
-        accs.push_back({Key{e.name, e.type, int(e.op_type)}, Acc{}});
-      }
-      Acc& a = accs[index].second;
+        if (k == sub) return i;
+      uint32_t index = static_cast<uint32_t>(accs.size());
+      list.push_back({sub, index});
+      accs.push_back({Key{e.name, e.type, int(e.op_type)}, Acc{}});
+      return index;
+    };
+    // Durations are kept for the quantiles: sized exactly (growth by doubling would hold up to
+    // twice the rank's durations at the peak).
+    std::vector<uint32_t> group(t.events.size());
+    std::vector<size_t> count;
+    for (size_t i = 0; i < t.events.size(); ++i) {
+      group[i] = group_of(t.events[i]);
+      if (group[i] >= count.size()) count.resize(group[i] + 1, 0);
+      ++count[group[i]];
+    }
+    for (size_t g = 0; g < accs.size(); ++g) accs[g].second.durs.reserve(count[g]);
+    for (size_t ei = 0; ei < t.events.size(); ++ei) {
+      const Event& e = t.events[ei];
+      Acc& a = accs[group[ei]].second;
       a.durs.push_back(double(e.dur_ns) / 1000.0);
       const PipelineFields* p = t.PipeOf(e);
       AddPipe(a.sums, t, p);
@@ -261,10 +273,17 @@ void HcclSummaries(AnalysisResult& res, const Rules& rules) {
 
 void SummarizeClasses(AnalysisResult& res, const Rules& rules, bool block_rows);  // summarize_classes.cc
 
-void Summarize(AnalysisResult& res, const Rules& rules, bool block_rows) {
-  OperatorSummaries(res, rules);
-  HcclSummaries(res, rules);
-  SummarizeClasses(res, rules, block_rows);
+void Summarize(AnalysisResult& res, const Rules& rules, bool block_rows, int threads) {
+  // Operator / HCCL summaries and the class summaries read the same tables and fill different
+  // parts of Summaries: they run side by side.
+  ParallelFor(2, threads, [&](size_t part) {
+    if (part == 0) {
+      OperatorSummaries(res, rules);
+      HcclSummaries(res, rules);
+    } else {
+      SummarizeClasses(res, rules, block_rows);
+    }
+  });
   CheckSources(res, rules);
 }
 

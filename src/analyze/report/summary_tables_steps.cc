@@ -201,7 +201,7 @@ Table LayerSummaryTable(const AnalysisResult& r) {
     std::vector<std::string> kinds;
     for (uint32_t b : l.blocks)
       if (b < r.blocks.size()) kinds.emplace_back(BlockKindName(r.blocks[b].kind));
-    std::vector<Cell> row{I(l.rank), step ? KnownI(step->step_id) : Cell(), I(l.index_in_step), S(l.layer_class),
+    std::vector<Cell> row{I(l.rank), step ? KnownI(step->step_id) : Cell(), I(l.index_in_step), S(l.layer_class < r.layer_classes.size() ? r.layer_classes[l.layer_class].id : ""),
                           Bool(l.companion_layer), S(r.Str(l.anchor_name)), S(Join(kinds, "|")), I(l.events.size()),
                           D(NsToUs(l.start_ns)), D(NsToUs(l.end_ns)), D(NsToMs(l.end_ns - l.start_ns))};
     AppendRows(r, l.rank, l.events, row);
@@ -223,7 +223,7 @@ Table BlockSummaryTable(const AnalysisResult& r) {
     const Layer* l = b.layer < r.layers.size() ? &r.layers[b.layer] : nullptr;
     const Step* step = l && l->step < r.steps.size() ? &r.steps[l->step] : nullptr;
     std::vector<Cell> row{I(b.rank), step ? KnownI(step->step_id) : Cell(), l ? I(l->index_in_step) : Cell(),
-                          S(BlockKindName(b.kind)), S(b.block_class), l ? Bool(l->companion_layer) : Cell(),
+                          S(BlockKindName(b.kind)), S(b.block_class < r.block_classes.size() ? r.block_classes[b.block_class].id : ""), l ? Bool(l->companion_layer) : Cell(),
                           D(bs.wall_ms), D(bs.comm_share)};
     AppendPipeSums(bs.pipe_sums, row);
     row.push_back(S(bs.bound.bound_stage));
