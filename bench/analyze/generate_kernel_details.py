@@ -5,7 +5,10 @@ Rows follow the Level1 PipeUtilization header (FORMATS.md 3.1): an LLM-like step
 MoE / allreduce kernels repeated over steps, tab-suffixed start times, triple-quoted shapes, N/A
 pipeline fields on HCCL rows, CRLF line ends (as TP-L1). trace_view.json holds the ProfilerStep#N
 markers plus one Ascend Hardware X event per kernel (ts as a string, like torch_npu).
-Usage: generate_kernel_details.py OUT_DIR [SIZE_MB=1024]   (stdlib only, deterministic)
+Usage: generate_kernel_details.py OUT_DIR [SIZE_MB=1024] [--ranks N] [--no-trace-view]
+  --ranks N: a root of N rank folders (rank<i>_ascend_pt/ASCEND_PROFILER_OUTPUT/ + profiler_info_<i>.json),
+             SIZE_MB each, every rank with its own durations; without it OUT_DIR is one export folder.
+(stdlib only, deterministic)
 """
 import os
 import random
@@ -61,11 +64,9 @@ def pipe(rng, core, dur):
     return ",".join(v)
 
 
-def main():
-    out = sys.argv[1]
-    size = int(float(sys.argv[2]) * 1024 * 1024) if len(sys.argv) > 2 else 1 << 30
+def write_rank(out, size, seed, trace_view):
     os.makedirs(out, exist_ok=True)
-    rng = random.Random(7)
+    rng = random.Random(seed)
     ts = 1764246877073569.640
     step = 1
     task = 1000
@@ -73,7 +74,7 @@ def main():
     steps = []
     kernels_per_step = 600
     csv_path = os.path.join(out, "kernel_details.csv")
-    tv = open(os.path.join(out, "trace_view.json"), "w")
+    tv = open(os.path.join(out, "trace_view.json") if trace_view else os.devnull, "w")
     tv.write("[")
     first_tv = True
     with open(csv_path, "w", newline="") as f:
@@ -114,6 +115,29 @@ def main():
     tv.write("]\n")
     tv.close()
     print("%s: %.1f MB, %d steps" % (csv_path, written / 1048576.0, len(steps)))
+
+
+PROFILER_INFO = ('{"config": {"common_config": {"activities": ["CPU", "NPU"], "schedule": {"wait": 1, "warmup": 1, '
+                 '"active": 1}}, "experimental_config": {"_profiler_level": "Level1", "_aic_metrics": '
+                 '"PipeUtilization", "_export_type": ["text"]}}, "start_info": {"collectionTimeBegin": "1764246877073"}, '
+                 '"end_info": {"collectionTimeEnd": "1764246977073"}, "rank_id": %d}\n')
+
+
+def main():
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    flags = sys.argv[1:]
+    out = args[0]
+    size = int(float(args[1]) * 1024 * 1024) if len(args) > 1 else 1 << 30
+    trace_view = "--no-trace-view" not in flags
+    ranks = int(flags[flags.index("--ranks") + 1]) if "--ranks" in flags else 0
+    if not ranks:
+        write_rank(out, size, 7, trace_view)
+        return
+    for r in range(ranks):
+        rank_dir = os.path.join(out, "rank%d_ascend_pt" % r)
+        write_rank(os.path.join(rank_dir, "ASCEND_PROFILER_OUTPUT"), size, 7 + r, trace_view)
+        with open(os.path.join(rank_dir, "profiler_info_%d.json" % r), "w") as f:
+            f.write(PROFILER_INFO % r)
 
 
 if __name__ == "__main__":

@@ -91,7 +91,7 @@ Result<CsvReader> CsvReader::Open(const std::filesystem::path& path, size_t buff
   r.fd_ = fd;
   r.origin_ = path.string();
   r.cap_ = buffer_bytes < 4096 ? 4096 : buffer_bytes;
-  r.buf_ = std::make_unique<char[]>(r.cap_);
+  r.buf_ = std::unique_ptr<char[]>(new char[r.cap_]);
   return r;
 }
 
@@ -111,7 +111,7 @@ CsvReader CsvReader::FromString(std::string text, std::string origin) {
   CsvReader r;
   r.origin_ = std::move(origin);
   r.cap_ = text.size() + 1;
-  r.buf_ = std::make_unique<char[]>(r.cap_);
+  r.buf_ = std::unique_ptr<char[]>(new char[r.cap_]);
   std::memcpy(r.buf_.get(), text.data(), text.size());
   r.end_ = text.size();
   r.eof_ = true;
@@ -154,7 +154,7 @@ Status CsvReader::Refill() {
   }
   if (end_ == cap_) {  // one record larger than the buffer: grow
     size_t ncap = cap_ * 2;
-    auto nbuf = std::make_unique<char[]>(ncap);
+    std::unique_ptr<char[]> nbuf(new char[ncap]);
     std::memcpy(nbuf.get(), buf_.get(), end_);
     buf_ = std::move(nbuf);
     cap_ = ncap;
