@@ -41,15 +41,16 @@ void AssignStepsFromMarkers(RankTable& t) {
   if (t.step_markers.empty()) return;
   std::vector<StepMarker> m = t.step_markers;
   std::sort(m.begin(), m.end(), [](const StepMarker& a, const StepMarker& b) { return a.start_ns < b.start_ns; });
+  // The first marker (by start) whose [start, end] holds the event start: among the markers
+  // starting at or before it, the first whose end reaches it, found on the running maximum of
+  // the ends (it rises exactly at such markers) in log time, not by a scan per event.
+  std::vector<int64_t> max_end(m.size());
+  for (size_t i = 0; i < m.size(); ++i) max_end[i] = std::max(m[i].end_ns, i ? max_end[i - 1] : INT64_MIN);
   for (Event& e : t.events) {
-    // The first marker (by start) whose [start, end] holds the event start.
-    auto it = std::upper_bound(m.begin(), m.end(), e.start_ns,
-                               [](int64_t s, const StepMarker& x) { return s < x.start_ns; });
-    for (auto j = m.begin(); j != it; ++j)
-      if (e.start_ns <= j->end_ns) {
-        e.step_id = EventStepId(j->step_id);
-        break;
-      }
+    auto started = std::upper_bound(m.begin(), m.end(), e.start_ns,
+                                    [](int64_t s, const StepMarker& x) { return s < x.start_ns; });
+    size_t j = static_cast<size_t>(std::lower_bound(max_end.begin(), max_end.end(), e.start_ns) - max_end.begin());
+    if (j < static_cast<size_t>(started - m.begin())) e.step_id = EventStepId(m[j].step_id);
   }
 }
 

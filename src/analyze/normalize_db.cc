@@ -2,6 +2,8 @@
 // kernel_details.csv, rebuilt from TASK x COMPUTE_TASK_INFO (+ TASK_PMU_INFO) and COMMUNICATION_OP.
 #include <sqlite3.h>
 
+#include <algorithm>
+#include <future>
 #include <set>
 #include <unordered_map>
 
@@ -17,7 +19,8 @@ class Db {
   }
   Status Open(const std::filesystem::path& path) {
     path_ = path.string();
-    if (sqlite3_open_v2(path_.c_str(), &db_, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK)
+    // NOMUTEX: one thread per connection, so no lock around every column read (12% of the time).
+    if (sqlite3_open_v2(path_.c_str(), &db_, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK)
       return BadInputError("{}: cannot open as SQLite: {}", path_, db_ ? sqlite3_errmsg(db_) : "out of memory");
     // Probe: a non-database file fails here, not at open.
     sqlite3_stmt* st = nullptr;
@@ -58,6 +61,37 @@ class Db {
   std::set<std::string> tables_;
 };
 
+// Values by db id (STRING_IDS.id, globalTaskId): a vector while the ids are dense (0..n-1 in
+// every export seen), a hash map for ids far beyond the expected count.
+template <typename T>
+class IdTable {
+ public:
+  explicit IdTable(size_t dense_limit) : limit_(dense_limit) {}
+  T& At(int64_t id) {
+    if (id >= 0 && static_cast<uint64_t>(id) < limit_) {
+      if (static_cast<size_t>(id) >= dense_.size()) {
+        dense_.resize(std::max<size_t>(static_cast<size_t>(id) + 1, dense_.size() * 2));
+        present_.resize(dense_.size(), 0);
+      }
+      present_[static_cast<size_t>(id)] = 1;
+      return dense_[static_cast<size_t>(id)];
+    }
+    return sparse_[id];
+  }
+  const T* Find(int64_t id) const {
+    if (id >= 0 && static_cast<uint64_t>(id) < dense_.size())
+      return present_[static_cast<size_t>(id)] ? &dense_[static_cast<size_t>(id)] : nullptr;
+    auto it = sparse_.find(id);
+    return it == sparse_.end() ? nullptr : &it->second;
+  }
+
+ private:
+  size_t limit_;
+  std::vector<T> dense_;
+  std::vector<uint8_t> present_;
+  std::unordered_map<int64_t, T> sparse_;
+};
+
 int64_t Int(sqlite3_stmt* st, int col, int64_t missing = -1) {
   return sqlite3_column_type(st, col) == SQLITE_NULL ? missing : sqlite3_column_int64(st, col);
 }
@@ -72,17 +106,33 @@ Status ReadTorchDb(const std::filesystem::path& path, const Rules& rules, String
     if (!db.HasTable(t))
       return BadInputError("{}: missing table {}; expected a torch_npu db export (ascend_pytorch_profiler_<rank>.db)",
                            path.string(), t);
-  // STRING_IDS -> interned ids ("N/A" and "" are missing).
-  std::unordered_map<int64_t, uint32_t> sid;
+  // Row counts size the id tables (COUNT(*) of a rowid table is a walk of its pages, no decoding).
+  uint64_t string_rows = 0, compute = 0;
+  OPTRACE_RETURN_IF_ERROR(db.Query("SELECT COUNT(*) FROM STRING_IDS", [&](sqlite3_stmt* st) {
+    string_rows = static_cast<uint64_t>(sqlite3_column_int64(st, 0));
+  }));
+  OPTRACE_RETURN_IF_ERROR(db.Query("SELECT COUNT(*) FROM COMPUTE_TASK_INFO", [&](sqlite3_stmt* st) {
+    compute = static_cast<uint64_t>(sqlite3_column_int64(st, 0));
+  }));
+  // STRING_IDS -> interned ids ("N/A" and "" are missing). The kept PMU metric names are noted on
+  // the way: only their rows of TASK_PMU_INFO are read.
+  std::unordered_map<std::string_view, Pipe> kept_metric;
+  for (Pipe p : kPipeSumFields)
+    if (!PipeDbName(p).empty()) kept_metric[PipeDbName(p)] = p;
+  std::vector<std::pair<int64_t, Pipe>> metric_ids;  // STRING_IDS.id of a kept metric name
+  IdTable<uint32_t> sid(4 * string_rows + 1024);
   OPTRACE_RETURN_IF_ERROR(db.Query("SELECT id, value FROM STRING_IDS", [&](sqlite3_stmt* st) {
     const unsigned char* v = sqlite3_column_text(st, 1);
     std::string_view s = v ? reinterpret_cast<const char*>(v) : "";
-    sid[sqlite3_column_int64(st, 0)] = (s == "N/A" || s == "NA") ? 0 : strings.Intern(s);
+    int64_t id = sqlite3_column_int64(st, 0);
+    sid.At(id) = (s == "N/A" || s == "NA") ? 0 : strings.Intern(s);
+    auto k = kept_metric.find(s);
+    if (k != kept_metric.end()) metric_ids.push_back({id, k->second});
   }));
   auto str = [&](sqlite3_stmt* st, int col) -> uint32_t {
     if (sqlite3_column_type(st, col) == SQLITE_NULL) return 0;
-    auto it = sid.find(sqlite3_column_int64(st, col));
-    return it == sid.end() ? 0 : it->second;
+    const uint32_t* id = sid.Find(sqlite3_column_int64(st, col));
+    return id ? *id : 0;
   };
   // Shapes carry literal quotes as in the CSV ("\"32,3\""): the same unquoted text as the text export.
   std::unordered_map<uint32_t, uint32_t> shape_of;
@@ -97,23 +147,40 @@ Status ReadTorchDb(const std::filesystem::path& path, const Rules& rules, String
     return out;
   };
 
-  // PMU metrics per task.
-  std::unordered_map<int64_t, PipelineFields> pmu;
+  // PMU metrics per task: the kept ones only (11 of the 28 PipeUtilization rows per task), read
+  // on a second connection while this one joins the tasks; attached to the events afterwards.
+  IdTable<PipelineFields> pmu(4 * compute + 1024);
+  std::vector<double> pmu_overflow;
+  std::future<Status> pmu_read;
   if (db.HasTable("TASK_PMU_INFO")) {
-    std::unordered_map<uint32_t, Pipe> pipe_of;  // interned metric name -> a kept Pipe
-    for (Pipe p : kPipeSumFields) {
-      std::string_view n = PipeDbName(p);
-      if (!n.empty()) pipe_of[strings.Intern(n)] = p;
-    }
-    OPTRACE_RETURN_IF_ERROR(db.Query("SELECT globalTaskId, name, value FROM TASK_PMU_INFO", [&](sqlite3_stmt* st) {
-      auto it = pipe_of.find(str(st, 1));
-      if (it == pipe_of.end() || sqlite3_column_type(st, 2) == SQLITE_NULL) return;
-      double v = sqlite3_column_double(st, 2);
-      std::string_view n = PipeDbName(it->second);
-      if (n.size() > 5 && n.substr(n.size() - 5) == "_time") v /= 1000.0;  // ns -> us
-      pmu[sqlite3_column_int64(st, 0)].packed[StoredPipeIndex(it->second)] = PackDecimalValue(v, table.pipe_overflow);
-    }));
+    for (Pipe p : kPipeSumFields)  // the names as strings of this analysis, as the text export has them
+      if (!PipeDbName(p).empty()) strings.Intern(PipeDbName(p));
+    std::string in;
+    for (auto& [id, p] : metric_ids) in += (in.empty() ? "" : ",") + std::to_string(id);
+    if (!in.empty())
+      pmu_read = std::async(std::launch::async, [&path, &metric_ids, &pmu, &pmu_overflow, in]() -> Status {
+        Db pmu_db;
+        OPTRACE_RETURN_IF_ERROR(pmu_db.Open(path));
+        std::unordered_map<int64_t, Pipe> pipe_of(metric_ids.begin(), metric_ids.end());
+        return pmu_db.Query("SELECT globalTaskId, name, value FROM TASK_PMU_INFO WHERE name IN (" + in + ")",
+                            [&](sqlite3_stmt* st) {
+          auto it = pipe_of.find(sqlite3_column_int64(st, 1));
+          if (it == pipe_of.end() || sqlite3_column_type(st, 2) == SQLITE_NULL) return;
+          double v = sqlite3_column_double(st, 2);
+          std::string_view n = PipeDbName(it->second);
+          if (n.size() > 5 && n.substr(n.size() - 5) == "_time") v /= 1000.0;  // ns -> us
+          pmu.At(sqlite3_column_int64(st, 0)).packed[StoredPipeIndex(it->second)] = PackDecimalValue(v, pmu_overflow);
+        });
+      });
   }
+  // Waited for on every way out (the query writes into this frame's tables).
+  struct JoinPmu {
+    std::future<Status>& f;
+    ~JoinPmu() {
+      if (f.valid()) f.wait();
+    }
+  } join_pmu{pmu_read};
+  std::vector<std::pair<size_t, int64_t>> task_of_event;  // (event index, globalTaskId) of compute tasks
 
   uint16_t task_file = static_cast<uint16_t>(table.files.size());
   table.files.push_back({path.string(), "TASK"});
@@ -173,13 +240,20 @@ Status ReadTorchDb(const std::filesystem::path& path, const Rules& rules, String
     e.input_dtypes = str(st, 12);
     e.op_type = classify(e.core, e.name);
     e.wait_ns = Int(st, 14);
-    auto it = pmu.find(sqlite3_column_int64(st, 13));
-    if (it != pmu.end()) {
-      e.pipe = static_cast<uint32_t>(table.pipes.size());
-      table.pipes.push_back(it->second);
-    }
+    task_of_event.push_back({table.events.size(), sqlite3_column_int64(st, 13)});
     table.events.push_back(e);
   }));
+  if (pmu_read.valid()) {
+    OPTRACE_RETURN_IF_ERROR(pmu_read.get());
+    for (auto [index, task] : task_of_event)
+      if (const PipelineFields* p = pmu.Find(task)) {
+        PipelineFields f = *p;
+        for (uint32_t& v : f.packed) v = RepackDecimal(v, pmu_overflow, table.pipe_overflow);
+        table.events[index].pipe = static_cast<uint32_t>(table.pipes.size());
+        table.pipes.push_back(f);
+      }
+  }
+  std::vector<std::pair<size_t, int64_t>>().swap(task_of_event);
   for (uint64_t k = 0; k < no_time; ++k)
     AddIssue(issues, "db_task_time_missing", "data_loss",
              "a db task has no startNs or endNs: it is left out (not an operator of unknown length)", no_time_example);
@@ -188,9 +262,6 @@ Status ReadTorchDb(const std::filesystem::path& path, const Rules& rules, String
              backwards_example);
   {
     // Compute tasks whose TASK row is missing (an empty or cut TASK table) vanish in the join.
-    uint64_t compute = 0;
-    OPTRACE_RETURN_IF_ERROR(db.Query("SELECT COUNT(*) FROM COMPUTE_TASK_INFO",
-                                     [&](sqlite3_stmt* st) { compute = static_cast<uint64_t>(sqlite3_column_int64(st, 0)); }));
     if (compute > joined) {
       AddIssue(issues, "db_tasks_without_times", "data_loss",
                "compute tasks of COMPUTE_TASK_INFO have no TASK row (no start or end time): they are left out",
