@@ -6,6 +6,8 @@
 #include <map>
 #include <unordered_map>
 
+#include "core/parallel_for.h"
+
 namespace optrace::analyze {
 namespace {
 
@@ -18,14 +20,20 @@ void Combine(uint64_t& h, uint64_t word) {
   h ^= h >> 31;
 }
 
-// Groups members by signature into classes with ids "<prefix>1..", in member order.
+// Groups members by signature into classes with ids "<prefix>1..", in member order. Signatures
+// (a pass over each member's events) are computed side by side; the grouping is in order.
 template <typename GetSig>
-std::vector<ShapeClass> MakeClasses(size_t n, char prefix, GetSig get_sig, std::vector<uint32_t>& ids) {
+std::vector<ShapeClass> MakeClasses(size_t n, char prefix, GetSig get_sig, std::vector<uint32_t>& ids, int threads) {
+  std::vector<std::string> sigs(n);
+  constexpr size_t kBatch = 1024;
+  ParallelFor((n + kBatch - 1) / kBatch, threads, [&](size_t b) {
+    for (size_t i = b * kBatch; i < std::min(n, (b + 1) * kBatch); ++i) sigs[i] = get_sig(i);
+  });
   std::vector<ShapeClass> classes;
   std::unordered_map<std::string, size_t> by_sig;
   ids.assign(n, kNone32);
   for (size_t i = 0; i < n; ++i) {
-    std::string sig = get_sig(i);
+    std::string sig = std::move(sigs[i]);
     bool has = !sig.empty();
     if (!has) sig = fmt::format("noshape:{}", i);
     auto [it, fresh] = by_sig.try_emplace(sig, classes.size());
@@ -75,7 +83,7 @@ std::string ShapeSignature(const std::vector<uint64_t>& string_hashes, const Ran
   return fmt::format("{:016x}:{}", h, r.size());
 }
 
-void ClassifyAll(AnalysisResult& res, const Rules& rules) {
+void ClassifyAll(AnalysisResult& res, const Rules& rules, int threads) {
   res.blocks.clear();
   std::unordered_map<uint64_t, int> kind_cache;  // (op type, name) -> block kind or -1
   auto kind_of = [&](const Event& e) -> int {
@@ -136,16 +144,16 @@ void ClassifyAll(AnalysisResult& res, const Rules& rules) {
   const std::vector<uint64_t> hashes = StringHashes(res.strings);
   res.step_classes = MakeClasses(res.steps.size(), 'S', [&](size_t i) {
     return ShapeSignature(hashes, *res.FindRank(res.steps[i].rank), res.steps[i].events);
-  }, ids);
+  }, ids, threads);
   for (size_t i = 0; i < res.steps.size(); ++i) res.steps[i].step_class = res.step_classes[ids[i]].id;
   res.layer_classes = MakeClasses(res.layers.size(), 'L', [&](size_t i) {
     return ShapeSignature(hashes, *res.FindRank(res.layers[i].rank), res.layers[i].events);
-  }, ids);
+  }, ids, threads);
   for (size_t i = 0; i < res.layers.size(); ++i) res.layers[i].layer_class = ids[i];
   res.block_classes = MakeClasses(res.blocks.size(), 'B', [&](size_t i) {
     std::string s = ShapeSignature(hashes, *res.FindRank(res.blocks[i].rank), res.blocks[i].events);
     return s.empty() ? s : std::string(BlockKindName(res.blocks[i].kind)) + ":" + s;
-  }, ids);
+  }, ids, threads);
   for (size_t i = 0; i < res.blocks.size(); ++i) res.blocks[i].block_class = ids[i];
 }
 

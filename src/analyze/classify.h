@@ -20,7 +20,8 @@
 
 namespace optrace::analyze {
 
-void ClassifyAll(AnalysisResult& result, const Rules& rules);
+// `threads` > 1 computes class signatures side by side (the result is the same).
+void ClassifyAll(AnalysisResult& result, const Rules& rules, int threads = 1);
 
 // A 64-bit hash of each interned string's bytes, by string id: computed once, so that a
 // signature costs a multiply per event instead of a pass over its name and shape text.

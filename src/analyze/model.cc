@@ -103,6 +103,10 @@ std::string_view SeverityName(Severity s) {
 }
 
 const RankTable* AnalysisResult::FindRank(int rank) const {
+  // Ranks are kept sorted (normalize): a binary search, called per step, layer and block, keeps
+  // the later stages linear in the rank count. A table built out of order still finds by a scan.
+  auto it = std::lower_bound(ranks.begin(), ranks.end(), rank, [](const RankTable& t, int r) { return t.rank < r; });
+  if (it != ranks.end() && it->rank == rank) return &*it;
   for (const RankTable& r : ranks)
     if (r.rank == rank) return &r;
   return nullptr;

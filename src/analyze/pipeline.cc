@@ -134,8 +134,8 @@ Status RunStage(Stage s, AnalysisResult& r, const AnalyzeOptions& opt, const Rul
       }
       break;
     }
-    case Stage::kSegment: SegmentRanks(r, rules); break;
-    case Stage::kClassify: ClassifyAll(r, rules); break;
+    case Stage::kSegment: SegmentRanks(r, rules, WorkerCount(opt.threads)); break;
+    case Stage::kClassify: ClassifyAll(r, rules, WorkerCount(opt.threads)); break;
     case Stage::kSummarize:
       Summarize(r, rules, /*block_rows=*/opt.mode == Mode::kFull, WorkerCount(opt.threads));
       break;

@@ -7,6 +7,8 @@
 #include <map>
 #include <unordered_map>
 
+#include "core/parallel_for.h"
+
 namespace optrace::analyze {
 namespace {
 
@@ -162,7 +164,7 @@ StepAnatomy ComputeAnatomy(const RankTable& t, EventRange r, const Thresholds& t
   return a;
 }
 
-void SegmentRanks(AnalysisResult& res, const Rules& rules) {
+void SegmentRanks(AnalysisResult& res, const Rules& rules, int threads) {
   res.steps.clear();
   res.layers.clear();
   const Thresholds& th = rules.thresholds;
@@ -204,15 +206,16 @@ void SegmentRanks(AnalysisResult& res, const Rules& rules) {
     }
     std::sort(res.steps.begin() + first_step, res.steps.end(),
               [](const Step& a, const Step& b) { return a.events.first < b.events.first; });
-    for (size_t i = first_step; i < res.steps.size(); ++i) {
-      Step& s = res.steps[i];
+    // Each step's anatomy reads only its own events: steps side by side.
+    ParallelFor(res.steps.size() - first_step, threads, [&](size_t k) {
+      Step& s = res.steps[first_step + k];
       s.start_ns = t.events[s.events.first].start_ns;
       s.anatomy = ComputeAnatomy(t, s.events, th);
       s.end_ns = s.start_ns + s.anatomy.wall_ns;
       s.comm_ns = UnionNs(t, s.events, [](const Event& e) { return IsComm(e.op_type); });
       s.compute_ns = UnionNs(t, s.events, [](const Event& e) { return !IsComm(e.op_type); });
       if (s.anatomy.has_bubble) s.anomaly_tags.push_back("BUBBLE");
-    }
+    });
     if (t.has_timeline()) TagCaptureEdges(res, first_step, th);
     for (size_t i = first_step; i < res.steps.size(); ++i) {
       Step& s = res.steps[i];

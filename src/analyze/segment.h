@@ -19,7 +19,8 @@
 
 namespace optrace::analyze {
 
-void SegmentRanks(AnalysisResult& result, const Rules& rules);
+// `threads` > 1 computes the steps' anatomies side by side (the result is the same).
+void SegmentRanks(AnalysisResult& result, const Rules& rules, int threads = 1);
 
 // Anatomy of the event range of one rank (exposed for tests).
 StepAnatomy ComputeAnatomy(const RankTable& table, EventRange range, const Thresholds& t);
