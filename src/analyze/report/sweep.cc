@@ -15,6 +15,7 @@
 
 #include "analyze/report/analyze_run.h"
 #include "core/file_io.h"
+#include "core/parallel_for.h"
 
 namespace optrace::analyze::report {
 namespace {
@@ -67,6 +68,7 @@ SweepRoot AnalyzeOne(const SweepOptions& opt, const SweepJob& job) {
   run_opt.analyze.mode = opt.mode;
   run_opt.analyze.rules_dir = opt.rules_dir;
   run_opt.analyze.run = job.run;
+  run_opt.analyze.threads = opt.threads_per_root;
   run_opt.analyze.to = Stage::kReport;
   auto run = RunAnalyzeAndReport(run_opt);
   out.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
@@ -168,12 +170,16 @@ Result<SweepResult> RunSweep(const SweepOptions& opt, const SweepProgress& on_ro
       for (int k = 1; k <= captures; ++k) jobs.push_back({i, k});
   }
   s.roots.resize(jobs.size());
+  // The cores are shared: --jobs roots at a time, each reading and summarizing with its share.
+  SweepOptions shared = opt;
+  shared.threads_per_root =
+      std::max(1, WorkerCount(0) / static_cast<int>(std::min<size_t>(static_cast<size_t>(opt.jobs), jobs.size())));
   std::atomic<size_t> next{0};
   size_t finished = 0;
   std::mutex mu;
   auto worker = [&] {
     for (size_t i = next++; i < jobs.size(); i = next++) {
-      SweepRoot r = AnalyzeOne(opt, jobs[i]);
+      SweepRoot r = AnalyzeOne(shared, jobs[i]);
       std::lock_guard<std::mutex> lock(mu);
       s.roots[i] = std::move(r);
       ++finished;

@@ -33,6 +33,7 @@ struct SweepOptions {
   std::vector<std::filesystem::path> roots;
   std::filesystem::path out_dir;
   int jobs = 1;
+  int threads_per_root = 0;  // set by RunSweep: the cores divided among the roots analyzed at once
   Mode mode = Mode::kFast;
   std::filesystem::path rules_dir;
   std::string generator = "optrace";
