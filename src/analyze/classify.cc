@@ -20,32 +20,74 @@ void Combine(uint64_t& h, uint64_t word) {
   h ^= h >> 31;
 }
 
+// A member's signature as a compact key (the class keeps the text form): a string per member
+// would be a heap block per block of the capture, held until the grouping is done.
+struct SignatureKey {
+  uint64_t hash = 0;
+  uint32_t events = 0;
+  int kind = -1;        // block kind for block classes, -1 otherwise
+  bool shaped = false;  // false: no compute event of the member has shapes (a class of its own)
+  bool operator==(const SignatureKey& o) const {
+    return hash == o.hash && events == o.events && kind == o.kind && shaped == o.shaped;
+  }
+};
+struct SignatureKeyHash {
+  size_t operator()(const SignatureKey& k) const { return k.hash ^ (uint64_t(k.events) << 1) ^ uint64_t(k.kind + 1); }
+};
+
+SignatureKey ShapeKey(const std::vector<uint64_t>& string_hashes, const RankTable& t, EventRange r) {
+  SignatureKey k;
+  k.hash = 1469598103934665603ull;
+  int compute = 0, shaped = 0;
+  for (uint32_t i = r.first; i < r.last; ++i) {
+    const Event& e = t.events[i];
+    Combine(k.hash, string_hashes[e.name]);
+    if (IsComm(e.op_type)) continue;
+    ++compute;
+    shaped += e.input_shapes != 0;
+    Combine(k.hash, string_hashes[e.input_shapes] + 0x9e3779b97f4a7c15ull);  // a shape never reads as a name
+  }
+  k.events = r.size();
+  // A capture without shapes (Level0, record_shapes off) must not merge members by name alone;
+  // a shape-less operator inside a shaped capture (MemSet) is compared by name.
+  k.shaped = !(compute > 0 && shaped == 0);
+  return k;
+}
+
+std::string SignatureText(const SignatureKey& k) {
+  std::string s = fmt::format("{:016x}:{}", k.hash, k.events);
+  return k.kind < 0 ? s : std::string(BlockKindName(static_cast<BlockKind>(k.kind))) + ":" + s;
+}
+
 // Groups members by signature into classes with ids "<prefix>1..", in member order. Signatures
 // (a pass over each member's events) are computed side by side; the grouping is in order.
-template <typename GetSig>
-std::vector<ShapeClass> MakeClasses(size_t n, char prefix, GetSig get_sig, std::vector<uint32_t>& ids, int threads) {
-  std::vector<std::string> sigs(n);
+template <typename GetKey>
+std::vector<ShapeClass> MakeClasses(size_t n, char prefix, GetKey get_key, std::vector<uint32_t>& ids, int threads) {
+  std::vector<SignatureKey> keys(n);
   constexpr size_t kBatch = 1024;
   ParallelFor((n + kBatch - 1) / kBatch, threads, [&](size_t b) {
-    for (size_t i = b * kBatch; i < std::min(n, (b + 1) * kBatch); ++i) sigs[i] = get_sig(i);
+    for (size_t i = b * kBatch; i < std::min(n, (b + 1) * kBatch); ++i) keys[i] = get_key(i);
   });
   std::vector<ShapeClass> classes;
-  std::unordered_map<std::string, size_t> by_sig;
+  std::unordered_map<SignatureKey, size_t, SignatureKeyHash> by_key;
   ids.assign(n, kNone32);
   for (size_t i = 0; i < n; ++i) {
-    std::string sig = std::move(sigs[i]);
-    bool has = !sig.empty();
-    if (!has) sig = fmt::format("noshape:{}", i);
-    auto [it, fresh] = by_sig.try_emplace(sig, classes.size());
+    size_t index = classes.size();
+    bool fresh = true;
+    if (keys[i].shaped) {
+      auto [it, inserted] = by_key.try_emplace(keys[i], classes.size());
+      index = it->second;
+      fresh = inserted;
+    }
     if (fresh) {
       ShapeClass c;
       c.id = fmt::format("{}{}", prefix, classes.size() + 1);
-      c.signature = sig;
-      c.has_shapes = has;
+      c.signature = keys[i].shaped ? SignatureText(keys[i]) : fmt::format("noshape:{}", i);
+      c.has_shapes = keys[i].shaped;
       classes.push_back(c);
     }
-    classes[it->second].members.push_back(static_cast<uint32_t>(i));
-    ids[i] = static_cast<uint32_t>(it->second);
+    classes[index].members.push_back(static_cast<uint32_t>(i));
+    ids[i] = static_cast<uint32_t>(index);
   }
   return classes;
 }
@@ -67,20 +109,8 @@ std::vector<uint64_t> StringHashes(const StringTable& strings) {
 }
 
 std::string ShapeSignature(const std::vector<uint64_t>& string_hashes, const RankTable& t, EventRange r) {
-  uint64_t h = 1469598103934665603ull;
-  int compute = 0, shaped = 0;
-  for (uint32_t i = r.first; i < r.last; ++i) {
-    const Event& e = t.events[i];
-    Combine(h, string_hashes[e.name]);
-    if (IsComm(e.op_type)) continue;
-    ++compute;
-    shaped += e.input_shapes != 0;
-    Combine(h, string_hashes[e.input_shapes] + 0x9e3779b97f4a7c15ull);  // a shape never reads as a name
-  }
-  // A capture without shapes (Level0, record_shapes off) must not merge members by name alone;
-  // a shape-less operator inside a shaped capture (MemSet) is compared by name.
-  if (compute > 0 && shaped == 0) return "";
-  return fmt::format("{:016x}:{}", h, r.size());
+  SignatureKey k = ShapeKey(string_hashes, t, r);
+  return k.shaped ? SignatureText(k) : "";
 }
 
 void ClassifyAll(AnalysisResult& res, const Rules& rules, int threads) {
@@ -143,16 +173,17 @@ void ClassifyAll(AnalysisResult& res, const Rules& rules, int threads) {
   std::vector<uint32_t> ids;
   const std::vector<uint64_t> hashes = StringHashes(res.strings);
   res.step_classes = MakeClasses(res.steps.size(), 'S', [&](size_t i) {
-    return ShapeSignature(hashes, *res.FindRank(res.steps[i].rank), res.steps[i].events);
+    return ShapeKey(hashes, *res.FindRank(res.steps[i].rank), res.steps[i].events);
   }, ids, threads);
   for (size_t i = 0; i < res.steps.size(); ++i) res.steps[i].step_class = res.step_classes[ids[i]].id;
   res.layer_classes = MakeClasses(res.layers.size(), 'L', [&](size_t i) {
-    return ShapeSignature(hashes, *res.FindRank(res.layers[i].rank), res.layers[i].events);
+    return ShapeKey(hashes, *res.FindRank(res.layers[i].rank), res.layers[i].events);
   }, ids, threads);
   for (size_t i = 0; i < res.layers.size(); ++i) res.layers[i].layer_class = ids[i];
   res.block_classes = MakeClasses(res.blocks.size(), 'B', [&](size_t i) {
-    std::string s = ShapeSignature(hashes, *res.FindRank(res.blocks[i].rank), res.blocks[i].events);
-    return s.empty() ? s : std::string(BlockKindName(res.blocks[i].kind)) + ":" + s;
+    SignatureKey k = ShapeKey(hashes, *res.FindRank(res.blocks[i].rank), res.blocks[i].events);
+    k.kind = static_cast<int>(res.blocks[i].kind);
+    return k;
   }, ids, threads);
   for (size_t i = 0; i < res.blocks.size(); ++i) res.blocks[i].block_class = ids[i];
 }

@@ -136,17 +136,15 @@ void OperatorSummaries(AnalysisResult& res, const Rules& rules) {
     };
     // Durations are kept for the quantiles: sized exactly (growth by doubling would hold up to
     // twice the rank's durations at the peak).
-    std::vector<uint32_t> group(t.events.size());
     std::vector<size_t> count;
-    for (size_t i = 0; i < t.events.size(); ++i) {
-      group[i] = group_of(t.events[i]);
-      if (group[i] >= count.size()) count.resize(group[i] + 1, 0);
-      ++count[group[i]];
+    for (const Event& e : t.events) {
+      uint32_t g = group_of(e);
+      if (g >= count.size()) count.resize(g + 1, 0);
+      ++count[g];
     }
     for (size_t g = 0; g < accs.size(); ++g) accs[g].second.durs.reserve(count[g]);
-    for (size_t ei = 0; ei < t.events.size(); ++ei) {
-      const Event& e = t.events[ei];
-      Acc& a = accs[group[ei]].second;
+    for (const Event& e : t.events) {
+      Acc& a = accs[group_of(e)].second;
       a.durs.push_back(double(e.dur_ns) / 1000.0);
       const PipelineFields* p = t.PipeOf(e);
       AddPipe(a.sums, t, p);
