@@ -202,7 +202,7 @@ class ColumnInterner {
   };
   static uint64_t Hash(std::string_view s) {
     uint64_t head = 0, tail = 0;
-    std::memcpy(&head, s.data(), std::min<size_t>(s.size(), 8));
+    if (!s.empty()) std::memcpy(&head, s.data(), std::min<size_t>(s.size(), 8));
     if (s.size() > 8) std::memcpy(&tail, s.data() + s.size() - 8, 8);
     uint64_t h = (head * 0x9e3779b97f4a7c15ull) ^ (tail * 0xc2b2ae3d27d4eb4full) ^ s.size();
     return h ^ (h >> 29);
