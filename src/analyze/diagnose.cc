@@ -595,6 +595,7 @@ void Diagnose(AnalysisResult& res, const Rules& rules) {
   SlowOperators(res, rules, b);
   LayerOutliers(res, rules, b);
   TopOperators(res, rules, b);
+  for (Finding& c : CommunicationFindings(res, rules, slow_rank)) b.Add(std::move(c));
   std::vector<Finding>& f = b.out();
   RollUp(f, res, rules);
   std::stable_sort(f.begin(), f.end(), [](const Finding& a, const Finding& c) { return a.severity > c.severity; });

@@ -15,6 +15,12 @@
 //   compute_imbalance             medium  per-rank compute over aligned steps, skew > compute_imbalance_ratio
 //   top_operator                  info    the top_operators compute operators (rank-merged, communication
 //                                         excluded) by total time
+//   slow_link                     medium  a communication_matrix link below slow_link_ratio x the median
+//                                         bandwidth of its transport (>= slow_link_min_links links)
+//   comm_wait_dominated           medium  ranks whose wait / (wait + transit) > comm_wait_ratio_high; the
+//                                         rank that waits least is named as the likely late rank
+//   small_packets                 low     a rank and transport whose packets below small_packet_mb carry
+//                                         >= small_packet_time_share of its transit time
 // Evidence: file + row range of the events, or rank + absolute time window (Unix ns).
 #pragma once
 
@@ -24,5 +30,8 @@
 namespace optrace::analyze {
 
 void Diagnose(AnalysisResult& result, const Rules& rules);
+
+// The communication findings (diagnose_comm.cc); slow_rank: the slow_rank finding's rank or -1.
+std::vector<Finding> CommunicationFindings(const AnalysisResult& result, const Rules& rules, int slow_rank);
 
 }  // namespace optrace::analyze

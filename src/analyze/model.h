@@ -203,7 +203,24 @@ struct StepTraceRow {
          preparing_us = kMissing;
 };
 
-// A collective/p2p op from communication.json (or analysis.db CommAnalyzerTime).
+// A "Size Distribution" bucket of communication.json: transfers of one packet size.
+struct CommPacketBucket {
+  double packet_mb = 0;
+  double count = 0;
+  double total_ms = 0;
+};
+
+// One transport's part of a communication op ("Communication Bandwidth Info"). NaN when the
+// export does not give the field (never 0).
+struct CommBandwidth {
+  std::string transport;  // RDMA, HCCS, PCIE, SDMA, SIO
+  double size_mb = kMissing, time_ms = kMissing, bandwidth_gbps = kMissing, large_packet_ratio = kMissing;
+  std::vector<CommPacketBucket> sizes;
+};
+
+// A collective/p2p op from communication.json (or analysis.db CommAnalyzerTime). Field meanings
+// are the Ascend profiler's (docs/analyze-pipeline.md, communication): elapse = transit + wait +
+// idle; wait ratio = wait / (wait + transit); synchronization ratio = sync / (sync + transit).
 struct CommOp {
   std::string name;    // "hcom_allReduce__586_0_1"
   std::string group;   // "17522688603477080586"
@@ -211,7 +228,21 @@ struct CommOp {
   bool p2p = false;
   int64_t start_ns = -1;  // rank-relative; -1 when absent
   double elapse_ms = kMissing, transit_ms = kMissing, wait_ms = kMissing, sync_ms = kMissing,
-         idle_ms = kMissing;
+         idle_ms = kMissing, wait_ratio = kMissing, sync_ratio = kMissing;
+  std::vector<CommBandwidth> bandwidth;  // transports with a non-zero size or time
+};
+
+// One src -> dst link of communication_matrix.json. src and dst are ranks local to the group
+// (FORMATS.md 7.3), not global ranks.
+struct CommMatrixLink {
+  std::string step;     // "step13"
+  std::string key;      // the op ("hcom_broadcast__483_1") or op class ("allreduce-top1", "-total")
+  std::string group;
+  std::string op_name;  // "Op Name" (the concrete op of a class), "" when absent
+  bool p2p = false;
+  int src = -1, dst = -1;
+  std::string transport;  // LOCAL, HCCS, PCIE, RDMA, SIO
+  double size_mb = kMissing, time_ms = kMissing, bandwidth_gbps = kMissing;
 };
 
 struct RankIdentity {
@@ -242,6 +273,7 @@ struct RankTable {
   std::vector<StepMarker> step_markers;
   std::vector<StepTraceRow> step_trace;
   std::vector<CommOp> comm_ops;
+  std::vector<CommMatrixLink> comm_matrix;  // communication_matrix.json
   RankIdentity identity;
   int64_t AbsNs(int64_t rel) const { return base_ns + rel; }
   const PipelineFields* PipeOf(const Event& e) const { return e.pipe == kNone32 ? nullptr : &pipes[e.pipe]; }
@@ -467,6 +499,36 @@ struct StepCoverage {
   double coverage = kMissing;  // the lowest of the ratios above (kernel / summary), NaN when none applies
 };
 
+// Communication (communication.json, communication_matrix.json): sums per rank, per rank and
+// transport, and per link. NaN where the export gave none of the field ("not provided").
+struct CommRankSummary {
+  int rank = -1;
+  uint64_t ops = 0;  // collective ops (the time split leaves p2p out: a receive waits for its pipeline stage)
+  double elapse_ms = kMissing, transit_ms = kMissing, wait_ms = kMissing, sync_ms = kMissing, idle_ms = kMissing;
+  double wait_ratio = kMissing;  // wait / (wait + transit) over the rank's ops
+  double sync_ratio = kMissing;  // sync / (sync + transit)
+};
+
+struct CommTransportSummary {
+  int rank = -1;
+  std::string transport;
+  uint64_t ops = 0;
+  double size_mb = 0, time_ms = 0;
+  double bandwidth_gbps = kMissing;           // size / time (MB/ms = GB/s)
+  double small_packet_time_share = kMissing;  // of the "Size Distribution" time; NaN without one
+  double small_packet_count = 0;
+};
+
+struct CommLinkSummary {
+  std::string group;
+  int src = -1, dst = -1;  // ranks local to the group
+  std::string transport;
+  int reported_by = -1;    // the rank whose communication_matrix.json lists it
+  uint64_t entries = 0;    // op (or op class "-total") entries summed
+  double size_mb = 0, time_ms = 0;
+  double bandwidth_gbps = kMissing;
+};
+
 struct Summaries {
   std::vector<OperatorSummary> operators;        // sorted by rank, then total desc
   std::vector<OperatorClassSummary> operator_classes;  // sorted by duration_sum desc
@@ -478,6 +540,9 @@ struct Summaries {
   std::vector<BlockClassSummary> block_classes;
   std::vector<RankSummary> ranks;
   std::vector<StepCoverage> coverage;           // ranks with kernel rows and step_trace_time / communication.json
+  std::vector<CommRankSummary> comm_ranks;      // ranks with communication.json
+  std::vector<CommTransportSummary> comm_transports;
+  std::vector<CommLinkSummary> comm_links;      // from communication_matrix.json
   // Pipeline coverage: events / operators with any pipeline data.
   uint64_t events_with_pipeline = 0, events_total = 0;
   uint64_t operators_with_pipeline = 0, operators_total = 0;

@@ -113,7 +113,68 @@ Status ReadCommunicationJson(const std::filesystem::path& path, RankTable& table
         op.wait_ms = Num(ti, "Wait Time(ms)");
         op.sync_ms = Num(ti, "Synchronization Time(ms)");
         op.idle_ms = Num(ti, "Idle Time(ms)");
+        op.wait_ratio = Num(ti, "Wait Time Ratio");
+        op.sync_ratio = Num(ti, "Synchronization Time Ratio");
+        const json& bi = info.contains("Communication Bandwidth Info") ? info["Communication Bandwidth Info"] : json();
+        if (bi.is_object())
+          for (auto& [transport, link] : bi.items()) {
+            if (!link.is_object()) continue;
+            CommBandwidth b;
+            b.transport = transport;
+            b.size_mb = Num(link, "Transit Size(MB)");
+            b.time_ms = Num(link, "Transit Time(ms)");
+            b.bandwidth_gbps = Num(link, "Bandwidth(GB/s)");
+            b.large_packet_ratio = Num(link, "Large Packet Ratio");
+            // A transport the op did not use is listed with zeros: not kept.
+            if (!(b.size_mb > 0) && !(b.time_ms > 0)) continue;
+            if (link.contains("Size Distribution") && link["Size Distribution"].is_object())
+              for (auto& [packet, v] : link["Size Distribution"].items()) {
+                auto mb = ParseCsvNumber(packet);
+                if (!mb || !v.is_array() || v.size() < 2 || !v[0].is_number() || !v[1].is_number()) continue;
+                b.sizes.push_back({*mb, v[0].get<double>(), v[1].get<double>()});
+              }
+            std::sort(b.sizes.begin(), b.sizes.end(),
+                      [](const CommPacketBucket& x, const CommPacketBucket& y) { return x.packet_mb < y.packet_mb; });
+            op.bandwidth.push_back(std::move(b));
+          }
         table.comm_ops.push_back(std::move(op));
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+Status ReadCommunicationMatrixJson(const std::filesystem::path& path, RankTable& table) {
+  OPTRACE_ASSIGN_OR_RETURN(json j, ParseJsonFile(path));
+  if (!j.is_object()) return BadInputError("{}: expected an object keyed by step (\"step50\": ...)", path.string());
+  for (auto& [step, groups] : j.items()) {
+    if (!groups.is_object()) continue;
+    for (const char* kind : {"collective", "p2p"}) {
+      if (!groups.contains(kind) || !groups[kind].is_object()) continue;
+      for (auto& [key, links] : groups[kind].items()) {
+        if (key == "Total Op Info" || !links.is_object()) continue;
+        size_t at = key.find('@');
+        for (auto& [pair, link] : links.items()) {
+          if (!link.is_object()) continue;
+          CommMatrixLink l;
+          l.step = step;
+          l.key = key.substr(0, at);
+          l.group = at == std::string::npos ? "" : key.substr(at + 1);
+          l.p2p = std::string_view(kind) == "p2p";
+          size_t dash = pair.find('-');
+          auto src = ParseCsvInt(pair.substr(0, dash));
+          auto dst = dash == std::string::npos ? std::nullopt : ParseCsvInt(pair.substr(dash + 1));
+          if (!src || !dst) continue;  // not a "<src>-<dst>" key
+          l.src = static_cast<int>(*src);
+          l.dst = static_cast<int>(*dst);
+          if (link.contains("Transport Type") && link["Transport Type"].is_string())
+            l.transport = link["Transport Type"].get<std::string>();
+          if (link.contains("Op Name") && link["Op Name"].is_string()) l.op_name = link["Op Name"].get<std::string>();
+          l.size_mb = Num(link, "Transit Size(MB)");
+          l.time_ms = Num(link, "Transit Time(ms)");
+          l.bandwidth_gbps = Num(link, "Bandwidth(GB/s)");
+          table.comm_matrix.push_back(std::move(l));
+        }
       }
     }
   }
@@ -190,6 +251,8 @@ Result<RankTable> NormalizeRank(const RankInput& in, const Rules& rules, StringT
   }
   if (!in.profiler_info.empty()) OPTRACE_RETURN_IF_ERROR(ReadProfilerInfo(in.profiler_info, t));
   if (!in.communication.empty()) OPTRACE_RETURN_IF_ERROR(ReadCommunicationJson(in.communication, t));
+  if (!in.communication_matrix.empty())
+    OPTRACE_RETURN_IF_ERROR(ReadCommunicationMatrixJson(in.communication_matrix, t));
   if (!in.step_trace_time.empty()) OPTRACE_RETURN_IF_ERROR(ReadStepTraceCsv(in.step_trace_time, t));
   if (!in.has_kernel_data()) {
     if (!in.trace_view.empty()) {

@@ -49,6 +49,8 @@ Status ReadKernelCsv(const std::filesystem::path& path, const Rules& rules, Stri
 Status ReadTorchDb(const std::filesystem::path& path, const Rules& rules, StringTable& strings, RankTable& table,
                    std::vector<DataIssue>& issues);
 Status ReadCommunicationJson(const std::filesystem::path& path, RankTable& table);
+// Links (src-dst, transport, size, time, bandwidth) of every op or op class, "Total Op Info" left out.
+Status ReadCommunicationMatrixJson(const std::filesystem::path& path, RankTable& table);
 Status ReadStepTraceCsv(const std::filesystem::path& path, RankTable& table);
 // ProfilerStep#N markers of a trace_view.json, streamed through a 1 MiB buffer (trace views run
 // to GBs; only these few events are kept).

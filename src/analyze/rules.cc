@@ -131,6 +131,13 @@ Status ApplyDiagnosis(Rules& rules, const std::string& origin, const json& j) {
   num("slow_operator_ratio", t.slow_operator_ratio);
   integer("slow_operator_min_calls", t.slow_operator_min_calls);
   num("slow_operator_min_us", t.slow_operator_min_us);
+  num("comm_wait_ratio_high", t.comm_wait_ratio_high);
+  num("slow_link_ratio", t.slow_link_ratio);
+  integer("slow_link_min_links", t.slow_link_min_links);
+  num("slow_link_min_mb", t.slow_link_min_mb);
+  num("small_packet_mb", t.small_packet_mb);
+  num("small_packet_time_share", t.small_packet_time_share);
+  num("small_packet_min_ms", t.small_packet_min_ms);
   return Status::Ok();
 }
 

@@ -63,6 +63,19 @@ struct Thresholds {
   double slow_operator_ratio = 1.20;
   int slow_operator_min_calls = 3;
   double slow_operator_min_us = 10;  // medians below this are launch noise
+  // Communication (communication.json / communication_matrix.json). A rank waiting more than this
+  // share of (wait + transit) waits for another (the Ascend profiler's tuning guide uses 0.2).
+  double comm_wait_ratio_high = 0.20;
+  // Slow link: bandwidth below this share of the median of the other links of its transport, among
+  // at least slow_link_min_links links that moved at least slow_link_min_mb each.
+  double slow_link_ratio = 0.50;
+  int slow_link_min_links = 3;
+  double slow_link_min_mb = 1.0;
+  // Small packets: packets below small_packet_mb carry at least this share of a transport's transit
+  // time, on a rank whose transit time on it is at least small_packet_min_ms.
+  double small_packet_mb = 1.0;
+  double small_packet_time_share = 0.50;
+  double small_packet_min_ms = 1.0;
 };
 
 struct Rules {

@@ -183,8 +183,34 @@ void Io(A& a, StepMarker& x) {
   IoAll(a, x.step_id, x.start_ns, x.end_ns, x.source);
 }
 template <typename A>
+void Io(A& a, CommPacketBucket& x) {
+  IoAll(a, x.packet_mb, x.count, x.total_ms);
+}
+template <typename A>
+void Io(A& a, CommBandwidth& x) {
+  IoAll(a, x.transport, x.size_mb, x.time_ms, x.bandwidth_gbps, x.large_packet_ratio, x.sizes);
+}
+template <typename A>
 void Io(A& a, CommOp& x) {
-  IoAll(a, x.name, x.group, x.step, x.p2p, x.start_ns, x.elapse_ms, x.transit_ms, x.wait_ms, x.sync_ms, x.idle_ms);
+  IoAll(a, x.name, x.group, x.step, x.p2p, x.start_ns, x.elapse_ms, x.transit_ms, x.wait_ms, x.sync_ms, x.idle_ms,
+        x.wait_ratio, x.sync_ratio, x.bandwidth);
+}
+template <typename A>
+void Io(A& a, CommRankSummary& x) {
+  IoAll(a, x.rank, x.ops, x.elapse_ms, x.transit_ms, x.wait_ms, x.sync_ms, x.idle_ms, x.wait_ratio, x.sync_ratio);
+}
+template <typename A>
+void Io(A& a, CommTransportSummary& x) {
+  IoAll(a, x.rank, x.transport, x.ops, x.size_mb, x.time_ms, x.bandwidth_gbps, x.small_packet_time_share,
+        x.small_packet_count);
+}
+template <typename A>
+void Io(A& a, CommLinkSummary& x) {
+  IoAll(a, x.group, x.src, x.dst, x.transport, x.reported_by, x.entries, x.size_mb, x.time_ms, x.bandwidth_gbps);
+}
+template <typename A>
+void Io(A& a, CommMatrixLink& x) {
+  IoAll(a, x.step, x.key, x.group, x.op_name, x.p2p, x.src, x.dst, x.transport, x.size_mb, x.time_ms, x.bandwidth_gbps);
 }
 template <typename A>
 void Io(A& a, RankIdentity& x) {
@@ -192,7 +218,7 @@ void Io(A& a, RankIdentity& x) {
 }
 template <typename A>
 void Io(A& a, RankTable& x) {
-  IoAll(a, x.rank, x.kind, x.event_source, x.node, x.device_id, x.dir, x.base_ns, x.events, x.pipes, x.pipe_overflow, x.files, x.step_markers, x.step_trace, x.comm_ops,
+  IoAll(a, x.rank, x.kind, x.event_source, x.node, x.device_id, x.dir, x.base_ns, x.events, x.pipes, x.pipe_overflow, x.files, x.step_markers, x.step_trace, x.comm_ops, x.comm_matrix,
         x.identity);
 }
 template <typename A>
@@ -271,7 +297,7 @@ void Io(A& a, StepCoverage& x) {
 template <typename A>
 void Io(A& a, Summaries& x) {
   IoAll(a, x.operators, x.operator_classes, x.hccl, x.hccl_classes, x.step_classes, x.layer_classes, x.blocks,
-        x.block_classes, x.ranks, x.coverage, x.events_with_pipeline, x.events_total, x.operators_with_pipeline, x.operators_total);
+        x.block_classes, x.ranks, x.coverage, x.comm_ranks, x.comm_transports, x.comm_links, x.events_with_pipeline, x.events_total, x.operators_with_pipeline, x.operators_total);
 }
 template <typename A>
 void Io(A& a, AlignedStep& x) {

@@ -5,6 +5,7 @@
 
 #include "analyze/summarize.h"
 
+#include "analyze/communication.h"
 #include "analyze/source_check.h"
 #include "core/parallel_for.h"
 #include "core/quantile.h"
@@ -282,6 +283,7 @@ void Summarize(AnalysisResult& res, const Rules& rules, bool block_rows, int thr
       SummarizeClasses(res, rules, block_rows);
     }
   });
+  SummarizeCommunication(res, rules);
   CheckSources(res, rules);
 }
 

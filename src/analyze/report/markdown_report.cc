@@ -289,6 +289,8 @@ void StepInventory(const AnalysisResult& r, std::ostream& out) {
   MdTable(out, {"step class", "layers", "steps", "wall ms mean"}, rows);
 }
 
+void CommunicationInternals(const AnalysisResult& r, std::ostream& out);
+
 void CrossRankView(const AnalysisResult& r, std::ostream& out) {
   out << "## 9. Cross-Rank And Anomaly Findings\n\n";
   const CrossRank& c = r.cross_rank;
@@ -316,6 +318,54 @@ void CrossRankView(const AnalysisResult& r, std::ostream& out) {
     out << "No rank- or step-specific findings.\n\n";
   } else {
     MdTable(out, {"id", "severity", "type", "rank", "step", "summary"}, rows);
+  }
+  CommunicationInternals(r, out);
+}
+
+// Section 9's communication part: what communication.json / communication_matrix.json say.
+void CommunicationInternals(const AnalysisResult& r, std::ostream& out) {
+  const Summaries& S = r.summaries;
+  out << "### Communication internals\n\n";
+  if (S.comm_ranks.empty() && S.comm_links.empty()) {
+    out << "No communication.json or communication_matrix.json in this capture (torch_npu writes them for "
+           "multi-rank Level1+ runs): the transit / wait split and link bandwidths are not available.\n\n";
+    return;
+  }
+  auto val = [](double v, bool ratio = false) {
+    return IsMissing(v) ? std::string("not provided") : ratio ? Pct(v) : Ms(v);
+  };
+  if (!S.comm_ranks.empty()) {
+    out << "Collective ops per rank (wait ratio = wait / (wait + transit), synchronization ratio = sync / (sync + "
+           "transit); a rank above 20% waits for a late one):\n\n";
+    std::vector<Row> rows;
+    for (const CommRankSummary& c : S.comm_ranks)
+      rows.push_back({std::to_string(c.rank), std::to_string(c.ops), val(c.elapse_ms), val(c.transit_ms),
+                      val(c.wait_ms), val(c.sync_ms), val(c.idle_ms), val(c.wait_ratio, true), val(c.sync_ratio, true)});
+    MdTable(out, {"rank", "ops", "elapse ms", "transit ms", "wait ms", "sync ms", "idle ms", "wait ratio", "sync ratio"},
+            rows);
+  }
+  if (!S.comm_transports.empty()) {
+    std::vector<Row> rows;
+    for (const CommTransportSummary& c : S.comm_transports)
+      rows.push_back({std::to_string(c.rank), c.transport, Num(c.size_mb), Ms(c.time_ms),
+                      IsMissing(c.bandwidth_gbps) ? "not provided" : Num(c.bandwidth_gbps),
+                      IsMissing(c.small_packet_time_share) ? "not provided" : Pct(c.small_packet_time_share)});
+    out << "Transports per rank (bandwidth = size / time; SDMA sums the intra-node HCCS / PCIE / SIO traffic):\n\n";
+    MdTable(out, {"rank", "transport", "size MB", "time ms", "GB/s", "small-packet time"}, rows);
+  }
+  if (!S.comm_links.empty()) {
+    std::vector<const CommLinkSummary*> links;
+    for (const CommLinkSummary& l : S.comm_links)
+      if (l.transport != "LOCAL" && !IsMissing(l.bandwidth_gbps)) links.push_back(&l);
+    std::sort(links.begin(), links.end(), [](auto* a, auto* b) { return a->bandwidth_gbps < b->bandwidth_gbps; });
+    if (links.size() > 10) links.resize(10);
+    std::vector<Row> rows;
+    for (const CommLinkSummary* l : links)
+      rows.push_back({std::to_string(l->reported_by), l->group, fmt::format("{}->{}", l->src, l->dst), l->transport,
+                      Num(l->size_mb), Ms(l->time_ms), Num(l->bandwidth_gbps)});
+    out << "Slowest links between devices (communication_matrix.json; src / dst are ranks local to the group; all "
+           "links: `communication_link_summary.csv`):\n\n";
+    MdTable(out, {"reported by", "group", "link", "transport", "size MB", "time ms", "GB/s"}, rows);
   }
 }
 

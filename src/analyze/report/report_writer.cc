@@ -40,6 +40,10 @@ const std::map<std::string, std::string>& TableDescriptions() {
       {"layer_summary", "one row per layer (full mode)"},
       {"block_summary", "one row per block (full mode)"},
       {"collective_alignment", "every collective matched across ranks with its outlier test (full mode)"},
+      {"communication_rank_summary", "per rank: collective ops' elapse / transit / wait / synchronization / idle ms and ratios (communication.json)"},
+      {"communication_transport_summary", "per rank and transport (HCCS, PCIE, RDMA, SIO, SDMA): size, time, bandwidth, small-packet share"},
+      {"communication_link_summary", "per src -> dst link (group-local ranks) and transport: size, time, bandwidth (communication_matrix.json)"},
+      {"communication_op_summary", "one row per communication op and rank with its time split and transports (full mode)"},
   };
   return kWhat;
 }

@@ -194,6 +194,29 @@ Json BuildAnalysisSummary(const AnalysisResult& r, const Kpis& kpis, const Repor
   }
   Json artifacts = Json::object();
   for (const Artifact& a : ctx.artifacts) artifacts[a.key] = a.file;
+  // Communication: null numbers where the export did not provide the field.
+  auto num = [](double v) { return IsMissing(v) ? Json(nullptr) : Json(v); };
+  Json comm_ranks = Json::array(), comm_transports = Json::array(), slow_links = Json::array();
+  for (const CommRankSummary& c : r.summaries.comm_ranks)
+    comm_ranks.push_back({{"rank", c.rank}, {"collective_ops", c.ops}, {"elapse_ms", num(c.elapse_ms)},
+                          {"transit_ms", num(c.transit_ms)}, {"wait_ms", num(c.wait_ms)},
+                          {"synchronization_ms", num(c.sync_ms)}, {"idle_ms", num(c.idle_ms)},
+                          {"wait_ratio", num(c.wait_ratio)}, {"synchronization_ratio", num(c.sync_ratio)}});
+  for (const CommTransportSummary& c : r.summaries.comm_transports)
+    comm_transports.push_back({{"rank", c.rank}, {"transport", c.transport}, {"transit_size_mb", c.size_mb},
+                               {"transit_time_ms", c.time_ms}, {"bandwidth_gbps", num(c.bandwidth_gbps)},
+                               {"small_packet_time_share", num(c.small_packet_time_share)}});
+  std::vector<const CommLinkSummary*> links;
+  for (const CommLinkSummary& l : r.summaries.comm_links)
+    if (l.transport != "LOCAL" && !IsMissing(l.bandwidth_gbps)) links.push_back(&l);
+  std::sort(links.begin(), links.end(), [](auto* a, auto* b) { return a->bandwidth_gbps < b->bandwidth_gbps; });
+  for (size_t i = 0; i < links.size() && i < 5; ++i)
+    slow_links.push_back({{"reported_by_rank", links[i]->reported_by}, {"group", links[i]->group},
+                          {"src_local_rank", links[i]->src}, {"dst_local_rank", links[i]->dst},
+                          {"transport", links[i]->transport}, {"transit_size_mb", links[i]->size_mb},
+                          {"transit_time_ms", links[i]->time_ms}, {"bandwidth_gbps", links[i]->bandwidth_gbps}});
+  Json communication = {{"ranks", comm_ranks}, {"transports", comm_transports}, {"slowest_links", slow_links},
+                        {"link_count", r.summaries.comm_links.size()}};
   return Json{{"schema_version", kAnalysisSummarySchemaVersion},
               {"kind", "optrace.analysis_summary"},
               {"generator", ctx.generator},
@@ -201,6 +224,7 @@ Json BuildAnalysisSummary(const AnalysisResult& r, const Kpis& kpis, const Repor
               {"step_validation", StepValidationJson(r)},
               {"layer_validation", LayerValidationJson(r)},
               {"kpis", KpisJson(kpis)},
+              {"communication", communication},
               {"finding_counts", kpis.finding_counts},
               {"findings", findings},
               {"data_issues", issues},

@@ -68,10 +68,18 @@ std::vector<Table> BuildSummaryTables(const AnalysisResult& r, bool full) {
   tables.push_back(LayerClassSummaryTable(r));
   tables.push_back(BlockClassSummaryTable(r));
   tables.push_back(CrossRankStepSummaryTable(r));
+  const bool comm = !r.summaries.comm_ranks.empty() || !r.summaries.comm_transports.empty() ||
+                    !r.summaries.comm_links.empty();
+  if (comm) {
+    tables.push_back(CommunicationRankTable(r));
+    tables.push_back(CommunicationTransportTable(r));
+    tables.push_back(CommunicationLinkTable(r));
+  }
   if (full) {
     tables.push_back(LayerSummaryTable(r));
     tables.push_back(BlockSummaryTable(r));
     tables.push_back(CollectiveAlignmentTable(r));
+    if (comm) tables.push_back(CommunicationOpTable(r));
   }
   return tables;
 }

@@ -45,6 +45,11 @@ Table CrossRankStepSummaryTable(const AnalysisResult& r);
 Table LayerSummaryTable(const AnalysisResult& r);
 Table BlockSummaryTable(const AnalysisResult& r);
 Table CollectiveAlignmentTable(const AnalysisResult& r);
+// Written when the capture has communication.json / communication_matrix.json.
+Table CommunicationRankTable(const AnalysisResult& r);
+Table CommunicationTransportTable(const AnalysisResult& r);
+Table CommunicationLinkTable(const AnalysisResult& r);
+Table CommunicationOpTable(const AnalysisResult& r);  // full mode
 
 // Source rows of an event range: the file of its first event and the min/max row among the
 // range's events from that file. file is "" for an empty range.

@@ -1,0 +1,62 @@
+// Communication tables: per rank, per rank and transport, per link, and (full mode) per op.
+#include "analyze/report/summary_tables.h"
+
+#include <fmt/format.h>
+
+#include "analyze/report/table_helpers.h"
+
+namespace optrace::analyze::report {
+
+using namespace internal;
+
+Table CommunicationRankTable(const AnalysisResult& r) {
+  Table t{"communication_rank_summary",
+          {"rank", "collective_ops", "elapse_ms", "transit_ms", "wait_ms", "synchronization_ms", "idle_ms", "wait_ratio",
+           "synchronization_ratio"},
+          {}};
+  for (const CommRankSummary& c : r.summaries.comm_ranks)
+    t.rows.push_back({I(c.rank), I(static_cast<int64_t>(c.ops)), D(c.elapse_ms), D(c.transit_ms), D(c.wait_ms),
+                      D(c.sync_ms), D(c.idle_ms), D(c.wait_ratio), D(c.sync_ratio)});
+  return t;
+}
+
+Table CommunicationTransportTable(const AnalysisResult& r) {
+  Table t{"communication_transport_summary",
+          {"rank", "transport", "ops", "transit_size_mb", "transit_time_ms", "bandwidth_gbps", "small_packet_time_share",
+           "small_packet_transfers"},
+          {}};
+  for (const CommTransportSummary& c : r.summaries.comm_transports)
+    t.rows.push_back({I(c.rank), S(c.transport), I(static_cast<int64_t>(c.ops)), D(c.size_mb), D(c.time_ms),
+                      D(c.bandwidth_gbps), D(c.small_packet_time_share), D(c.small_packet_count)});
+  return t;
+}
+
+Table CommunicationLinkTable(const AnalysisResult& r) {
+  Table t{"communication_link_summary",
+          {"reported_by_rank", "group", "src_local_rank", "dst_local_rank", "transport", "entries", "transit_size_mb",
+           "transit_time_ms", "bandwidth_gbps"},
+          {}};
+  for (const CommLinkSummary& c : r.summaries.comm_links)
+    t.rows.push_back({I(c.reported_by), S(c.group), I(c.src), I(c.dst), S(c.transport),
+                      I(static_cast<int64_t>(c.entries)), D(c.size_mb), D(c.time_ms), D(c.bandwidth_gbps)});
+  return t;
+}
+
+Table CommunicationOpTable(const AnalysisResult& r) {
+  Table t{"communication_op_summary",
+          {"rank", "step", "kind", "op", "group", "elapse_ms", "transit_ms", "wait_ms", "synchronization_ms", "idle_ms",
+           "wait_ratio", "synchronization_ratio", "transports"},
+          {}};
+  for (const RankTable& rank : r.ranks)
+    for (const CommOp& op : rank.comm_ops) {
+      std::vector<std::string> transports;
+      for (const CommBandwidth& b : op.bandwidth)
+        transports.push_back(fmt::format("{}:{}MB/{}ms", b.transport, FormatNumber(b.size_mb), FormatNumber(b.time_ms)));
+      t.rows.push_back({I(rank.rank), S(op.step), S(std::string(op.p2p ? "p2p" : "collective")), S(op.name), S(op.group),
+                        D(op.elapse_ms), D(op.transit_ms), D(op.wait_ms), D(op.sync_ms), D(op.idle_ms), D(op.wait_ratio),
+                        D(op.sync_ratio), S(Join(transports, ";"))});
+    }
+  return t;
+}
+
+}  // namespace optrace::analyze::report
