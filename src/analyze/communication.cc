@@ -30,7 +30,26 @@ bool EndsWith(const std::string& s, std::string_view tail) {
 
 }  // namespace
 
+void SummarizeGroups(AnalysisResult& res) {
+  Summaries& S = res.summaries;
+  S.groups.clear();
+  std::map<std::string, ParallelGroup> groups;  // by hash; the first rank's description
+  for (const RankTable& t : res.ranks)
+    for (const ParallelGroup& g : t.parallel_groups) groups.try_emplace(g.hash, g);
+  for (RankSummary& r : S.ranks) {
+    const RankTable* t = res.FindRank(r.rank);
+    if (!t) continue;
+    for (const ParallelGroup& g : t->parallel_groups)
+      if (g.kind == "pp") {
+        auto it = std::find(g.global_ranks.begin(), g.global_ranks.end(), r.rank);
+        if (it != g.global_ranks.end()) r.pp_stage = static_cast<int>(it - g.global_ranks.begin());
+      }
+  }
+  for (auto& [hash, g] : groups) S.groups.push_back(g);
+}
+
 void SummarizeCommunication(AnalysisResult& res, const Rules& rules) {
+  SummarizeGroups(res);
   Summaries& S = res.summaries;
   S.comm_ranks.clear();
   S.comm_transports.clear();
@@ -109,6 +128,12 @@ void SummarizeCommunication(AnalysisResult& res, const Rules& rules) {
     }
     for (auto& [key, x] : links) {
       x.bandwidth_gbps = x.time_ms > 0 ? x.size_mb / x.time_ms : kMissing;
+      // Group-local ranks to global ones through the reporting rank's own group table.
+      for (const ParallelGroup& g : t.parallel_groups)
+        if (g.hash == x.group) {
+          if (x.src >= 0 && x.src < static_cast<int>(g.global_ranks.size())) x.src_global = g.global_ranks[x.src];
+          if (x.dst >= 0 && x.dst < static_cast<int>(g.global_ranks.size())) x.dst_global = g.global_ranks[x.dst];
+        }
       S.comm_links.push_back(x);
     }
   }

@@ -60,6 +60,47 @@ OutlierTest TestLowOutlier(std::vector<double> x, const Rules& rules) {
   return r;
 }
 
+namespace {
+
+// Per communication group: its matched collectives' skew and the rank most often last. An op
+// name belongs to the group communication.json files it under.
+void GroupSkews(AnalysisResult& res) {
+  CrossRank& C = res.cross_rank;
+  C.groups.clear();
+  std::map<std::string, std::string> group_of;  // op name -> group hash
+  for (const RankTable& t : res.ranks)
+    for (const CommOp& op : t.comm_ops) group_of.emplace(op.name, op.group);
+  if (group_of.empty()) return;
+  std::map<std::string, GroupSkew> by_group;
+  std::map<std::string, std::map<int, int>> last;
+  for (const AlignedCollective& c : C.collectives) {
+    auto it = group_of.find(res.Str(c.name));
+    if (it == group_of.end()) continue;
+    GroupSkew& g = by_group[it->second];
+    g.group = it->second;
+    ++g.collectives;
+    g.max_skew_ratio = std::max(g.max_skew_ratio, c.skew_ratio);
+    g.mean_skew_ratio += c.skew_ratio;
+    if (c.shortest_rank >= 0) ++last[it->second][c.shortest_rank];
+  }
+  for (auto& [hash, g] : by_group) {
+    g.mean_skew_ratio /= g.collectives;
+    for (auto& [rank, n] : last[hash])
+      if (n > g.last_rank_count) {
+        g.last_rank = rank;
+        g.last_rank_count = n;
+      }
+    for (const ParallelGroup& p : res.summaries.groups)
+      if (p.hash == hash) {
+        g.pg_name = p.pg_name;
+        g.kind = p.kind;
+      }
+    C.groups.push_back(g);
+  }
+}
+
+}  // namespace
+
 void CrossRankAnalyze(AnalysisResult& res, const Rules& rules) {
   CrossRank& C = res.cross_rank;
   C = CrossRank();
@@ -200,6 +241,7 @@ void CrossRankAnalyze(AnalysisResult& res, const Rules& rules) {
   }
   for (auto& [r, n] : votes)
     C.votes.push_back({r, n, C.tested_collectives ? double(n) / C.tested_collectives : 0});
+  GroupSkews(res);
   std::sort(C.votes.begin(), C.votes.end(), [](const SlowRankVote& a, const SlowRankVote& b) {
     return a.votes != b.votes ? a.votes > b.votes : a.rank < b.rank;
   });

@@ -102,6 +102,35 @@ std::string_view SeverityName(Severity s) {
   return "info";
 }
 
+std::string GroupHash(std::string_view name) {
+  uint32_t a = 0, b = 0;
+  for (unsigned char c : name) {
+    a = a * 29u + c;
+    b = b * 131u + c;
+  }
+  return std::to_string((uint64_t{a} << 32) | b);
+}
+
+std::string ParallelKind(std::string_view pg) {
+  // The first word of the name that names a parallelism ("dp_cp" -> dp, "tp_ep" -> tp); Megatron's
+  // "mp" (model parallel) spans tp x pp and stays its own kind.
+  size_t start = 0;
+  while (start <= pg.size()) {
+    size_t end = pg.find_first_of("_-", start);
+    if (end == std::string_view::npos) end = pg.size();
+    std::string_view w = pg.substr(start, end - start);
+    if (w == "default" || w == "world" || w == "global") return "world";
+    if (w == "tp" || w == "tensor") return "tp";
+    if (w == "dp" || w == "data") return "dp";
+    if (w == "pp" || w == "pipeline") return "pp";
+    if (w == "ep" || w == "expert" || w == "moe") return "ep";
+    if (w == "cp" || w == "context") return "cp";
+    if (w == "mp") return "mp";
+    start = end + 1;
+  }
+  return "other";
+}
+
 const RankTable* AnalysisResult::FindRank(int rank) const {
   // Ranks are kept sorted (normalize): a binary search, called per step, layer and block, keeps
   // the later stages linear in the rank count. A table built out of order still finds by a scan.

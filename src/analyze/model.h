@@ -245,6 +245,22 @@ struct CommMatrixLink {
   double size_mb = kMissing, time_ms = kMissing, bandwidth_gbps = kMissing;
 };
 
+// A communication group from profiler_metadata.json "parallel_group_info": its HCCL group hash
+// (the "@<hash>" of communication.json keys), the framework's process-group name and its ranks.
+struct ParallelGroup {
+  std::string hash;        // "5862276114690318097": GroupHash of the key
+  std::string key;         // "group_name_5" or the HCCL group string
+  std::string pg_name;     // "dp_cp", "tp", "pp", "default_group", ...
+  std::string kind;        // tp, dp, pp, ep, cp, mp, world, other (ParallelKind)
+  std::vector<int> global_ranks;  // sorted: index = the rank local to the group
+};
+
+// The HCCL group hash of a group name string (msprof-analyze's double hash, FORMATS.md 7.1):
+// (polynomial hash x29 mod 2^32) << 32 | (polynomial hash x131 mod 2^32), as a decimal string.
+std::string GroupHash(std::string_view group_name);
+// tp / dp / pp / ep / cp / mp / world / other from a process-group name ("dp_cp" -> dp, "default_group" -> world).
+std::string ParallelKind(std::string_view pg_name);
+
 struct RankIdentity {
   std::string profiler_level;   // "Level0".."Level2"
   std::string aic_metrics;
@@ -274,6 +290,7 @@ struct RankTable {
   std::vector<StepTraceRow> step_trace;
   std::vector<CommOp> comm_ops;
   std::vector<CommMatrixLink> comm_matrix;  // communication_matrix.json
+  std::vector<ParallelGroup> parallel_groups;  // profiler_metadata.json parallel_group_info
   RankIdentity identity;
   int64_t AbsNs(int64_t rel) const { return base_ns + rel; }
   const PipelineFields* PipeOf(const Event& e) const { return e.pipe == kNone32 ? nullptr : &pipes[e.pipe]; }
@@ -486,6 +503,18 @@ struct RankSummary {
   double kernel_coverage = kMissing;  // lowest StepCoverage::coverage of the rank (NaN: nothing to check)
   bool low_confidence = false;        // kernel_coverage below kernel_coverage_min: its KPIs miss work
   std::string event_source;           // RankTable::event_source
+  int pp_stage = -1;                   // index of the rank in its pp group (profiler_metadata), -1 unknown
+};
+
+// How the collectives of one communication group differ across its ranks (cross_rank).
+struct GroupSkew {
+  std::string group;          // hash, as in communication.json keys
+  std::string pg_name, kind;  // from profiler_metadata.json ("" when the capture does not say)
+  int collectives = 0;        // collectives of the group matched across ranks
+  double max_skew_ratio = 0;  // largest (max - min) / mean of one of them
+  double mean_skew_ratio = 0;
+  int last_rank = -1;         // the rank most often shortest (it arrived last), -1 none
+  int last_rank_count = 0;
 };
 
 // Kernel rows against what the rank's own summaries say (source_check.cc), per step.
@@ -524,6 +553,7 @@ struct CommLinkSummary {
   int src = -1, dst = -1;  // ranks local to the group
   std::string transport;
   int reported_by = -1;    // the rank whose communication_matrix.json lists it
+  int src_global = -1, dst_global = -1;  // global ranks through the group's parallel_group_info, -1 unknown
   uint64_t entries = 0;    // op (or op class "-total") entries summed
   double size_mb = 0, time_ms = 0;
   double bandwidth_gbps = kMissing;
@@ -543,6 +573,7 @@ struct Summaries {
   std::vector<CommRankSummary> comm_ranks;      // ranks with communication.json
   std::vector<CommTransportSummary> comm_transports;
   std::vector<CommLinkSummary> comm_links;      // from communication_matrix.json
+  std::vector<ParallelGroup> groups;            // parallel groups (profiler_metadata.json), by hash
   // Pipeline coverage: events / operators with any pipeline data.
   uint64_t events_with_pipeline = 0, events_total = 0;
   uint64_t operators_with_pipeline = 0, operators_total = 0;
@@ -597,6 +628,7 @@ struct CrossRank {
   double max_step_skew_ratio = 0;
   double max_collective_skew_ratio = 0;
   double compute_imbalance_ratio = 0;  // (max - min) / mean of per-rank compute over all aligned steps
+  std::vector<GroupSkew> groups;       // per communication group (named by communication.json), by hash
 };
 
 // ---------------------------------------------------------------------------------------------

@@ -144,6 +144,25 @@ Status ReadCommunicationJson(const std::filesystem::path& path, RankTable& table
   return Status::Ok();
 }
 
+Status ReadProfilerMetadata(const std::filesystem::path& path, RankTable& table) {
+  OPTRACE_ASSIGN_OR_RETURN(json j, ParseJsonFile(path));
+  if (!j.is_object() || !j.contains("parallel_group_info") || !j["parallel_group_info"].is_object()) return Status::Ok();
+  for (auto& [key, info] : j["parallel_group_info"].items()) {
+    if (!info.is_object()) continue;
+    ParallelGroup g;
+    g.key = key;
+    g.hash = GroupHash(key);
+    if (info.contains("group_name") && info["group_name"].is_string()) g.pg_name = info["group_name"].get<std::string>();
+    g.kind = ParallelKind(g.pg_name);
+    if (info.contains("global_ranks") && info["global_ranks"].is_array())
+      for (const json& r : info["global_ranks"])
+        if (r.is_number_integer()) g.global_ranks.push_back(r.get<int>());
+    std::sort(g.global_ranks.begin(), g.global_ranks.end());
+    table.parallel_groups.push_back(std::move(g));
+  }
+  return Status::Ok();
+}
+
 Status ReadCommunicationMatrixJson(const std::filesystem::path& path, RankTable& table) {
   OPTRACE_ASSIGN_OR_RETURN(json j, ParseJsonFile(path));
   if (!j.is_object()) return BadInputError("{}: expected an object keyed by step (\"step50\": ...)", path.string());
@@ -250,6 +269,7 @@ Result<RankTable> NormalizeRank(const RankInput& in, const Rules& rules, StringT
       OPTRACE_RETURN_IF_ERROR(ReadKernelCsv(slice, rules, strings, t, issues, parallel));
   }
   if (!in.profiler_info.empty()) OPTRACE_RETURN_IF_ERROR(ReadProfilerInfo(in.profiler_info, t));
+  if (!in.profiler_metadata.empty()) OPTRACE_RETURN_IF_ERROR(ReadProfilerMetadata(in.profiler_metadata, t));
   if (!in.communication.empty()) OPTRACE_RETURN_IF_ERROR(ReadCommunicationJson(in.communication, t));
   if (!in.communication_matrix.empty())
     OPTRACE_RETURN_IF_ERROR(ReadCommunicationMatrixJson(in.communication_matrix, t));

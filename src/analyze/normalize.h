@@ -63,6 +63,8 @@ Status ReadTraceViewSteps(const std::filesystem::path& path, RankTable& table);
 Status ReadTraceViewDeviceTasks(const std::filesystem::path& path, const Rules& rules, StringTable& strings,
                                 RankTable& table);
 Status ReadProfilerInfo(const std::filesystem::path& path, RankTable& table);
+// "parallel_group_info" of profiler_metadata.json: group key -> pg name, global ranks (absent: none).
+Status ReadProfilerMetadata(const std::filesystem::path& path, RankTable& table);
 
 // "1736405443881410.320\t" (microseconds) -> 1736405443881410320 ns; nullopt when missing.
 std::optional<int64_t> ParseUsToNs(std::string_view text);

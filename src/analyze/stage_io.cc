@@ -206,7 +206,16 @@ void Io(A& a, CommTransportSummary& x) {
 }
 template <typename A>
 void Io(A& a, CommLinkSummary& x) {
-  IoAll(a, x.group, x.src, x.dst, x.transport, x.reported_by, x.entries, x.size_mb, x.time_ms, x.bandwidth_gbps);
+  IoAll(a, x.group, x.src, x.dst, x.transport, x.reported_by, x.src_global, x.dst_global, x.entries, x.size_mb, x.time_ms,
+        x.bandwidth_gbps);
+}
+template <typename A>
+void Io(A& a, ParallelGroup& x) {
+  IoAll(a, x.hash, x.key, x.pg_name, x.kind, x.global_ranks);
+}
+template <typename A>
+void Io(A& a, GroupSkew& x) {
+  IoAll(a, x.group, x.pg_name, x.kind, x.collectives, x.max_skew_ratio, x.mean_skew_ratio, x.last_rank, x.last_rank_count);
 }
 template <typename A>
 void Io(A& a, CommMatrixLink& x) {
@@ -218,7 +227,7 @@ void Io(A& a, RankIdentity& x) {
 }
 template <typename A>
 void Io(A& a, RankTable& x) {
-  IoAll(a, x.rank, x.kind, x.event_source, x.node, x.device_id, x.dir, x.base_ns, x.events, x.pipes, x.pipe_overflow, x.files, x.step_markers, x.step_trace, x.comm_ops, x.comm_matrix,
+  IoAll(a, x.rank, x.kind, x.event_source, x.node, x.device_id, x.dir, x.base_ns, x.events, x.pipes, x.pipe_overflow, x.files, x.step_markers, x.step_trace, x.comm_ops, x.comm_matrix, x.parallel_groups,
         x.identity);
 }
 template <typename A>
@@ -297,7 +306,7 @@ void Io(A& a, StepCoverage& x) {
 template <typename A>
 void Io(A& a, Summaries& x) {
   IoAll(a, x.operators, x.operator_classes, x.hccl, x.hccl_classes, x.step_classes, x.layer_classes, x.blocks,
-        x.block_classes, x.ranks, x.coverage, x.comm_ranks, x.comm_transports, x.comm_links, x.events_with_pipeline, x.events_total, x.operators_with_pipeline, x.operators_total);
+        x.block_classes, x.ranks, x.coverage, x.comm_ranks, x.comm_transports, x.comm_links, x.groups, x.events_with_pipeline, x.events_total, x.operators_with_pipeline, x.operators_total);
 }
 template <typename A>
 void Io(A& a, AlignedStep& x) {
@@ -311,7 +320,7 @@ void Io(A& a, AlignedCollective& x) {
 template <typename A>
 void Io(A& a, CrossRank& x) {
   IoAll(a, x.ranks, x.alignment_method, x.steps, x.collectives, x.tested_collectives, x.votes, x.max_step_skew_ratio,
-        x.max_collective_skew_ratio, x.compute_imbalance_ratio);
+        x.max_collective_skew_ratio, x.compute_imbalance_ratio, x.groups);
 }
 template <typename A>
 void Io(A& a, Evidence& x) {

@@ -70,7 +70,9 @@ void ExpectSameAsRawJson(const AnalysisResult& r) {
       EXPECT_NEAR(c->wait_ms, wait, 1e-9 * (1 + wait));
       EXPECT_NEAR(c->sync_ms, sync, 1e-9 * (1 + sync));
       EXPECT_NEAR(c->idle_ms, idle, 1e-9 * (1 + idle));
-      if (!std::isnan(c->wait_ratio)) EXPECT_NEAR(c->wait_ratio, wait / (wait + transit), 1e-12);
+      if (!std::isnan(c->wait_ratio)) {
+        EXPECT_NEAR(c->wait_ratio, wait / (wait + transit), 1e-12);
+      }
       for (auto& [name, st] : transport) {
         const CommTransportSummary* x = nullptr;
         for (const CommTransportSummary& y : r.summaries.comm_transports)
@@ -78,7 +80,9 @@ void ExpectSameAsRawJson(const AnalysisResult& r) {
         ASSERT_NE(x, nullptr) << name;
         EXPECT_NEAR(x->size_mb, st.first, 1e-9 * (1 + st.first)) << name;
         EXPECT_NEAR(x->time_ms, st.second, 1e-9 * (1 + st.second)) << name;
-        if (st.second > 0) EXPECT_NEAR(x->bandwidth_gbps, st.first / st.second, 1e-9 * (1 + x->bandwidth_gbps));
+        if (st.second > 0) {
+          EXPECT_NEAR(x->bandwidth_gbps, st.first / st.second, 1e-9 * (1 + x->bandwidth_gbps));
+        }
       }
     }
     if (!in.communication_matrix.empty()) {
@@ -258,6 +262,76 @@ TEST(CommunicationTest, ACaptureWithoutCommunicationFilesHasNoCommunicationSumma
   EXPECT_TRUE(r.summaries.comm_ranks.empty());
   EXPECT_TRUE(r.summaries.comm_links.empty());
   EXPECT_EQ(FindingOf(r, "comm_wait_dominated"), nullptr);
+}
+
+// --- Parallel groups (profiler_metadata.json parallel_group_info). ---
+
+TEST(CommunicationTest, GroupHashIsTheExportsDoubleHash) {
+  // Checked against the ST sample: its communication.json keys use these hashes.
+  EXPECT_EQ(GroupHash("group_name_0"), "5862276093215481612");
+  EXPECT_EQ(GroupHash("group_name_5"), "5862276114690318097");
+  EXPECT_EQ(GroupHash("group_name_19"), "3985310405473756128");
+}
+
+TEST(CommunicationTest, ProcessGroupNamesMapToParallelismKinds) {
+  EXPECT_EQ(ParallelKind("tp"), "tp");
+  EXPECT_EQ(ParallelKind("dp_cp"), "dp");
+  EXPECT_EQ(ParallelKind("pp"), "pp");
+  EXPECT_EQ(ParallelKind("ep"), "ep");
+  EXPECT_EQ(ParallelKind("expert_model_parallel"), "ep");
+  EXPECT_EQ(ParallelKind("default_group"), "world");
+  EXPECT_EQ(ParallelKind("mp"), "mp");
+  EXPECT_EQ(ParallelKind("embd"), "other");
+}
+
+std::string Metadata(int rank) {
+  // 4 ranks: tp pairs {0,1} {2,3}, pp pairs {0,2} {1,3}, the world group.
+  json info;
+  info["group_name_0"] = {{"group_name", "default_group"}, {"group_rank", rank}, {"global_ranks", {0, 1, 2, 3}}};
+  int tp = rank / 2, pp = rank % 2;
+  info[fmt::format("group_name_{}", 10 + tp)] = {{"group_name", "tp"}, {"global_ranks", {2 * tp, 2 * tp + 1}}};
+  info[fmt::format("group_name_{}", 20 + pp)] = {{"group_name", "pp"}, {"global_ranks", {pp, pp + 2}}};
+  return json{{"parallel_group_info", info}}.dump();
+}
+
+TEST(CommunicationTest, GroupsGetTheirRanksKindsSkewAndPipelineStages) {
+  TempDir tmp;
+  WriteCapture(tmp, false);
+  // The planted capture's collectives run in group "123": name it in the metadata too.
+  for (int r = 0; r < 4; ++r) {
+    json m = json::parse(Metadata(r));
+    tmp.Write(fmt::format("rank{}_ascend_pt/profiler_metadata.json", r), m.dump());
+  }
+  AnalysisResult r = testing::Analyze(tmp.path());
+  std::map<std::string, const ParallelGroup*> by_hash;
+  for (const ParallelGroup& g : r.summaries.groups) by_hash[g.hash] = &g;
+  ASSERT_TRUE(by_hash.count(GroupHash("group_name_0")));
+  EXPECT_EQ(by_hash[GroupHash("group_name_0")]->kind, "world");
+  ASSERT_TRUE(by_hash.count(GroupHash("group_name_21")));
+  EXPECT_EQ(by_hash[GroupHash("group_name_21")]->kind, "pp");
+  EXPECT_EQ(by_hash[GroupHash("group_name_21")]->global_ranks, (std::vector<int>{1, 3}));
+  // Pipeline stage: the rank's index in its pp group.
+  std::map<int, int> stage;
+  for (const RankSummary& s : r.summaries.ranks) stage[s.rank] = s.pp_stage;
+  EXPECT_EQ(stage, (std::map<int, int>{{0, 0}, {1, 0}, {2, 1}, {3, 1}}));
+  // The collectives of group "123" (not in the metadata) still get their skew, rank 3 last.
+  ASSERT_EQ(r.cross_rank.groups.size(), 1u);
+  EXPECT_EQ(r.cross_rank.groups[0].group, "123");
+  EXPECT_EQ(r.cross_rank.groups[0].collectives, 4);
+  EXPECT_EQ(r.cross_rank.groups[0].last_rank, 3);
+}
+
+TEST(CommunicationTest, RealCaptureLinksGetGlobalRanksThroughTheirGroup) {
+  if (!fs::exists(kAscend)) GTEST_SKIP() << "no ../shared";
+  AnalysisResult r = testing::Analyze(kAscend / "msinsight/test/st/level2");
+  // Rank 0's pp group is [0, 2]: its link 0-1 in that group goes to global rank 2.
+  const CommLinkSummary* pp = nullptr;
+  for (const CommLinkSummary& l : r.summaries.comm_links)
+    if (l.reported_by == 0 && l.group == GroupHash("group_name_19") && l.src == 0 && l.dst == 1) pp = &l;
+  ASSERT_NE(pp, nullptr);
+  EXPECT_EQ(pp->src_global, 0);
+  EXPECT_EQ(pp->dst_global, 2);
+  for (const RankSummary& s : r.summaries.ranks) EXPECT_EQ(s.pp_stage, 0) << s.rank;  // ranks 0 and 1 lead their pipelines
 }
 
 }  // namespace

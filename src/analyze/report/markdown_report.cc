@@ -326,7 +326,7 @@ void CrossRankView(const AnalysisResult& r, std::ostream& out) {
 void CommunicationInternals(const AnalysisResult& r, std::ostream& out) {
   const Summaries& S = r.summaries;
   out << "### Communication internals\n\n";
-  if (S.comm_ranks.empty() && S.comm_links.empty()) {
+  if (S.comm_ranks.empty() && S.comm_links.empty() && S.groups.empty()) {
     out << "No communication.json or communication_matrix.json in this capture (torch_npu writes them for "
            "multi-rank Level1+ runs): the transit / wait split and link bandwidths are not available.\n\n";
     return;
@@ -353,6 +353,28 @@ void CommunicationInternals(const AnalysisResult& r, std::ostream& out) {
     out << "Transports per rank (bandwidth = size / time; SDMA sums the intra-node HCCS / PCIE / SIO traffic):\n\n";
     MdTable(out, {"rank", "transport", "size MB", "time ms", "GB/s", "small-packet time"}, rows);
   }
+  if (!S.groups.empty() || !r.cross_rank.groups.empty()) {
+    std::map<std::string, const GroupSkew*> skew;
+    for (const GroupSkew& g : r.cross_rank.groups) skew[g.group] = &g;
+    std::vector<Row> rows;
+    for (const ParallelGroup& g : S.groups) {
+      std::vector<int> ranks(g.global_ranks.begin(), g.global_ranks.end());
+      const GroupSkew* k = skew.count(g.hash) ? skew[g.hash] : nullptr;
+      rows.push_back({g.pg_name.empty() ? g.hash : g.pg_name + " (" + g.hash + ")", g.kind, FormatRankList(ranks),
+                      k ? std::to_string(k->collectives) : "-", k ? Pct(k->max_skew_ratio) : "-",
+                      k && k->last_rank >= 0 ? fmt::format("{} ({}x)", k->last_rank, k->last_rank_count) : "-"});
+    }
+    for (const GroupSkew& k : r.cross_rank.groups) {
+      bool listed = false;
+      for (const ParallelGroup& g : S.groups) listed |= g.hash == k.group;
+      if (!listed)
+        rows.push_back({k.group, "not provided", "not provided", std::to_string(k.collectives), Pct(k.max_skew_ratio),
+                        k.last_rank >= 0 ? fmt::format("{} ({}x)", k.last_rank, k.last_rank_count) : "-"});
+    }
+    out << "Communication groups (names and ranks from profiler_metadata.json `parallel_group_info`; collectives "
+           "matched across ranks per group, the rank most often last):\n\n";
+    MdTable(out, {"group", "kind", "global ranks", "collectives", "max skew", "last rank"}, rows);
+  }
   if (!S.comm_links.empty()) {
     std::vector<const CommLinkSummary*> links;
     for (const CommLinkSummary& l : S.comm_links)
@@ -361,7 +383,11 @@ void CommunicationInternals(const AnalysisResult& r, std::ostream& out) {
     if (links.size() > 10) links.resize(10);
     std::vector<Row> rows;
     for (const CommLinkSummary* l : links)
-      rows.push_back({std::to_string(l->reported_by), l->group, fmt::format("{}->{}", l->src, l->dst), l->transport,
+      rows.push_back({std::to_string(l->reported_by), l->group,
+                      l->src_global >= 0 && l->dst_global >= 0
+                          ? fmt::format("{}->{} (global {}->{})", l->src, l->dst, l->src_global, l->dst_global)
+                          : fmt::format("{}->{}", l->src, l->dst),
+                      l->transport,
                       Num(l->size_mb), Ms(l->time_ms), Num(l->bandwidth_gbps)});
     out << "Slowest links between devices (communication_matrix.json; src / dst are ranks local to the group; all "
            "links: `communication_link_summary.csv`):\n\n";

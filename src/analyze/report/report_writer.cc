@@ -43,6 +43,7 @@ const std::map<std::string, std::string>& TableDescriptions() {
       {"communication_rank_summary", "per rank: collective ops' elapse / transit / wait / synchronization / idle ms and ratios (communication.json)"},
       {"communication_transport_summary", "per rank and transport (HCCS, PCIE, RDMA, SIO, SDMA): size, time, bandwidth, small-packet share"},
       {"communication_link_summary", "per src -> dst link (group-local ranks) and transport: size, time, bandwidth (communication_matrix.json)"},
+      {"communication_group_summary", "per communication group: process-group name and kind (tp/dp/pp/ep/...) from profiler_metadata.json, global ranks, collective skew and the rank most often last"},
       {"communication_op_summary", "one row per communication op and rank with its time split and transports (full mode)"},
   };
   return kWhat;

@@ -215,8 +215,22 @@ Json BuildAnalysisSummary(const AnalysisResult& r, const Kpis& kpis, const Repor
                           {"src_local_rank", links[i]->src}, {"dst_local_rank", links[i]->dst},
                           {"transport", links[i]->transport}, {"transit_size_mb", links[i]->size_mb},
                           {"transit_time_ms", links[i]->time_ms}, {"bandwidth_gbps", links[i]->bandwidth_gbps}});
+  Json groups = Json::array();
+  for (const ParallelGroup& g : r.summaries.groups) {
+    Json j = {{"group", g.hash}, {"pg_name", g.pg_name}, {"kind", g.kind}, {"global_ranks", g.global_ranks}};
+    for (const GroupSkew& k : r.cross_rank.groups)
+      if (k.group == g.hash) {
+        j["collectives"] = k.collectives;
+        j["max_skew_ratio"] = k.max_skew_ratio;
+        j["last_rank"] = k.last_rank;
+      }
+    groups.push_back(j);
+  }
+  Json pp_stages = Json::object();
+  for (const RankSummary& s : r.summaries.ranks)
+    if (s.pp_stage >= 0) pp_stages[std::to_string(s.rank)] = s.pp_stage;
   Json communication = {{"ranks", comm_ranks}, {"transports", comm_transports}, {"slowest_links", slow_links},
-                        {"link_count", r.summaries.comm_links.size()}};
+                        {"link_count", r.summaries.comm_links.size()}, {"groups", groups}, {"pp_stage_by_rank", pp_stages}};
   return Json{{"schema_version", kAnalysisSummarySchemaVersion},
               {"kind", "optrace.analysis_summary"},
               {"generator", ctx.generator},

@@ -75,6 +75,7 @@ std::vector<Table> BuildSummaryTables(const AnalysisResult& r, bool full) {
     tables.push_back(CommunicationTransportTable(r));
     tables.push_back(CommunicationLinkTable(r));
   }
+  if (!r.summaries.groups.empty() || !r.cross_rank.groups.empty()) tables.push_back(CommunicationGroupTable(r));
   if (full) {
     tables.push_back(LayerSummaryTable(r));
     tables.push_back(BlockSummaryTable(r));

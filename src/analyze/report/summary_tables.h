@@ -49,6 +49,7 @@ Table CollectiveAlignmentTable(const AnalysisResult& r);
 Table CommunicationRankTable(const AnalysisResult& r);
 Table CommunicationTransportTable(const AnalysisResult& r);
 Table CommunicationLinkTable(const AnalysisResult& r);
+Table CommunicationGroupTable(const AnalysisResult& r);  // when groups are known (profiler_metadata / communication.json)
 Table CommunicationOpTable(const AnalysisResult& r);  // full mode
 
 // Source rows of an event range: the file of its first event and the min/max row among the

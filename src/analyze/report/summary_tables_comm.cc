@@ -3,6 +3,9 @@
 
 #include <fmt/format.h>
 
+#include <map>
+#include <set>
+
 #include "analyze/report/table_helpers.h"
 
 namespace optrace::analyze::report {
@@ -33,12 +36,37 @@ Table CommunicationTransportTable(const AnalysisResult& r) {
 
 Table CommunicationLinkTable(const AnalysisResult& r) {
   Table t{"communication_link_summary",
-          {"reported_by_rank", "group", "src_local_rank", "dst_local_rank", "transport", "entries", "transit_size_mb",
-           "transit_time_ms", "bandwidth_gbps"},
+          {"reported_by_rank", "group", "src_local_rank", "dst_local_rank", "src_global_rank", "dst_global_rank",
+           "transport", "entries", "transit_size_mb", "transit_time_ms", "bandwidth_gbps"},
           {}};
   for (const CommLinkSummary& c : r.summaries.comm_links)
-    t.rows.push_back({I(c.reported_by), S(c.group), I(c.src), I(c.dst), S(c.transport),
-                      I(static_cast<int64_t>(c.entries)), D(c.size_mb), D(c.time_ms), D(c.bandwidth_gbps)});
+    t.rows.push_back({I(c.reported_by), S(c.group), I(c.src), I(c.dst), KnownI(c.src_global), KnownI(c.dst_global),
+                      S(c.transport), I(static_cast<int64_t>(c.entries)), D(c.size_mb), D(c.time_ms),
+                      D(c.bandwidth_gbps)});
+  return t;
+}
+
+Table CommunicationGroupTable(const AnalysisResult& r) {
+  Table t{"communication_group_summary",
+          {"group", "pg_name", "kind", "global_ranks", "collectives", "max_skew_ratio", "mean_skew_ratio", "last_rank",
+           "last_rank_count"},
+          {}};
+  std::map<std::string, const GroupSkew*> skew;
+  for (const GroupSkew& g : r.cross_rank.groups) skew[g.group] = &g;
+  std::set<std::string> listed;
+  for (const ParallelGroup& g : r.summaries.groups) {
+    std::vector<std::string> ranks;
+    for (int x : g.global_ranks) ranks.push_back(std::to_string(x));
+    const GroupSkew* k = skew.count(g.hash) ? skew[g.hash] : nullptr;
+    t.rows.push_back({S(g.hash), S(g.pg_name), S(g.kind), S(Join(ranks, ";")), k ? I(k->collectives) : Cell(),
+                      k ? D(k->max_skew_ratio) : Cell(), k ? D(k->mean_skew_ratio) : Cell(),
+                      k ? KnownI(k->last_rank) : Cell(), k ? I(k->last_rank_count) : Cell()});
+    listed.insert(g.hash);
+  }
+  for (const GroupSkew& k : r.cross_rank.groups)  // groups profiler_metadata.json does not describe
+    if (!listed.count(k.group))
+      t.rows.push_back({S(k.group), S(k.pg_name), S(k.kind), S(std::string()), I(k.collectives), D(k.max_skew_ratio),
+                        D(k.mean_skew_ratio), KnownI(k.last_rank), I(k.last_rank_count)});
   return t;
 }
 

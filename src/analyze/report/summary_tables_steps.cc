@@ -86,7 +86,7 @@ Table RankSummaryTable(const AnalysisResult& r) {
                   "busy_ms_sum", "bubble_ms_sum", "comm_ms_sum", "compute_ms_sum", "step_wall_ms_p50",
                   "step_wall_ms_p90", "bubbling_step_count", "bubble_recurrence_ratio", "dominant_idle_pattern",
                   "recurring_bubble_pattern", "slow_rank_votes"},
-                 op_cols), {"event_source", "kernel_coverage", "low_confidence", "node", "device_id", "dir"}),
+                 op_cols), {"event_source", "kernel_coverage", "low_confidence", "node", "device_id", "dir", "pp_stage"}),
           {}};
   for (const RankSummary& s : r.summaries.ranks) {
     const RankTable* rt = r.FindRank(s.rank);
@@ -107,6 +107,7 @@ Table RankSummaryTable(const AnalysisResult& r) {
     row.push_back(S(rt ? rt->node : ""));
     row.push_back(rt && rt->device_id >= 0 ? I(rt->device_id) : Cell());
     row.push_back(S(rt ? rt->dir : ""));
+    row.push_back(KnownI(s.pp_stage));
     t.rows.push_back(std::move(row));
   }
   return t;
