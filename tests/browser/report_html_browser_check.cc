@@ -133,8 +133,9 @@ int main() {
 
   // 2. A real sample through the whole command, when the samples are there.
   fs::path samples = fs::path(OPTRACE_TEST_DATA_DIR) / "analyze";
-  // The 8-rank synthetic root: the most lanes and findings (planted slow rank and bubble).
-  for (const char* name : {"synthetic_8rank"}) {
+  // The 8-rank synthetic root: the most lanes and findings (planted slow rank and bubble); the
+  // 2-rank Level1 sample: the communication tables (communication.json).
+  for (const char* name : {"synthetic_8rank", "tp_l1_text"}) {
     fs::path root = samples / name;
     if (!fs::is_directory(root)) continue;
     fs::path out = work / name;

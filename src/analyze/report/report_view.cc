@@ -40,6 +40,10 @@ const std::vector<TableSpec>& Specs() {
        ""},
       {"rank_summary", "Ranks", {}, ""},
       {"cross_rank_step_summary", "Cross-rank step alignment", {}, ""},
+      {"communication_rank_summary", "Communication per rank (transit / wait split)", {}, ""},
+      {"communication_transport_summary", "Communication per transport", {}, ""},
+      {"communication_group_summary", "Communication groups", {}, ""},
+      {"communication_link_summary", "Communication links", {}, "transit_time_ms"},
   };
   return kSpecs;
 }
