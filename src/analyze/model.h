@@ -87,6 +87,7 @@ struct RankInput {
   std::filesystem::path op_statistic;
   std::filesystem::path profiler_info;
   std::filesystem::path profiler_metadata;
+  std::filesystem::path analysis_db;     // db export: communication tables (CommAnalyzerTime, ...)
   bool has_kernel_data() const { return !kernel_details.empty() || !db.empty(); }
   // Without kernel rows a rank still takes part with its step and communication summaries.
   bool has_partial_data() const { return !step_trace_time.empty() || !communication.empty() || !trace_view.empty(); }

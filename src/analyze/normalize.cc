@@ -273,6 +273,8 @@ Result<RankTable> NormalizeRank(const RankInput& in, const Rules& rules, StringT
   if (!in.communication.empty()) OPTRACE_RETURN_IF_ERROR(ReadCommunicationJson(in.communication, t));
   if (!in.communication_matrix.empty())
     OPTRACE_RETURN_IF_ERROR(ReadCommunicationMatrixJson(in.communication_matrix, t));
+  if (in.communication.empty() && in.communication_matrix.empty() && !in.analysis_db.empty())
+    OPTRACE_RETURN_IF_ERROR(ReadAnalysisDbCommunication(in.analysis_db, t));
   if (!in.step_trace_time.empty()) OPTRACE_RETURN_IF_ERROR(ReadStepTraceCsv(in.step_trace_time, t));
   if (!in.has_kernel_data()) {
     if (!in.trace_view.empty()) {

@@ -3,11 +3,15 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <cmath>
 #include <future>
+#include <map>
 #include <set>
+#include <tuple>
 #include <unordered_map>
 
 #include "analyze/normalize.h"
+#include "core/csv_reader.h"
 
 namespace optrace::analyze {
 namespace {
@@ -310,6 +314,96 @@ Status ReadTorchDb(const std::filesystem::path& path, const Rules& rules, String
   if (table.events.empty())
     AddIssue(issues, "db_without_tasks", "data_loss", "a db export holds no compute or communication tasks",
              path.string());
+  return Status::Ok();
+}
+
+Status ReadAnalysisDbCommunication(const std::filesystem::path& path, RankTable& table) {
+  Db db;
+  OPTRACE_RETURN_IF_ERROR(db.Open(path));
+  auto text = [](sqlite3_stmt* st, int col) {
+    const unsigned char* v = sqlite3_column_text(st, col);
+    return v ? std::string(reinterpret_cast<const char*>(v)) : std::string();
+  };
+  auto num = [](sqlite3_stmt* st, int col) {
+    return sqlite3_column_type(st, col) == SQLITE_NULL ? kMissing : sqlite3_column_double(st, col);
+  };
+  // The 1:1 table forms of communication.json (FORMATS.md 9.2): times in ms, start in us.
+  std::map<std::tuple<std::string, std::string, std::string>, size_t> op_index;  // (step, op, group)
+  if (db.HasTable("CommAnalyzerTime")) {
+    OPTRACE_RETURN_IF_ERROR(db.Query(
+        "SELECT hccl_op_name, group_name, start_timestamp, elapse_time, transit_time, wait_time, synchronization_time, "
+        "idle_time, step, type FROM CommAnalyzerTime ORDER BY rowid",
+        [&](sqlite3_stmt* st) {
+          CommOp op;
+          op.name = text(st, 0);
+          op.group = text(st, 1);
+          if (op.name == "Total Op Info") return;
+          double start_us = num(st, 2);
+          op.start_ns = IsMissing(start_us) ? -1 : static_cast<int64_t>(std::llround(start_us * 1000.0));
+          op.elapse_ms = num(st, 3);
+          op.transit_ms = num(st, 4);
+          op.wait_ms = num(st, 5);
+          op.sync_ms = num(st, 6);
+          op.idle_ms = num(st, 7);
+          op.step = text(st, 8);
+          op.p2p = text(st, 9) == "p2p";
+          if (!IsMissing(op.wait_ms) && !IsMissing(op.transit_ms) && op.wait_ms + op.transit_ms > 0)
+            op.wait_ratio = op.wait_ms / (op.wait_ms + op.transit_ms);
+          if (!IsMissing(op.sync_ms) && !IsMissing(op.transit_ms) && op.sync_ms + op.transit_ms > 0)
+            op.sync_ratio = op.sync_ms / (op.sync_ms + op.transit_ms);
+          op_index[{op.step, op.name, op.group}] = table.comm_ops.size();
+          table.comm_ops.push_back(std::move(op));
+        }));
+  }
+  if (db.HasTable("CommAnalyzerBandwidth")) {
+    // One row per (op, transport, packet size bucket); size / time / bandwidth repeat on each.
+    OPTRACE_RETURN_IF_ERROR(db.Query(
+        "SELECT hccl_op_name, group_name, transport_type, transit_size, transit_time, bandwidth, large_packet_ratio, "
+        "package_size, count, total_duration, step FROM CommAnalyzerBandwidth ORDER BY rowid",
+        [&](sqlite3_stmt* st) {
+          auto it = op_index.find({text(st, 10), text(st, 0), text(st, 1)});
+          if (it == op_index.end()) return;
+          CommOp& op = table.comm_ops[it->second];
+          std::string transport = text(st, 2);
+          double size = num(st, 3), time = num(st, 4);
+          if (!(size > 0) && !(time > 0)) return;  // a transport the op did not use
+          CommBandwidth* b = nullptr;
+          for (CommBandwidth& x : op.bandwidth)
+            if (x.transport == transport) b = &x;
+          if (!b) {
+            op.bandwidth.push_back({transport, size, time, num(st, 5), num(st, 6), {}});
+            b = &op.bandwidth.back();
+          }
+          double packet = num(st, 7), count = num(st, 8), total = num(st, 9);
+          if (count > 0 && !IsMissing(packet)) b->sizes.push_back({packet, count, IsMissing(total) ? 0 : total});
+        }));
+    for (CommOp& op : table.comm_ops)
+      for (CommBandwidth& b : op.bandwidth)
+        std::sort(b.sizes.begin(), b.sizes.end(),
+                  [](const CommPacketBucket& x, const CommPacketBucket& y) { return x.packet_mb < y.packet_mb; });
+  }
+  if (db.HasTable("CommAnalyzerMatrix")) {
+    OPTRACE_RETURN_IF_ERROR(db.Query(
+        "SELECT hccl_op_name, group_name, src_rank, dst_rank, transport_type, transit_size, transit_time, bandwidth, "
+        "step, type, op_name FROM CommAnalyzerMatrix ORDER BY rowid",
+        [&](sqlite3_stmt* st) {
+          CommMatrixLink l;
+          l.key = text(st, 0);
+          l.group = text(st, 1);
+          auto src = ParseCsvInt(text(st, 2)), dst = ParseCsvInt(text(st, 3));
+          if (!src || !dst) return;
+          l.src = static_cast<int>(*src);
+          l.dst = static_cast<int>(*dst);
+          l.transport = text(st, 4);
+          l.size_mb = num(st, 5);
+          l.time_ms = num(st, 6);
+          l.bandwidth_gbps = num(st, 7);
+          l.step = text(st, 8);
+          l.p2p = text(st, 9) == "p2p";
+          l.op_name = text(st, 10);
+          table.comm_matrix.push_back(std::move(l));
+        }));
+  }
   return Status::Ok();
 }
 

@@ -168,7 +168,7 @@ void Io(A& a, AlignedCollective::Where& x) {
 template <typename A>
 void Io(A& a, RankInput& x) {
   IoAll(a, x.rank, x.rank_source, x.kind, x.dir, x.kernel_details, x.kernel_slices, x.db, x.trace_view, x.communication,
-        x.communication_matrix, x.step_trace_time, x.op_statistic, x.profiler_info, x.profiler_metadata);
+        x.communication_matrix, x.step_trace_time, x.op_statistic, x.profiler_info, x.profiler_metadata, x.analysis_db);
 }
 template <typename A>
 void Io(A& a, Discovery& x) {

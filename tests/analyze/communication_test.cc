@@ -7,6 +7,7 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <sqlite3.h>
 
 #include "analyze_test_util.h"
 
@@ -332,6 +333,33 @@ TEST(CommunicationTest, RealCaptureLinksGetGlobalRanksThroughTheirGroup) {
   EXPECT_EQ(pp->src_global, 0);
   EXPECT_EQ(pp->dst_global, 2);
   for (const RankSummary& s : r.summaries.ranks) EXPECT_EQ(s.pp_stage, 0) << s.rank;  // ranks 0 and 1 lead their pipelines
+}
+
+// A db export's analysis.db holds the same numbers as communication.json, as tables.
+TEST(CommunicationTest, DbExportCommunicationEqualsItsAnalysisDbTables) {
+  if (!fs::exists(kAscend)) GTEST_SKIP() << "no ../shared";
+  fs::path root = kAscend / "msinsight/test/data/pytorch/db/level1";
+  AnalysisResult r = testing::Analyze(root);
+  ASSERT_EQ(r.summaries.comm_ranks.size(), 2u);
+  for (const CommRankSummary& c : r.summaries.comm_ranks) {
+    fs::path db = root / fmt::format("rank{}_ascend_pt/ASCEND_PROFILER_OUTPUT/analysis.db", c.rank);
+    sqlite3* h = nullptr;
+    ASSERT_EQ(sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+    sqlite3_stmt* st = nullptr;
+    ASSERT_EQ(sqlite3_prepare_v2(h,
+                                 "SELECT COUNT(*), SUM(elapse_time), SUM(transit_time), SUM(wait_time) FROM "
+                                 "CommAnalyzerTime WHERE type = 'collective'",
+                                 -1, &st, nullptr),
+              SQLITE_OK);
+    ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
+    EXPECT_EQ(c.ops, static_cast<uint64_t>(sqlite3_column_int64(st, 0)));
+    EXPECT_NEAR(c.elapse_ms, sqlite3_column_double(st, 1), 1e-9);
+    EXPECT_NEAR(c.transit_ms, sqlite3_column_double(st, 2), 1e-9);
+    EXPECT_NEAR(c.wait_ms, sqlite3_column_double(st, 3), 1e-9);
+    sqlite3_finalize(st);
+    sqlite3_close(h);
+  }
+  EXPECT_FALSE(r.summaries.comm_links.empty());
 }
 
 }  // namespace
