@@ -613,6 +613,27 @@ struct AlignedCollective {
   std::vector<Where> events;
 };
 
+// A host event near a device bubble (trace_view.json), as kept with the bubble.
+struct HostEventNear {
+  std::string process, name, cat;
+  int64_t start_ns = 0, dur_ns = 0;  // absolute Unix ns
+  int64_t overlap_ns = 0;            // overlap with the bubble
+};
+
+// A device bubble (an idle gap inside a step at or above the bubble threshold) and the host
+// activity around it, with a candidate cause (host_attribution.h).
+struct BubbleWindow {
+  int rank = -1;
+  int64_t step_id = -1;
+  int64_t start_ns = 0, end_ns = 0;  // absolute Unix ns
+  uint32_t next_event = kNone32;     // index of the event that ends the gap
+  std::string label;  // possible_sync_or_h2d, possible_communication_wait, possible_host_launch_lag,
+                      // possible_python_serialization_or_lock, possible_untraced_host_blocking,
+                      // insufficient_evidence
+  std::string rule;   // why that label, in words
+  std::vector<HostEventNear> host;   // overlapping host events, longest overlap first (at most 8)
+};
+
 struct SlowRankVote {
   int rank = -1;
   int votes = 0;
@@ -630,6 +651,8 @@ struct CrossRank {
   double max_collective_skew_ratio = 0;
   double compute_imbalance_ratio = 0;  // (max - min) / mean of per-rank compute over all aligned steps
   std::vector<GroupSkew> groups;       // per communication group (named by communication.json), by hash
+  std::vector<BubbleWindow> bubbles;   // device bubbles with their host-side attribution
+  int bubbles_without_trace = 0;       // bubbles of ranks without trace_view.json (not attributed)
 };
 
 // ---------------------------------------------------------------------------------------------

@@ -66,6 +66,18 @@ Status ReadTraceViewSteps(const std::filesystem::path& path, RankTable& table);
 Status ReadTraceViewDeviceTasks(const std::filesystem::path& path, const Rules& rules, StringTable& strings,
                                 RankTable& table);
 Status ReadProfilerInfo(const std::filesystem::path& path, RankTable& table);
+
+// A host event of trace_view.json (a complete "X" event without a device Task Type).
+struct TraceHostEvent {
+  std::string process;  // pid, then its process_name ("Python", "CANN", ...) once the file is read
+  std::string name, cat;
+  int64_t start_ns = 0, dur_ns = 0;  // absolute Unix ns
+};
+// The host events overlapping any of `windows` (absolute ns [lo, hi], sorted, disjoint), streamed:
+// memory is the buffer plus what overlaps the windows, whatever the file size.
+Status ReadTraceViewHostEvents(const std::filesystem::path& path,
+                               const std::vector<std::pair<int64_t, int64_t>>& windows,
+                               std::vector<TraceHostEvent>& events);
 // "parallel_group_info" of profiler_metadata.json: group key -> pg name, global ranks (absent: none).
 Status ReadProfilerMetadata(const std::filesystem::path& path, RankTable& table);
 

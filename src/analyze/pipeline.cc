@@ -10,6 +10,7 @@
 #include "analyze/cross_rank.h"
 #include "analyze/diagnose.h"
 #include "analyze/discover.h"
+#include "analyze/host_attribution.h"
 #include "analyze/normalize.h"
 #include "analyze/rules.h"
 #include "analyze/segment.h"
@@ -83,11 +84,26 @@ void AddLimitations(AnalysisResult& r) {
   if (noshape) L.push_back("Operators without input shapes: their steps / layers / blocks are classes of their own.");
   bool no_trace = std::all_of(r.discovery.ranks.begin(), r.discovery.ranks.end(),
                               [](const RankInput& in) { return in.trace_view.empty(); });
-  // Host-side attribution of bubbles is not computed yet: say so whether or not the input has it.
-  if (no_trace) L.push_back("No trace_view.json: bubbles carry no host-side attribution.");
-  else
-    L.push_back("Bubbles carry no host-side attribution: trace_view.json was read for step markers (and, without "
-                "kernel data, device tasks) only; host events are not matched to device bubbles.");
+  // What the host-side attribution of bubbles did and did not cover.
+  const CrossRank& c = r.cross_rank;
+  if (no_trace) {
+    L.push_back("No trace_view.json: bubbles carry no host-side attribution.");
+  } else if (!c.bubbles.empty()) {
+    L.push_back(fmt::format(
+        "Host-side attribution of {} bubble(s) from trace_view.json host events is a candidate cause per bubble "
+        "(the rule that chose it is in evidence/bubble_windows.jsonl), not proof: untraced host work, other "
+        "processes and clock offsets between host and device are not seen.{}",
+        c.bubbles.size(),
+        c.bubbles_without_trace ? fmt::format(" {} bubble(s) of ranks without trace_view.json are not attributed.",
+                                              c.bubbles_without_trace)
+                                : ""));
+  } else if (c.bubbles_without_trace > 0) {
+    L.push_back(fmt::format("{} bubble(s) of ranks without trace_view.json carry no host-side attribution.",
+                            c.bubbles_without_trace));
+  } else {
+    L.push_back("No device bubble at or above the bubble threshold on a rank with trace_view.json: nothing was "
+                "attributed to the host.");
+  }
   for (const DataIssue& i : r.issues)
     if (i.severity != "info")
       L.push_back(fmt::format("{} ({}x): {} (first: {})", i.name, i.count, i.description, i.example));
@@ -139,7 +155,10 @@ Status RunStage(Stage s, AnalysisResult& r, const AnalyzeOptions& opt, const Rul
     case Stage::kSummarize:
       Summarize(r, rules, /*block_rows=*/opt.mode == Mode::kFull, WorkerCount(opt.threads));
       break;
-    case Stage::kCrossRank: CrossRankAnalyze(r, rules); break;
+    case Stage::kCrossRank:
+      CrossRankAnalyze(r, rules);
+      OPTRACE_RETURN_IF_ERROR(AttributeBubbles(r, rules));
+      break;
     case Stage::kDiagnose:
       Diagnose(r, rules);
       AddLimitations(r);

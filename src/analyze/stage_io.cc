@@ -214,6 +214,14 @@ void Io(A& a, ParallelGroup& x) {
   IoAll(a, x.hash, x.key, x.pg_name, x.kind, x.global_ranks);
 }
 template <typename A>
+void Io(A& a, HostEventNear& x) {
+  IoAll(a, x.process, x.name, x.cat, x.start_ns, x.dur_ns, x.overlap_ns);
+}
+template <typename A>
+void Io(A& a, BubbleWindow& x) {
+  IoAll(a, x.rank, x.step_id, x.start_ns, x.end_ns, x.next_event, x.label, x.rule, x.host);
+}
+template <typename A>
 void Io(A& a, GroupSkew& x) {
   IoAll(a, x.group, x.pg_name, x.kind, x.collectives, x.max_skew_ratio, x.mean_skew_ratio, x.last_rank, x.last_rank_count);
 }
@@ -320,7 +328,7 @@ void Io(A& a, AlignedCollective& x) {
 template <typename A>
 void Io(A& a, CrossRank& x) {
   IoAll(a, x.ranks, x.alignment_method, x.steps, x.collectives, x.tested_collectives, x.votes, x.max_step_skew_ratio,
-        x.max_collective_skew_ratio, x.compute_imbalance_ratio, x.groups);
+        x.max_collective_skew_ratio, x.compute_imbalance_ratio, x.groups, x.bubbles, x.bubbles_without_trace);
 }
 template <typename A>
 void Io(A& a, Evidence& x) {

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -165,7 +166,7 @@ struct EventFields {
   bool ts_is_string = false, has_ph = false;
   // With `with_args`: pid and the args a device task or a process_name record carries.
   bool with_args = false;
-  std::string pid, arg_name, task_type, stream_id, task_id;
+  std::string pid, arg_name, task_type, stream_id, task_id, cat;
 };
 
 // Reads a scalar or string value (first byte `v` already read) into `out`; containers skipped.
@@ -213,6 +214,7 @@ bool ReadEvent(JsonStream& in, EventFields& ev, std::string& key) {
     ev.task_type.clear();
     ev.stream_id.clear();
     ev.task_id.clear();
+    ev.cat.clear();
   }
   int c = in.GetNonSpace();
   if (c == '}') return true;
@@ -234,6 +236,8 @@ bool ReadEvent(JsonStream& in, EventFields& ev, std::string& key) {
       target = &ev.dur;
     } else if (ev.with_args && key == "pid") {
       target = &ev.pid;
+    } else if (ev.with_args && key == "cat") {
+      target = &ev.cat;
     } else if (ev.with_args && key == "args" && v == '{') {
       if (!ReadArgs(in, ev, key)) return false;
       c = in.GetNonSpace();
@@ -290,6 +294,9 @@ struct TraceSink {
   bool device_tasks = false;
   std::map<std::string, std::string> process_names;  // pid -> name
   std::vector<PendingTask> tasks;
+  // Host events: only those overlapping one of these sorted, disjoint absolute [lo, hi] windows.
+  const std::vector<std::pair<int64_t, int64_t>>* host_windows = nullptr;
+  std::vector<TraceHostEvent>* host_events = nullptr;
 };
 
 std::optional<int64_t> TsNs(const EventFields& ev) {
@@ -321,10 +328,28 @@ void AddTask(const EventFields& ev, TraceSink& sink) {
   sink.tasks.push_back(std::move(t));
 }
 
+void AddHostEvent(const EventFields& ev, TraceSink& sink) {
+  if (ev.ph == "M" && ev.name == "process_name") {
+    sink.process_names[ev.pid] = ev.arg_name;
+    return;
+  }
+  if (ev.ph != "X" || ev.name.empty() || !ev.task_type.empty()) return;  // device tasks carry a Task Type
+  auto ts = TsNs(ev);
+  auto dur = ParseCsvNumber(ev.dur);
+  if (!ts || !dur || *dur < 0) return;
+  int64_t start = *ts, end = *ts + static_cast<int64_t>(std::llround(*dur * 1000.0));
+  const auto& w = *sink.host_windows;
+  // The first window ending at or after the event start: the event overlaps it if it starts first.
+  auto it = std::lower_bound(w.begin(), w.end(), start,
+                             [](const std::pair<int64_t, int64_t>& x, int64_t v) { return x.second < v; });
+  if (it == w.end() || it->first > end) return;
+  sink.host_events->push_back({ev.pid, ev.name, ev.cat, start, end - start});
+}
+
 // The array of trace events (its '[' already read).
 bool ReadEventArray(JsonStream& in, TraceSink& sink) {
   EventFields ev;
-  ev.with_args = sink.device_tasks;
+  ev.with_args = sink.device_tasks || sink.host_windows;
   std::string key;
   int c = in.GetNonSpace();
   if (c == ']') return true;
@@ -333,6 +358,7 @@ bool ReadEventArray(JsonStream& in, TraceSink& sink) {
       if (!ReadEvent(in, ev, key)) return false;
       AddMarker(ev, *sink.table);
       if (sink.device_tasks) AddTask(ev, sink);
+      if (sink.host_windows) AddHostEvent(ev, sink);
     } else if (!in.SkipValue(c)) {
       return false;
     }
@@ -392,6 +418,22 @@ Status ReadTraceView(const std::filesystem::path& path, TraceSink& sink) {
 }
 
 }  // namespace
+
+Status ReadTraceViewHostEvents(const std::filesystem::path& path,
+                               const std::vector<std::pair<int64_t, int64_t>>& windows,
+                               std::vector<TraceHostEvent>& events) {
+  RankTable unused;
+  TraceSink sink;
+  sink.table = &unused;
+  sink.host_windows = &windows;
+  sink.host_events = &events;
+  OPTRACE_RETURN_IF_ERROR(ReadTraceView(path, sink));
+  for (TraceHostEvent& e : events) {
+    auto it = sink.process_names.find(e.process);
+    e.process = it == sink.process_names.end() ? "pid " + e.process : it->second;
+  }
+  return Status::Ok();
+}
 
 Status ReadTraceViewSteps(const std::filesystem::path& path, RankTable& table) {
   TraceSink sink;

@@ -290,6 +290,7 @@ void StepInventory(const AnalysisResult& r, std::ostream& out) {
 }
 
 void CommunicationInternals(const AnalysisResult& r, std::ostream& out);
+void HostAttribution(const AnalysisResult& r, std::ostream& out);
 
 void CrossRankView(const AnalysisResult& r, std::ostream& out) {
   out << "## 9. Cross-Rank And Anomaly Findings\n\n";
@@ -320,6 +321,7 @@ void CrossRankView(const AnalysisResult& r, std::ostream& out) {
     MdTable(out, {"id", "severity", "type", "rank", "step", "summary"}, rows);
   }
   CommunicationInternals(r, out);
+  HostAttribution(r, out);
 }
 
 // Section 9's communication part: what communication.json / communication_matrix.json say.
@@ -393,6 +395,38 @@ void CommunicationInternals(const AnalysisResult& r, std::ostream& out) {
            "links: `communication_link_summary.csv`):\n\n";
     MdTable(out, {"reported by", "group", "link", "transport", "size MB", "time ms", "GB/s"}, rows);
   }
+}
+
+// Section 9's host part: the candidate host-side cause of each device bubble.
+void HostAttribution(const AnalysisResult& r, std::ostream& out) {
+  const CrossRank& c = r.cross_rank;
+  out << "### Host-side bubble attribution\n\n";
+  if (c.bubbles.empty()) {
+    out << (c.bubbles_without_trace
+                ? fmt::format("{} bubble(s), on ranks without trace_view.json: not attributed.\n\n", c.bubbles_without_trace)
+                : std::string("No device bubble was matched with host events (no bubble at or above the threshold, or "
+                              "no trace_view.json).\n\n"));
+    return;
+  }
+  std::map<std::string, int> count;
+  for (const BubbleWindow& b : c.bubbles) ++count[b.label];
+  std::vector<Row> rows;
+  for (const auto& [label, n] : count) rows.push_back({label, std::to_string(n)});
+  out << "Each bubble gets the first rule that holds (candidates, not proof; every window with its host events: "
+         "`evidence/bubble_windows.jsonl`):\n\n";
+  MdTable(out, {"candidate cause", "bubbles"}, rows);
+  std::vector<const BubbleWindow*> longest;
+  for (const BubbleWindow& b : c.bubbles) longest.push_back(&b);
+  std::stable_sort(longest.begin(), longest.end(),
+                   [](auto* a, auto* b) { return a->end_ns - a->start_ns > b->end_ns - b->start_ns; });
+  if (longest.size() > 5) longest.resize(5);
+  rows.clear();
+  for (const BubbleWindow* b : longest)
+    rows.push_back({std::to_string(b->rank), std::to_string(b->step_id), Ms(double(b->end_ns - b->start_ns) / 1e6),
+                    b->label, b->rule});
+  MdTable(out, {"rank", "step", "gap ms", "candidate cause", "rule"}, rows);
+  if (c.bubbles_without_trace)
+    out << fmt::format("{} more bubble(s) are on ranks without trace_view.json: not attributed.\n\n", c.bubbles_without_trace);
 }
 
 void FindingInventory(const AnalysisResult& r, std::ostream& out) {

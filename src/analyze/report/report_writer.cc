@@ -123,6 +123,10 @@ Result<ReportResult> WriteReport(const AnalysisResult& r, const ReportOptions& o
                              "every event with its source file and row (full mode)"});
     ctx.artifacts.push_back({"report_xlsx", "report.xlsx", "one sheet per summary table (full mode)"});
   }
+  const bool bubbles = !r.cross_rank.bubbles.empty();
+  if (bubbles)
+    ctx.artifacts.push_back({"bubble_windows_jsonl", "evidence/bubble_windows.jsonl",
+                             "one JSON line per device bubble: window, candidate host-side cause, the rule, host events"});
   ctx.artifacts.push_back({"manifest_json", "manifest.json", "stage timings, counts and this artifact list"});
 
   auto what_of = [&](const std::string& key) {
@@ -157,6 +161,28 @@ Result<ReportResult> WriteReport(const AnalysisResult& r, const ReportOptions& o
   for (const Table& t : tables) {
     OPTRACE_RETURN_IF_ERROR(
         emit(t.name + "_csv", t.name + ".csv", t.rows.size(), [&](std::ostream& os) { WriteCsv(t, os); }));
+  }
+  if (!bubbles) {
+    std::error_code ec;  // an earlier run's file would not match this run's manifest
+    std::filesystem::remove(opt.out_dir / "evidence" / "bubble_windows.jsonl", ec);
+  } else {
+    OPTRACE_RETURN_IF_ERROR(EnsureDirectory(opt.out_dir / "evidence"));
+    OPTRACE_RETURN_IF_ERROR(emit("bubble_windows_jsonl", "evidence/bubble_windows.jsonl", r.cross_rank.bubbles.size(),
+                                 [&](std::ostream& os) {
+                                   for (const BubbleWindow& b : r.cross_rank.bubbles) {
+                                     OrderedJson host = OrderedJson::array();
+                                     for (const HostEventNear& e : b.host)
+                                       host.push_back({{"process", e.process}, {"name", e.name}, {"cat", e.cat},
+                                                       {"start_ns", e.start_ns}, {"dur_ns", e.dur_ns},
+                                                       {"overlap_ns", e.overlap_ns}});
+                                     OrderedJson j{{"rank", b.rank},       {"step_id", b.step_id},
+                                                   {"start_ns", b.start_ns}, {"end_ns", b.end_ns},
+                                                   {"gap_us", double(b.end_ns - b.start_ns) / 1e3},
+                                                   {"label", b.label},     {"rule", b.rule},
+                                                   {"host_events", host}};
+                                     os << JsonText(j, -1) << "\n";
+                                   }
+                                 }));
   }
   if (opt.full) {
     uint64_t events = 0;

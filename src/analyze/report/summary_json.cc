@@ -184,6 +184,16 @@ Json KpisJson(const Kpis& k) {
               {"pipeline_coverage", {{"events", R6(k.pipeline_event_coverage)}, {"operators", R6(k.pipeline_operator_coverage)}}}};
 }
 
+// Device bubbles and their candidate host-side causes (cross_rank.bubbles).
+Json HostAttributionJson(const AnalysisResult& r) {
+  Json by_label = Json::object();
+  for (const BubbleWindow& b : r.cross_rank.bubbles)
+    by_label[b.label] = by_label.value(b.label, 0) + 1;
+  return Json{{"bubbles", r.cross_rank.bubbles.size()},
+              {"by_label", by_label},
+              {"not_attributed_without_trace_view", r.cross_rank.bubbles_without_trace}};
+}
+
 Json BuildAnalysisSummary(const AnalysisResult& r, const Kpis& kpis, const ReportContext& ctx) {
   Json findings = Json::array();
   for (const Finding& f : r.findings) findings.push_back(FindingJson(f));
@@ -239,6 +249,7 @@ Json BuildAnalysisSummary(const AnalysisResult& r, const Kpis& kpis, const Repor
               {"layer_validation", LayerValidationJson(r)},
               {"kpis", KpisJson(kpis)},
               {"communication", communication},
+              {"host_attribution", HostAttributionJson(r)},
               {"finding_counts", kpis.finding_counts},
               {"findings", findings},
               {"data_issues", issues},
