@@ -15,6 +15,7 @@ const std::vector<CommandInfo>& AllCommands() {
       {"instrument", "insert (or remove) the trace points of a plan", RunInstrumentCommand},
       {"analyze", "analyze Ascend profiler output into summaries and findings", RunAnalyzeCommand},
       {"sweep", "analyze many profiling roots and write a rollup", RunSweepCommand},
+      {"compare", "what changed between two runs of the same job, beyond noise", RunCompareCommand},
       {"latency", "per-iteration, per-rank latency statistics", RunLatencyCommand},
       {"pipe", "per-role summaries of msprof op pipeline metrics", RunPipeCommand},
       {"stall", "PC-sampling stall reason shares", RunStallCommand},

@@ -15,6 +15,7 @@ int RunPlanCommand(const CommandArgs& args, CommandIo& io);
 int RunInstrumentCommand(const CommandArgs& args, CommandIo& io);
 int RunAnalyzeCommand(const CommandArgs& args, CommandIo& io);
 int RunSweepCommand(const CommandArgs& args, CommandIo& io);
+int RunCompareCommand(const CommandArgs& args, CommandIo& io);
 int RunLatencyCommand(const CommandArgs& args, CommandIo& io);
 int RunPipeCommand(const CommandArgs& args, CommandIo& io);
 int RunStallCommand(const CommandArgs& args, CommandIo& io);

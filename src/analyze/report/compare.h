@@ -1,0 +1,51 @@
+// compare: what changed between two analyses of the same job (optrace compare A B).
+//
+//   CompareOptions opt;
+//   opt.a = "runs/before";  opt.b = "runs/after";   // profiling roots, or OUT dirs of optrace analyze
+//   opt.out_dir = "cmp";                              // compare.md, compare.json
+//   OPTRACE_ASSIGN_OR_RETURN(CompareResult c, RunCompare(opt));
+//
+// Deltas per operator (rank-merged name / type / op type), per HCCL kind, per rank (step wall)
+// and per step class (matched by shape signature): the mean per step on each side, absolute and
+// relative change, and whether it exceeds run-to-run noise: |delta| > noise_k x the standard error
+// of the difference, from the step-to-step spread of each side (per rank and step samples). Too
+// few samples to estimate the noise: never significant. Findings that appeared or disappeared
+// (by type and rank). Incomparable inputs are refused with the reason: another rank count, or no
+// operator in common.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "analyze/model.h"
+#include "core/status.h"
+
+namespace optrace::analyze::report {
+
+struct CompareOptions {
+  std::filesystem::path a, b;
+  std::filesystem::path out_dir;  // empty: nothing written
+  double noise_k = 3.0;
+  double min_relative = 0.01;     // changes below 1% are never called significant
+};
+
+struct CompareRow {
+  std::string kind;  // operator, hccl_kind, rank, step_class
+  std::string key;
+  double a = kMissing, b = kMissing;  // mean per step (us; step wall in ms for rank / step_class)
+  double delta = kMissing, relative = kMissing;
+  double noise = kMissing;  // noise_k x standard error of the difference; NaN: not enough samples
+  bool significant = false;
+  int samples_a = 0, samples_b = 0;
+};
+
+struct CompareResult {
+  std::vector<CompareRow> rows;  // significant first, then by |delta|
+  std::vector<std::string> appeared, disappeared;  // "type (rank r)"
+  std::filesystem::path markdown, json;
+};
+
+Result<CompareResult> RunCompare(const CompareOptions& options);
+
+}  // namespace optrace::analyze::report

@@ -1,0 +1,105 @@
+#include "analyze/report/compare.h"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "analyze/pipeline.h"
+#include "analyze/analyze_test_util.h"
+
+namespace optrace::analyze::report {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::Sample;
+using testing::TempDir;
+
+// A copy of the 8-rank sample with every call of `op` `factor` times longer (the fields before the
+// quoted shapes hold no commas, so the split is exact for Name and Duration).
+fs::path SlowerCopy(const TempDir& tmp, const std::string& op, double factor) {
+  fs::path root = tmp.path() / "b";
+  fs::copy(Sample("synthetic_8rank"), root, fs::copy_options::recursive);
+  for (const auto& e : fs::recursive_directory_iterator(root)) {
+    if (e.path().filename() != "kernel_details.csv") continue;
+    std::ifstream in(e.path());
+    std::stringstream out;
+    std::string line;
+    bool header = true;
+    while (std::getline(in, line)) {
+      if (!header) {
+        std::vector<std::string> f;
+        std::stringstream ss(line);
+        std::string x;
+        while (std::getline(ss, x, ',')) f.push_back(x);
+        if (f.size() > 9 && f[4] == op) f[9] = fmt::format("{:.3f}", std::stod(f[9]) * factor);
+        line.clear();
+        for (size_t i = 0; i < f.size(); ++i) line += (i ? "," : "") + f[i];
+      }
+      header = false;
+      out << line << "\n";
+    }
+    in.close();
+    std::ofstream(e.path()) << out.str();
+  }
+  return root;
+}
+
+TEST(CompareTest, AnOperatorMadeSlowerIsTheOnlySignificantChange) {
+  TempDir tmp;
+  CompareOptions opt;
+  opt.a = Sample("synthetic_8rank");
+  opt.b = SlowerCopy(tmp, "SwiGlu", 1.3);
+  opt.out_dir = tmp.path() / "cmp";
+  auto r = RunCompare(opt);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_FALSE(r->rows.empty());
+  EXPECT_TRUE(r->rows[0].significant);
+  EXPECT_EQ(r->rows[0].key, "SwiGlu (SwiGlu, aiv)");
+  EXPECT_NEAR(r->rows[0].relative, 0.30, 0.001);
+  for (size_t i = 1; i < r->rows.size(); ++i) EXPECT_FALSE(r->rows[i].significant) << r->rows[i].kind << " " << r->rows[i].key;
+  EXPECT_TRUE(fs::exists(tmp.path() / "cmp" / "compare.md"));
+  EXPECT_TRUE(fs::exists(tmp.path() / "cmp" / "compare.json"));
+}
+
+TEST(CompareTest, ARunComparedWithItselfHasNoSignificantChange) {
+  CompareOptions opt;
+  opt.a = opt.b = Sample("synthetic_8rank");
+  auto r = RunCompare(opt);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  for (const CompareRow& row : r->rows) EXPECT_FALSE(row.significant) << row.key;
+  EXPECT_TRUE(r->appeared.empty());
+  EXPECT_TRUE(r->disappeared.empty());
+}
+
+TEST(CompareTest, AnalyzeOutputDirectoriesCompareLikeTheirRoots) {
+  TempDir tmp;
+  fs::path b = SlowerCopy(tmp, "SwiGlu", 1.3);
+  for (auto [root, out] : {std::pair{Sample("synthetic_8rank"), tmp.path() / "outA"}, std::pair{b, tmp.path() / "outB"}}) {
+    AnalyzeOptions opt;
+    opt.roots = {root};
+    opt.out_dir = out;
+    ASSERT_TRUE(RunAnalysis(opt).ok());
+  }
+  CompareOptions opt;
+  opt.a = tmp.path() / "outA";
+  opt.b = tmp.path() / "outB";
+  auto r = RunCompare(opt);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->rows[0].key, "SwiGlu (SwiGlu, aiv)");
+  EXPECT_TRUE(r->rows[0].significant);
+}
+
+TEST(CompareTest, CapturesOfDifferentJobsAreRefusedWithTheReason) {
+  CompareOptions opt;
+  opt.a = Sample("synthetic_8rank");
+  opt.b = Sample("tp_l1_text");
+  auto r = RunCompare(opt);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("8 ranks"), std::string::npos) << r.status().message();
+  EXPECT_NE(r.status().message().find("same job"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace optrace::analyze::report
