@@ -22,7 +22,7 @@ int RunCompareCommand(const CommandArgs& args, CommandIo& io) {
   double k = 3.0;
   app.add_option("A", a, "the baseline: a profiling root or an optrace analyze output directory")->required();
   app.add_option("B", b, "the run to compare with it")->required();
-  app.add_option("-o,--output", out, "output directory for compare.md and compare.json")->required();
+  app.add_option("-o,--output", out, "output directory for compare.md, compare.json and compare.html")->required();
   app.add_option("--noise-k", k, "a change is significant above k x the standard error of the difference (default 3)")
       ->check(CLI::PositiveNumber);
   if (auto rc = ParseCommandLine(app, args, io)) return *rc;
@@ -42,6 +42,7 @@ int RunCompareCommand(const CommandArgs& args, CommandIo& io) {
   nlohmann::ordered_json result{{"status", "ok"},
                                 {"compare_md", r->markdown.string()},
                                 {"compare_json", r->json.string()},
+                                {"compare_html", r->html.string()},
                                 {"significant_changes", top},
                                 {"findings_appeared", r->appeared},
                                 {"findings_gone", r->disappeared}};

@@ -74,6 +74,72 @@ Metrics Collect(const AnalysisResult& r) {
   return m;
 }
 
+std::string Html(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '&': out += "&amp;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+// compare.html: the report.html look (header, cards, tables), static, self-contained.
+void WriteCompareHtml(const CompareOptions& opt, const CompareResult& c, std::ostream& os) {
+  auto num = [](double v) { return IsMissing(v) ? std::string("-") : fmt::format("{:.3f}", v); };
+  auto pct = [](double v) { return IsMissing(v) ? std::string("-") : fmt::format("{:+.1f}%", v * 100); };
+  os << R"(<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>optrace compare</title><style>
+:root { --fg:#1d232b; --muted:#5b6672; --line:#d9dee4; --bg:#f6f7f9; --card:#fff; --up:#c62828; --down:#2e7d32; }
+body { margin:0; font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif; color:var(--fg); background:var(--bg); }
+header { background:#232f3e; color:#fff; padding:14px 24px; } header h1 { margin:0; font-size:19px; font-weight:600; }
+header .ident { color:#c9d3de; font-size:12.5px; margin-top:4px; word-break:break-all; }
+main { padding:16px 24px 48px; max-width:1500px; }
+section { background:var(--card); border:1px solid var(--line); border-radius:6px; padding:14px 18px; margin-bottom:18px; }
+section h2 { margin:0 0 10px; font-size:16px; } .empty { color:var(--muted); font-style:italic; }
+table { border-collapse:collapse; width:100%; font-size:12.5px; }
+th { background:#eef1f5; text-align:left; padding:5px 8px; border-bottom:1px solid var(--line); white-space:nowrap; }
+td { padding:3px 8px; border-bottom:1px solid #eef0f3; white-space:nowrap; } td.num { text-align:right; font-variant-numeric:tabular-nums; }
+tr.sig-up td.rel { color:var(--up); font-weight:600; } tr.sig-down td.rel { color:var(--down); font-weight:600; }
+</style></head><body>
+<header><h1>optrace compare</h1>)";
+  os << "<div class=\"ident\">A: " << Html(opt.a.string()) << "<br>B: " << Html(opt.b.string())
+     << "</div></header><main>\n";
+  auto table = [&](bool only_significant) {
+    os << "<table><thead><tr><th>kind</th><th>key</th><th>A</th><th>B</th><th>delta</th><th>relative</th><th>noise</th>"
+          "<th>samples A/B</th></tr></thead><tbody>\n";
+    int n = 0;
+    for (const CompareRow& r : c.rows) {
+      if (only_significant && !r.significant) continue;
+      ++n;
+      std::string cls = !r.significant ? "" : r.delta > 0 ? "sig-up" : "sig-down";
+      os << fmt::format(
+          "<tr class=\"{}\"><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td "
+          "class=\"num\">{}</td><td class=\"num rel\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}/{}</td></tr>\n",
+          cls, Html(r.kind), Html(r.key), num(r.a), num(r.b), num(r.delta), pct(r.relative), num(r.noise), r.samples_a,
+          r.samples_b);
+    }
+    os << "</tbody></table>\n";
+    if (!n) os << "<p class=\"empty\">No change beyond run-to-run noise.</p>\n";
+  };
+  os << fmt::format("<section><h2>Significant changes</h2><p>Mean per step (operators, HCCL kinds: us; ranks, step "
+                    "classes: step wall ms). Significant: |B - A| &gt; {} x the standard error of the difference and "
+                    "at least {:.0f}%. Red: slower in B, green: faster.</p>\n",
+                    opt.noise_k, opt.min_relative * 100);
+  table(true);
+  os << "</section><section><h2>Findings</h2><p>Appeared in B: "
+     << Html(c.appeared.empty() ? std::string("none") : fmt::format("{}", fmt::join(c.appeared, ", ")))
+     << "</p><p>Gone in B: "
+     << Html(c.disappeared.empty() ? std::string("none") : fmt::format("{}", fmt::join(c.disappeared, ", ")))
+     << "</p></section>\n<section><h2>Every compared key</h2>\n";
+  table(false);
+  os << "</section></main></body></html>\n";
+}
+
 std::string StepClassLabel(const AnalysisResult& r, const std::string& signature) {
   for (const ShapeClass& c : r.step_classes)
     if (c.signature == signature) return c.id + " " + signature.substr(0, 16);
@@ -137,6 +203,7 @@ Result<CompareResult> RunCompare(const CompareOptions& opt) {
     OPTRACE_RETURN_IF_ERROR(EnsureDirectory(opt.out_dir));
     out.markdown = opt.out_dir / "compare.md";
     out.json = opt.out_dir / "compare.json";
+    out.html = opt.out_dir / "compare.html";
     auto num = [](double v) { return IsMissing(v) ? std::string("-") : fmt::format("{:.3f}", v); };
     auto pct = [](double v) { return IsMissing(v) ? std::string("-") : fmt::format("{:+.1f}%", v * 100); };
     OPTRACE_RETURN_IF_ERROR(WriteStreamAtomic(out.markdown, [&](std::ostream& os) {
@@ -179,6 +246,10 @@ Result<CompareResult> RunCompare(const CompareOptions& opt) {
                                {"findings_appeared", out.appeared}, {"findings_gone", out.disappeared}};
     OPTRACE_RETURN_IF_ERROR(WriteStreamAtomic(out.json, [&](std::ostream& os) {
       os << JsonText(doc) << "\n";
+      return Status::Ok();
+    }));
+    OPTRACE_RETURN_IF_ERROR(WriteStreamAtomic(out.html, [&](std::ostream& os) {
+      WriteCompareHtml(opt, out, os);
       return Status::Ok();
     }));
   }

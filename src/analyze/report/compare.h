@@ -2,7 +2,7 @@
 //
 //   CompareOptions opt;
 //   opt.a = "runs/before";  opt.b = "runs/after";   // profiling roots, or OUT dirs of optrace analyze
-//   opt.out_dir = "cmp";                              // compare.md, compare.json
+//   opt.out_dir = "cmp";                              // compare.md, compare.json, compare.html
 //   OPTRACE_ASSIGN_OR_RETURN(CompareResult c, RunCompare(opt));
 //
 // Deltas per operator (rank-merged name / type / op type), per HCCL kind, per rank (step wall)
@@ -43,7 +43,7 @@ struct CompareRow {
 struct CompareResult {
   std::vector<CompareRow> rows;  // significant first, then by |delta|
   std::vector<std::string> appeared, disappeared;  // "type (rank r)"
-  std::filesystem::path markdown, json;
+  std::filesystem::path markdown, json, html;
 };
 
 Result<CompareResult> RunCompare(const CompareOptions& options);

@@ -61,6 +61,9 @@ TEST(CompareTest, AnOperatorMadeSlowerIsTheOnlySignificantChange) {
   for (size_t i = 1; i < r->rows.size(); ++i) EXPECT_FALSE(r->rows[i].significant) << r->rows[i].kind << " " << r->rows[i].key;
   EXPECT_TRUE(fs::exists(tmp.path() / "cmp" / "compare.md"));
   EXPECT_TRUE(fs::exists(tmp.path() / "cmp" / "compare.json"));
+  std::ifstream html(tmp.path() / "cmp" / "compare.html");
+  std::string page((std::istreambuf_iterator<char>(html)), std::istreambuf_iterator<char>());
+  EXPECT_NE(page.find("<tr class=\"sig-up\"><td>operator</td><td>SwiGlu (SwiGlu, aiv)</td>"), std::string::npos);
 }
 
 TEST(CompareTest, ARunComparedWithItselfHasNoSignificantChange) {
