@@ -90,21 +90,36 @@ int64_t StepOfCommKey(const std::string& key) {
   return v ? *v : -1;
 }
 
-Status ReadCommunicationJson(const std::filesystem::path& path, RankTable& table) {
+// communication.json and communication_matrix.json share their nesting: step -> "collective" |
+// "p2p" -> "<op>@<group>" -> value ("Total Op Info" is a sum, left out). fn(step, p2p, op, group,
+// value) per entry whose value is an object.
+template <typename Fn>
+Status ForEachCommEntry(const std::filesystem::path& path, Fn fn) {
   OPTRACE_ASSIGN_OR_RETURN(json j, ParseJsonFile(path));
   if (!j.is_object()) return BadInputError("{}: expected an object keyed by step (\"step50\": ...)", path.string());
   for (auto& [step, groups] : j.items()) {
     if (!groups.is_object()) continue;
     for (const char* kind : {"collective", "p2p"}) {
       if (!groups.contains(kind) || !groups[kind].is_object()) continue;
-      for (auto& [key, info] : groups[kind].items()) {
-        if (key == "Total Op Info" || !info.is_object()) continue;
-        CommOp op;
+      for (auto& [key, value] : groups[kind].items()) {
+        if (key == "Total Op Info" || !value.is_object()) continue;
         size_t at = key.find('@');
-        op.name = key.substr(0, at);
-        op.group = at == std::string::npos ? "" : key.substr(at + 1);
+        fn(step, std::string_view(kind) == "p2p", key.substr(0, at), at == std::string::npos ? "" : key.substr(at + 1),
+           value);
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+Status ReadCommunicationJson(const std::filesystem::path& path, RankTable& table) {
+  return ForEachCommEntry(
+      path, [&](const std::string& step, bool p2p, std::string name, std::string group, const json& info) {
+        CommOp op;
+        op.name = std::move(name);
+        op.group = std::move(group);
         op.step = step;
-        op.p2p = std::string_view(kind) == "p2p";
+        op.p2p = p2p;
         const json& ti = info.contains("Communication Time Info") ? info["Communication Time Info"] : json();
         double start_us = Num(ti, "Start Timestamp(us)");
         op.start_ns = IsMissing(start_us) ? -1 : static_cast<int64_t>(std::llround(start_us * 1000.0));
@@ -138,21 +153,20 @@ Status ReadCommunicationJson(const std::filesystem::path& path, RankTable& table
             op.bandwidth.push_back(std::move(b));
           }
         table.comm_ops.push_back(std::move(op));
-      }
-    }
-  }
-  return Status::Ok();
+      });
 }
 
 Status ReadProfilerMetadata(const std::filesystem::path& path, RankTable& table) {
   OPTRACE_ASSIGN_OR_RETURN(json j, ParseJsonFile(path));
-  if (!j.is_object() || !j.contains("parallel_group_info") || !j["parallel_group_info"].is_object()) return Status::Ok();
+  if (!j.is_object() || !j.contains("parallel_group_info") || !j["parallel_group_info"].is_object())
+    return Status::Ok();
   for (auto& [key, info] : j["parallel_group_info"].items()) {
     if (!info.is_object()) continue;
     ParallelGroup g;
     g.key = key;
     g.hash = GroupHash(key);
-    if (info.contains("group_name") && info["group_name"].is_string()) g.pg_name = info["group_name"].get<std::string>();
+    if (info.contains("group_name") && info["group_name"].is_string())
+      g.pg_name = info["group_name"].get<std::string>();
     g.kind = ParallelKind(g.pg_name);
     if (info.contains("global_ranks") && info["global_ranks"].is_array())
       for (const json& r : info["global_ranks"])
@@ -164,22 +178,15 @@ Status ReadProfilerMetadata(const std::filesystem::path& path, RankTable& table)
 }
 
 Status ReadCommunicationMatrixJson(const std::filesystem::path& path, RankTable& table) {
-  OPTRACE_ASSIGN_OR_RETURN(json j, ParseJsonFile(path));
-  if (!j.is_object()) return BadInputError("{}: expected an object keyed by step (\"step50\": ...)", path.string());
-  for (auto& [step, groups] : j.items()) {
-    if (!groups.is_object()) continue;
-    for (const char* kind : {"collective", "p2p"}) {
-      if (!groups.contains(kind) || !groups[kind].is_object()) continue;
-      for (auto& [key, links] : groups[kind].items()) {
-        if (key == "Total Op Info" || !links.is_object()) continue;
-        size_t at = key.find('@');
+  return ForEachCommEntry(
+      path, [&](const std::string& step, bool p2p, const std::string& op, const std::string& group, const json& links) {
         for (auto& [pair, link] : links.items()) {
           if (!link.is_object()) continue;
           CommMatrixLink l;
           l.step = step;
-          l.key = key.substr(0, at);
-          l.group = at == std::string::npos ? "" : key.substr(at + 1);
-          l.p2p = std::string_view(kind) == "p2p";
+          l.key = op;
+          l.group = group;
+          l.p2p = p2p;
           size_t dash = pair.find('-');
           auto src = ParseCsvInt(pair.substr(0, dash));
           auto dst = dash == std::string::npos ? std::nullopt : ParseCsvInt(pair.substr(dash + 1));
@@ -194,10 +201,7 @@ Status ReadCommunicationMatrixJson(const std::filesystem::path& path, RankTable&
           l.bandwidth_gbps = Num(link, "Bandwidth(GB/s)");
           table.comm_matrix.push_back(std::move(l));
         }
-      }
-    }
-  }
-  return Status::Ok();
+      });
 }
 
 Status ReadStepTraceCsv(const std::filesystem::path& path, RankTable& table) {
@@ -341,16 +345,8 @@ Result<std::vector<RankTable>> NormalizeRanks(const std::vector<RankInput>& inpu
   for (Local& l : local) {
     if (!l.table->ok()) return l.table->status();
     RankTable t = std::move(*l.table).value();
-    std::vector<uint32_t> id(l.strings.size());
-    for (uint32_t i = 0; i < id.size(); ++i) id[i] = strings.Intern(l.strings.Get(i));
-    for (Event& e : t.events) {
-      e.name = id[e.name];
-      e.type = id[e.type];
-      e.core = id[e.core];
-      e.input_shapes = id[e.input_shapes];
-      e.output_shapes = id[e.output_shapes];
-      e.input_dtypes = id[e.input_dtypes];
-    }
+    const std::vector<uint32_t> ids = MergeStrings(l.strings, strings);
+    for (Event& e : t.events) RemapStrings(e, ids);
     for (const DataIssue& i : l.issues) AddIssue(issues, i.name, i.severity, i.description, i.example, i.count);
     out.push_back(std::move(t));
     l = Local{};

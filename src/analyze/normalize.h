@@ -84,6 +84,13 @@ Status ReadProfilerMetadata(const std::filesystem::path& path, RankTable& table)
 // "1736405443881410.320\t" (microseconds) -> 1736405443881410320 ns; nullopt when missing.
 std::optional<int64_t> ParseUsToNs(std::string_view text);
 
+// Events read with a string table of their own (a range of a file, a rank read on another
+// thread) join the analysis's: MergeStrings interns every local string in local id order (the
+// order one pass over the input would have given) and returns the new id of each; RemapStrings
+// rewrites an event's string ids through that table.
+std::vector<uint32_t> MergeStrings(const StringTable& local, StringTable& strings);
+void RemapStrings(Event& e, const std::vector<uint32_t>& ids);
+
 // Adds a data issue (`count` occurrences, `example` the first) or bumps the count of an existing
 // one with the same name.
 void AddIssue(std::vector<DataIssue>& issues, std::string_view name, std::string_view severity,

@@ -104,6 +104,21 @@ std::optional<int64_t> ParseUsToNs(std::string_view t) {
   return neg ? -ns : ns;
 }
 
+std::vector<uint32_t> MergeStrings(const StringTable& local, StringTable& strings) {
+  std::vector<uint32_t> ids(local.size());
+  for (uint32_t i = 0; i < ids.size(); ++i) ids[i] = strings.Intern(local.Get(i));
+  return ids;
+}
+
+void RemapStrings(Event& e, const std::vector<uint32_t>& ids) {
+  e.name = ids[e.name];
+  e.type = ids[e.type];
+  e.core = ids[e.core];
+  e.input_shapes = ids[e.input_shapes];
+  e.output_shapes = ids[e.output_shapes];
+  e.input_dtypes = ids[e.input_dtypes];
+}
+
 void AddIssue(std::vector<DataIssue>& issues, std::string_view name, std::string_view severity,
               std::string_view description, std::string_view example, uint64_t count) {
   for (DataIssue& i : issues)
@@ -342,20 +357,14 @@ void MergeChunk(KernelChunk& c, uint64_t line_shift, const std::string& path, St
     AddIssue(issues, i.name, i.severity, i.description, fmt::format("{}:{}{}", path, i.line + line_shift, i.detail),
              i.count);
   if (!c.owns()) return;  // already in the table
-  std::vector<uint32_t> id(c.own_strings.size());
-  for (uint32_t i = 0; i < id.size(); ++i) id[i] = strings.Intern(c.own_strings.Get(i));
+  const std::vector<uint32_t> ids = MergeStrings(c.own_strings, strings);
   const uint32_t pipe_base = static_cast<uint32_t>(table.pipes.size());
   for (PipelineFields& p : c.own_pipes) {
     for (uint32_t& v : p.packed) v = RepackDecimal(v, c.own_overflow, table.pipe_overflow);
     table.pipes.push_back(p);
   }
   for (Event& e : c.own_events) {
-    e.name = id[e.name];
-    e.type = id[e.type];
-    e.core = id[e.core];
-    e.input_shapes = id[e.input_shapes];
-    e.output_shapes = id[e.output_shapes];
-    e.input_dtypes = id[e.input_dtypes];
+    RemapStrings(e, ids);
     e.row = static_cast<uint32_t>(e.row + line_shift);
     if (e.pipe != kNone32) e.pipe += pipe_base;
     table.events.push_back(e);
