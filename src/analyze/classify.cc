@@ -35,6 +35,22 @@ struct SignatureKeyHash {
   size_t operator()(const SignatureKey& k) const { return k.hash ^ (uint64_t(k.events) << 1) ^ uint64_t(k.kind + 1); }
 };
 
+// A 64-bit hash of each interned string's bytes, by string id: computed once, so that a
+// signature costs a multiply per event instead of a pass over its name and shape text.
+std::vector<uint64_t> StringHashes(const StringTable& strings) {
+  std::vector<uint64_t> out;
+  out.reserve(strings.size());
+  for (const std::string& text : strings.strings()) {
+    uint64_t h = 1469598103934665603ull;  // FNV-1a
+    for (unsigned char c : text) {
+      h ^= c;
+      h *= 1099511628211ull;
+    }
+    out.push_back(h);
+  }
+  return out;
+}
+
 SignatureKey ShapeKey(const std::vector<uint64_t>& string_hashes, const RankTable& t, EventRange r) {
   SignatureKey k;
   k.hash = 1469598103934665603ull;
@@ -93,25 +109,6 @@ std::vector<ShapeClass> MakeClasses(size_t n, char prefix, GetKey get_key, std::
 }
 
 }  // namespace
-
-std::vector<uint64_t> StringHashes(const StringTable& strings) {
-  std::vector<uint64_t> out;
-  out.reserve(strings.size());
-  for (const std::string& text : strings.strings()) {
-    uint64_t h = 1469598103934665603ull;  // FNV-1a
-    for (unsigned char c : text) {
-      h ^= c;
-      h *= 1099511628211ull;
-    }
-    out.push_back(h);
-  }
-  return out;
-}
-
-std::string ShapeSignature(const std::vector<uint64_t>& string_hashes, const RankTable& t, EventRange r) {
-  SignatureKey k = ShapeKey(string_hashes, t, r);
-  return k.shaped ? SignatureText(k) : "";
-}
 
 void ClassifyAll(AnalysisResult& res, const Rules& rules, int threads) {
   res.blocks.clear();

@@ -11,9 +11,7 @@
 // has shapes (Level0) is a class of its own ("noshape:..."): missing shapes never merge.
 #pragma once
 
-#include <cstdint>
 #include <string>
-#include <vector>
 
 #include "analyze/model.h"
 #include "analyze/rules.h"
@@ -22,12 +20,5 @@ namespace optrace::analyze {
 
 // `threads` > 1 computes class signatures side by side (the result is the same).
 void ClassifyAll(AnalysisResult& result, const Rules& rules, int threads = 1);
-
-// A 64-bit hash of each interned string's bytes, by string id: computed once, so that a
-// signature costs a multiply per event instead of a pass over its name and shape text.
-std::vector<uint64_t> StringHashes(const StringTable& strings);
-
-// Signature of an event range, or "" when none of its compute events has shapes.
-std::string ShapeSignature(const std::vector<uint64_t>& string_hashes, const RankTable& table, EventRange range);
 
 }  // namespace optrace::analyze

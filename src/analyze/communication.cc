@@ -24,10 +24,6 @@ double Ratio(double part, double transit) {
   return part / (part + transit);
 }
 
-bool EndsWith(const std::string& s, std::string_view tail) {
-  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
-
 }  // namespace
 
 void SummarizeGroups(AnalysisResult& res) {
@@ -112,10 +108,10 @@ void SummarizeCommunication(AnalysisResult& res, const Rules& rules) {
     }
     // Links: op classes overlap (top / middle / bottom / total): only "-total" when present.
     bool totals = std::any_of(t.comm_matrix.begin(), t.comm_matrix.end(),
-                              [](const CommMatrixLink& l) { return EndsWith(l.key, "-total"); });
+                              [](const CommMatrixLink& l) { return l.key.ends_with("-total"); });
     std::map<std::tuple<std::string, int, int, std::string>, CommLinkSummary> links;
     for (const CommMatrixLink& l : t.comm_matrix) {
-      if (totals && !EndsWith(l.key, "-total")) continue;
+      if (totals && !l.key.ends_with("-total")) continue;
       CommLinkSummary& x = links[{l.group, l.src, l.dst, l.transport}];
       x.group = l.group;
       x.src = l.src;

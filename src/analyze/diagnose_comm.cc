@@ -6,20 +6,19 @@
 #include <map>
 
 #include "analyze/diagnose.h"
+#include "core/quantile.h"
 
 namespace optrace::analyze {
 namespace {
 
-std::string SourceFile(const AnalysisResult& res, int rank, bool matrix) {
+// Evidence that points at a rank's communication.json (or communication_matrix.json).
+Evidence FileEvidence(const AnalysisResult& res, int rank, bool matrix, std::string note) {
+  Evidence ev;
+  ev.rank = rank;
+  ev.note = std::move(note);
   for (const RankInput& in : res.discovery.ranks)
-    if (in.rank == rank) return (matrix ? in.communication_matrix : in.communication).string();
-  return "";
-}
-
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    if (in.rank == rank) ev.file = (matrix ? in.communication_matrix : in.communication).string();
+  return ev;
 }
 
 void SlowLinks(const AnalysisResult& res, const Thresholds& th, std::vector<Finding>& out) {
@@ -31,7 +30,8 @@ void SlowLinks(const AnalysisResult& res, const Thresholds& th, std::vector<Find
     if (static_cast<int>(links.size()) < th.slow_link_min_links) continue;
     std::vector<double> bw;
     for (const CommLinkSummary* l : links) bw.push_back(l->bandwidth_gbps);
-    double median = Median(bw);
+    std::sort(bw.begin(), bw.end());
+    double median = Quantile(bw, 0.5);
     std::vector<const CommLinkSummary*> slow;
     for (const CommLinkSummary* l : links)
       if (l->bandwidth_gbps < th.slow_link_ratio * median) slow.push_back(l);
@@ -47,17 +47,16 @@ void SlowLinks(const AnalysisResult& res, const Thresholds& th, std::vector<Find
         "{}->{} of group {} (group-local ranks, reported by rank {}): {:.2f} GB/s, {:.1f} MB in {:.3f} ms.",
         slow.size(), transport, th.slow_link_ratio * 100, transport, median, links.size(), w.src, w.dst, w.group,
         w.reported_by, w.bandwidth_gbps, w.size_mb, w.time_ms);
-    f.numbers = {{"bandwidth_gbps", w.bandwidth_gbps}, {"median_gbps", median},
-                 {"ratio", median > 0 ? w.bandwidth_gbps / median : 0}, {"slow_links", double(slow.size())},
+    f.numbers = {{"bandwidth_gbps", w.bandwidth_gbps},
+                 {"median_gbps", median},
+                 {"ratio", median > 0 ? w.bandwidth_gbps / median : 0},
+                 {"slow_links", double(slow.size())},
                  {"links", double(links.size())}};
-    for (const CommLinkSummary* l : slow) {
-      Evidence ev;
-      ev.file = SourceFile(res, l->reported_by, true);
-      ev.rank = l->reported_by;
-      ev.note = fmt::format("group {} link {}-{} {}: {:.2f} GB/s ({:.1f} MB / {:.3f} ms, {} entries)", l->group, l->src,
-                            l->dst, l->transport, l->bandwidth_gbps, l->size_mb, l->time_ms, l->entries);
-      f.evidence.push_back(ev);
-    }
+    for (const CommLinkSummary* l : slow)
+      f.evidence.push_back(FileEvidence(
+          res, l->reported_by, true,
+          fmt::format("group {} link {}-{} {}: {:.2f} GB/s ({:.1f} MB / {:.3f} ms, {} entries)", l->group, l->src,
+                      l->dst, l->transport, l->bandwidth_gbps, l->size_mb, l->time_ms, l->entries)));
     out.push_back(std::move(f));
   }
 }
@@ -72,8 +71,8 @@ void WaitingRanks(const AnalysisResult& res, const Thresholds& th, int slow_rank
   if (waiting.empty()) return;
   // In a collective every rank waits for the last to arrive: the rank that waits least is the
   // late one (when there is a rank to compare with).
-  const CommRankSummary* least = *std::min_element(
-      ranks.begin(), ranks.end(), [](auto* a, auto* b) { return a->wait_ratio < b->wait_ratio; });
+  const CommRankSummary* least =
+      *std::min_element(ranks.begin(), ranks.end(), [](auto* a, auto* b) { return a->wait_ratio < b->wait_ratio; });
   std::vector<int> ids;
   for (const CommRankSummary* r : waiting) ids.push_back(r->rank);
   Finding f;
@@ -85,9 +84,10 @@ void WaitingRanks(const AnalysisResult& res, const Thresholds& th, int slow_rank
   if (ranks.size() >= 2 && least->wait_ratio <= th.comm_wait_ratio_high) {
     late = fmt::format(" Rank {} waits least ({:.0f}%): it arrives last, the likely late rank", least->rank,
                        least->wait_ratio * 100);
-    late += slow_rank < 0                ? "; the collective-duration vote names no slow rank."
-            : slow_rank == least->rank ? fmt::format("; the collective-duration vote names the same rank ({}).", slow_rank)
-                                       : fmt::format("; the collective-duration vote names rank {} instead.", slow_rank);
+    late += slow_rank < 0 ? "; the collective-duration vote names no slow rank."
+            : slow_rank == least->rank
+                ? fmt::format("; the collective-duration vote names the same rank ({}).", slow_rank)
+                : fmt::format("; the collective-duration vote names rank {} instead.", slow_rank);
   }
   double worst = 0;
   for (const CommRankSummary* r : waiting) worst = std::max(worst, r->wait_ratio);
@@ -100,14 +100,11 @@ void WaitingRanks(const AnalysisResult& res, const Thresholds& th, int slow_rank
     f.numbers.push_back({"late_rank", double(least->rank)});
     f.numbers.push_back({"late_rank_wait_ratio", least->wait_ratio});
   }
-  for (const CommRankSummary* r : waiting) {
-    Evidence ev;
-    ev.file = SourceFile(res, r->rank, false);
-    ev.rank = r->rank;
-    ev.note = fmt::format("rank {}: wait {:.3f} ms, transit {:.3f} ms over {} ops (wait ratio {:.2f})", r->rank,
-                          r->wait_ms, r->transit_ms, r->ops, r->wait_ratio);
-    f.evidence.push_back(ev);
-  }
+  for (const CommRankSummary* r : waiting)
+    f.evidence.push_back(
+        FileEvidence(res, r->rank, false,
+                     fmt::format("rank {}: wait {:.3f} ms, transit {:.3f} ms over {} ops (wait ratio {:.2f})", r->rank,
+                                 r->wait_ms, r->transit_ms, r->ops, r->wait_ratio)));
   out.push_back(std::move(f));
 }
 
@@ -124,13 +121,11 @@ void SmallPackets(const AnalysisResult& res, const Thresholds& th, std::vector<F
         "Rank {}: packets below {} MB carry {:.0f}% of its {} transit time ({:.3f} ms, {:.0f} small transfers): "
         "latency, not bandwidth, bounds these transfers (fuse or bucket the messages).",
         x.rank, th.small_packet_mb, x.small_packet_time_share * 100, x.transport, x.time_ms, x.small_packet_count);
-    f.numbers = {{"small_packet_time_share", x.small_packet_time_share}, {"transit_ms", x.time_ms},
+    f.numbers = {{"small_packet_time_share", x.small_packet_time_share},
+                 {"transit_ms", x.time_ms},
                  {"small_transfers", x.small_packet_count}};
-    Evidence ev;
-    ev.file = SourceFile(res, x.rank, false);
-    ev.rank = x.rank;
-    ev.note = fmt::format("{} Size Distribution of rank {}'s ops", x.transport, x.rank);
-    f.evidence.push_back(ev);
+    f.evidence.push_back(
+        FileEvidence(res, x.rank, false, fmt::format("{} Size Distribution of rank {}'s ops", x.transport, x.rank)));
     out.push_back(std::move(f));
   }
 }

@@ -4,6 +4,7 @@
 #include <regex>
 
 #include "analyze/normalize.h"
+#include "analyze/segment.h"
 #include "core/bounded_regex.h"
 
 namespace optrace::analyze {
@@ -68,21 +69,17 @@ Status AttributeBubbles(AnalysisResult& res, const Rules& rules) {
     std::vector<BubbleWindow> bubbles;
     for (const Step& s : res.steps) {
       if (s.rank != t.rank || !s.anatomy.has_bubble) continue;
-      double min_gap = std::max(th.bubble_gap_min_us * 1000.0, th.bubble_gap_min_wall_share * double(s.anatomy.wall_ns));
-      int64_t cur_e = -1;
-      for (uint32_t i = s.events.first; i < s.events.last; ++i) {
-        const Event& e = t.events[i];
-        if (cur_e >= 0 && e.start_ns > cur_e && double(e.start_ns - cur_e) >= min_gap) {
-          BubbleWindow b;
-          b.rank = t.rank;
-          b.step_id = s.step_id;
-          b.start_ns = t.AbsNs(cur_e);
-          b.end_ns = t.AbsNs(e.start_ns);
-          b.next_event = i;
-          bubbles.push_back(b);
-        }
-        cur_e = std::max(cur_e, e.end_ns());
-      }
+      const double min_gap = BubbleGapMinNs(th, s.anatomy.wall_ns);  // segment's rule, the same gaps
+      ForEachIdleGap(t, s.events, [&](int64_t gap_start, uint32_t next) {
+        if (double(t.events[next].start_ns - gap_start) < min_gap) return;
+        BubbleWindow b;
+        b.rank = t.rank;
+        b.step_id = s.step_id;
+        b.start_ns = t.AbsNs(gap_start);
+        b.end_ns = t.AbsNs(t.events[next].start_ns);
+        b.next_event = next;
+        bubbles.push_back(b);
+      });
     }
     if (bubbles.empty()) continue;
     std::filesystem::path trace;

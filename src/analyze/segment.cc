@@ -139,24 +139,19 @@ StepAnatomy ComputeAnatomy(const RankTable& t, EventRange r, const Thresholds& t
   int64_t start = t.events[r.first].start_ns, end = start;
   for (uint32_t i = r.first; i < r.last; ++i) end = std::max(end, t.events[i].end_ns());
   a.wall_ns = end - start;
-  double min_gap = std::max(th.bubble_gap_min_us * 1000.0, th.bubble_gap_min_wall_share * double(a.wall_ns));
-  int64_t cur_e = -1;
-  for (uint32_t i = r.first; i < r.last; ++i) {
-    const Event& e = t.events[i];
-    if (cur_e >= 0 && e.start_ns > cur_e) {
-      int64_t gap = e.start_ns - cur_e;
-      if (gap > a.max_gap_ns) {
-        a.max_gap_ns = gap;
-        a.max_gap_start_ns = cur_e;
-        a.max_gap_next_event = i;
-      }
-      if (double(gap) >= min_gap) {
-        ++a.bubble_gap_count;
-        a.bubble_gap_ns += gap;
-      }
+  const double min_gap = BubbleGapMinNs(th, a.wall_ns);
+  ForEachIdleGap(t, r, [&](int64_t gap_start, uint32_t next) {
+    int64_t gap = t.events[next].start_ns - gap_start;
+    if (gap > a.max_gap_ns) {
+      a.max_gap_ns = gap;
+      a.max_gap_start_ns = gap_start;
+      a.max_gap_next_event = next;
     }
-    cur_e = std::max(cur_e, e.end_ns());
-  }
+    if (double(gap) >= min_gap) {
+      ++a.bubble_gap_count;
+      a.bubble_gap_ns += gap;
+    }
+  });
   a.busy_ns = UnionNs(t, r, [](const Event&) { return true; });
   a.bubble_ns = a.wall_ns - a.busy_ns;
   a.main_ns = a.wall_ns;

@@ -14,6 +14,8 @@
 // what follows the last layer the tail.
 #pragma once
 
+#include <algorithm>
+
 #include "analyze/model.h"
 #include "analyze/rules.h"
 
@@ -24,5 +26,22 @@ void SegmentRanks(AnalysisResult& result, const Rules& rules, int threads = 1);
 
 // Anatomy of the event range of one rank (exposed for tests).
 StepAnatomy ComputeAnatomy(const RankTable& table, EventRange range, const Thresholds& t);
+
+// The smallest internal idle gap that makes a bubble in a step whose wall is `wall_ns`.
+inline double BubbleGapMinNs(const Thresholds& t, int64_t wall_ns) {
+  return std::max(t.bubble_gap_min_us * 1000.0, t.bubble_gap_min_wall_share * double(wall_ns));
+}
+
+// Calls fn(gap_start_ns, next_event) for every idle gap inside `range` (events sorted by start):
+// from the latest end so far to the start of event `next_event`, rank-relative.
+template <typename Fn>
+void ForEachIdleGap(const RankTable& t, EventRange range, Fn fn) {
+  int64_t cur_end = -1;
+  for (uint32_t i = range.first; i < range.last; ++i) {
+    const Event& e = t.events[i];
+    if (cur_end >= 0 && e.start_ns > cur_end) fn(cur_end, i);
+    cur_end = std::max(cur_end, e.end_ns());
+  }
+}
 
 }  // namespace optrace::analyze

@@ -48,6 +48,8 @@ using Metrics = std::map<std::pair<std::string, std::string>, Samples>;  // (kin
 
 Metrics Collect(const AnalysisResult& r) {
   Metrics m;
+  std::map<std::string, std::string> signature_of;  // step class id -> signature
+  for (const ShapeClass& c : r.step_classes) signature_of[c.id] = c.signature;
   for (const Step& s : r.steps) {
     if (!s.complete) continue;
     const RankTable* t = r.FindRank(s.rank);
@@ -66,10 +68,8 @@ Metrics Collect(const AnalysisResult& r) {
     for (auto& [k, us] : op_us) m[{"operator", k}].v.push_back(us);
     for (auto& [k, us] : hccl_us) m[{"hccl_kind", k}].v.push_back(us);
     m[{"rank", std::to_string(s.rank)}].v.push_back(double(s.anatomy.wall_ns) / 1e6);
-    std::string signature;
-    for (const ShapeClass& c : r.step_classes)
-      if (c.id == s.step_class) signature = c.signature;
-    if (!signature.empty()) m[{"step_class", signature}].v.push_back(double(s.anatomy.wall_ns) / 1e6);
+    auto sig = signature_of.find(s.step_class);
+    if (sig != signature_of.end()) m[{"step_class", sig->second}].v.push_back(double(s.anatomy.wall_ns) / 1e6);
   }
   return m;
 }
