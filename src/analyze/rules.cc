@@ -154,6 +154,39 @@ Status ApplyDixon(Rules& rules, const std::string& origin, const json& j) {
   return Status::Ok();
 }
 
+Status ApplyEfficiency(Rules& rules, const std::string& origin, const json& j) {
+  EfficiencyRules& e = rules.efficiency;
+  if (j.contains("families")) {
+    if (!j["families"].is_object()) return BadInputError("{}: 'families' must map a family to op types", origin);
+    e.cost.family_of_type.clear();
+    for (auto& [family, types] : j["families"].items()) {
+      if (!types.is_array()) return BadInputError("{}: families.{} must be an array of op types", origin, family);
+      for (const json& t : types) e.cost.family_of_type[t.get<std::string>()] = family;
+    }
+  }
+  if (j.contains("vector_ops")) {
+    if (!j["vector_ops"].is_object()) return BadInputError("{}: 'vector_ops' must map op types to FLOPs per element", origin);
+    for (auto& [type, flops] : j["vector_ops"].items()) {
+      e.cost.vector_flops_per_element[type] = flops.get<double>();
+      e.cost.family_of_type[type] = "vector";
+    }
+  }
+  if (j.contains("sustained_factors")) {
+    e.sustained.clear();
+    for (auto& [key, v] : j["sustained_factors"].items()) {
+      double f = v.get<double>();
+      if (!(f > 0 && f <= 1)) return BadInputError("{}: sustained_factors.{} must be in (0, 1]", origin, key);
+      if (key == "default") e.sustained_default = f;
+      else if (key == "bandwidth") e.bandwidth_sustained = f;
+      else e.sustained[key] = f;
+    }
+  }
+  if (j.contains("features")) {
+    OPTRACE_ASSIGN_OR_RETURN(e.features, RuleList(origin, j, "features", "feature"));
+  }
+  return Status::Ok();
+}
+
 Status ApplyFile(Rules& rules, const std::string& name, const std::string& origin, const std::string& text) {
   json j;
   try {
@@ -168,6 +201,11 @@ Status ApplyFile(Rules& rules, const std::string& name, const std::string& origi
     if (name == "block_rules.json") return ApplyBlocks(rules, origin, j);
     if (name == "diagnosis_rules.json") return ApplyDiagnosis(rules, origin, j);
     if (name == "dixon_q95.json") return ApplyDixon(rules, origin, j);
+    if (name == "efficiency_rules.json") return ApplyEfficiency(rules, origin, j);
+    if (name == "hardware_peaks.json") {
+      OPTRACE_ASSIGN_OR_RETURN(rules.hardware, ParseHardwareTable(origin, text));
+      return Status::Ok();
+    }
   } catch (const json::exception& e) {
     return BadInputError("{}: {}", origin, e.what());
   }

@@ -17,7 +17,9 @@
 #include <string_view>
 #include <vector>
 
+#include "analyze/hardware.h"
 #include "analyze/model.h"
+#include "analyze/op_cost.h"
 #include "core/bounded_regex.h"
 #include "core/status.h"
 
@@ -78,6 +80,16 @@ struct Thresholds {
   double small_packet_min_ms = 1.0;
 };
 
+// efficiency_rules.json: which op types each cost family models, the per-element FLOPs of vector
+// ops, the sustained factors of the roofline and the structural features of the fingerprint.
+struct EfficiencyRules {
+  OpCostRules cost;
+  std::map<std::string, double> sustained;  // "cube:bf16" -> 0.95 (family class : dtype class)
+  double sustained_default = 1.0;
+  double bandwidth_sustained = 1.0;
+  std::vector<RegexRule> features;           // value = feature name; matched on op type and name
+};
+
 struct Rules {
   std::map<std::string, OpType> core_op_type;  // "AI_CORE" -> aic
   std::vector<RegexRule> comm_aiv_fused;
@@ -89,6 +101,8 @@ struct Rules {
   std::vector<RegexRule> block_kind;     // value = block kind name
   Thresholds thresholds;
   std::map<int, double> dixon_q95;       // n -> critical value
+  EfficiencyRules efficiency;
+  std::vector<HardwarePeaks> hardware;   // hardware_peaks.json
   std::string fingerprint;               // "op_taxonomy.json=<FNV-1a 64 hex>,..." per rule file
   std::vector<std::string> sources;      // "builtin:op_taxonomy.json", "/abs/dir/op_taxonomy.json"
 

@@ -92,6 +92,17 @@ int RunAnalyzeCommand(const CommandArgs& args, CommandIo& io) {
       ->excludes(to_opt);
   app.add_option("--progress", progress, "progress on stderr: text lines or one JSON line per stage")
       ->check(CLI::IsMember({"text", "json"}));
+  std::string hardware_model, hardware_profile, model_config;
+  bool no_cann_scan = false;
+  auto* hw_model = app.add_option("--hardware-model", hardware_model,
+                                  "the capture's device for MFU / roofline (Ascend910B3, ...; docs/hardware-peaks.md)");
+  app.add_option("--hardware-profile", hardware_profile,
+                 "a JSON file with the capture device's peaks (fields of docs/hardware-peaks.md)")
+      ->excludes(hw_model);
+  app.add_flag("--no-cann-hardware-scan", no_cann_scan,
+               "do not take the peaks from this host's CANN platform_config when no hardware is given");
+  app.add_option("--model-config", model_config,
+                 "a model config.json to show next to the profile-derived fingerprint (never overrides it)");
   if (auto rc = ParseCommandLine(app, args, io)) return *rc;
 
   analyze::report::AnalyzeRunOptions opt;
@@ -102,6 +113,10 @@ int RunAnalyzeCommand(const CommandArgs& args, CommandIo& io) {
   opt.analyze.rules_dir = rules;
   opt.analyze.run = capture_run;
   opt.analyze.threads = threads;
+  opt.hardware_model = hardware_model;
+  opt.hardware_profile = hardware_profile;
+  opt.model_config = model_config;
+  opt.cann_scan = !no_cann_scan;
   opt.analyze.from = Stage::kDiscover;
   opt.analyze.to = Stage::kReport;
   Status flags = Status::Ok();

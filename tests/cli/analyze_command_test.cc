@@ -55,7 +55,10 @@ const std::vector<std::string> kFastArtifacts = {
     "report.md", "analysis_summary.json", "diagnosis_findings.json", "report.html", "manifest.json",
     "operator_summary.csv", "operator_class_summary.csv", "hccl_op_summary.csv", "hccl_class_summary.csv",
     "step_summary.csv", "step_anatomy.csv", "rank_summary.csv", "step_class_summary.csv", "layer_class_summary.csv",
-    "block_class_summary.csv", "cross_rank_step_summary.csv"};
+    "block_class_summary.csv", "cross_rank_step_summary.csv", "operator_efficiency_summary.csv",
+    "operator_roofline_summary.csv", "operator_not_modelled_summary.csv", "mfu_summary.csv",
+    "hardware_theoretical_peaks.csv", "model_inferred_config.csv", "model_feature_summary.csv",
+    "model_layer_type_summary.csv"};
 
 TEST_F(AnalyzeCommandTest, EverySampleRootProducesTheReportSet) {
   std::vector<fs::path> roots = SampleRoots();
@@ -232,10 +235,68 @@ TEST_F(AnalyzeCommandTest, FromStageWithoutAnEarlierRunNamesWhatIsMissing) {
   EXPECT_THAT(r.err, HasSubstr("stages"));
 }
 
+std::string ReadText(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+TEST_F(AnalyzeCommandTest, HardwareModelGivesMfuAndTheRooflineSection) {
+  auto r = RunCli({"analyze", (SamplesDir() / "st_l2").string(), "-o", dir_.string(), "--hardware-model",
+                   "Ascend910B2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::string md = ReadText(dir_ / "report.md");
+  EXPECT_THAT(md, HasSubstr("## 10. Model Fingerprint, Hardware Peaks And Roofline"));
+  EXPECT_THAT(md, HasSubstr("Hardware **Ascend910B2** from --hardware-model Ascend910B2"));
+  EXPECT_THAT(md, HasSubstr("theoretical bf16 cube peak"));
+  EXPECT_THAT(ReadText(dir_ / "hardware_theoretical_peaks.csv"), HasSubstr("Ascend910B2,cube_bf16_tflops,353.89"));
+  auto s = nlohmann::json::parse(ReadText(dir_ / "analysis_summary.json"));
+  EXPECT_EQ(s["efficiency"]["hardware"]["name"], "Ascend910B2");
+  EXPECT_EQ(s["efficiency"]["mfu_dtype"], "bf16");
+  EXPECT_GT(s["efficiency"]["mfu"][0]["mfu"].get<double>(), 0);
+  EXPECT_EQ(s["efficiency"]["model_fingerprint"]["config"]["hidden_size"], "1024");
+}
+
+TEST_F(AnalyzeCommandTest, WithoutHardwareTheReportSaysWhichOptionGivesIt) {
+  auto r = RunCli({"analyze", (SamplesDir() / "tp_l1_db").string(), "-o", dir_.string(), "--no-cann-hardware-scan"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::string md = ReadText(dir_ / "report.md");
+  EXPECT_THAT(md, HasSubstr("No hardware peaks: no --hardware-model / --hardware-profile; the capture names its "
+                            "device 'Ascend910B', not one part of the table"));
+  EXPECT_THAT(md, HasSubstr("--no-cann-hardware-scan"));
+  auto s = nlohmann::json::parse(ReadText(dir_ / "analysis_summary.json"));
+  EXPECT_TRUE(s["efficiency"]["hardware"].is_null());
+  EXPECT_TRUE(s["efficiency"]["mfu"][0]["mfu"].is_null());
+}
+
+TEST_F(AnalyzeCommandTest, UnknownHardwareModelFailsBeforeTheAnalysisListingTheParts) {
+  auto r = RunCli({"analyze", (SamplesDir() / "tp_l0_text").string(), "-o", dir_.string(), "--hardware-model",
+                   "Ascend999"});
+  EXPECT_EQ(r.exit_code, kExitBadInput);
+  EXPECT_THAT(r.err, HasSubstr("--hardware-model Ascend999: not in the bundled table; known: Ascend910B1"));
+  EXPECT_FALSE(fs::exists(dir_ / "stages"));  // refused before any stage ran
+}
+
+TEST_F(AnalyzeCommandTest, HardwareModelAndProfileTogetherIsUsageError) {
+  auto r = RunCli({"analyze", (SamplesDir() / "tp_l0_text").string(), "-o", dir_.string(), "--hardware-model",
+                   "Ascend910B2", "--hardware-profile", "x.json"});
+  EXPECT_EQ(r.exit_code, kExitBadInput);
+  EXPECT_THAT(r.err, HasSubstr("excludes"));
+}
+
+TEST_F(AnalyzeCommandTest, MissingModelConfigIsExit2NamingTheFile) {
+  auto r = RunCli({"analyze", (SamplesDir() / "tp_l0_text").string(), "-o", dir_.string(), "--model-config",
+                   (dir_ / "config.json").string()});
+  EXPECT_EQ(r.exit_code, kExitBadInput);
+  EXPECT_THAT(r.err, HasSubstr("config.json"));
+}
+
 TEST_F(AnalyzeCommandTest, HelpDescribesTheFlags) {
   auto r = RunCli({"analyze", "--help"});
   EXPECT_EQ(r.exit_code, 0);
-  for (const char* flag : {"--mode", "--rules", "--from-stage", "--to-stage", "--only-stage", "--progress"})
+  for (const char* flag : {"--mode", "--rules", "--from-stage", "--to-stage", "--only-stage", "--progress",
+                           "--hardware-model", "--hardware-profile", "--model-config", "--no-cann-hardware-scan"})
     EXPECT_THAT(r.out, HasSubstr(flag));
 }
 

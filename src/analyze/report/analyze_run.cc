@@ -1,5 +1,7 @@
 #include "analyze/report/analyze_run.h"
 
+#include <fmt/format.h>
+
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -20,8 +22,62 @@ Json RootsJson(const AnalyzeOptions& a) {
 }
 }  // namespace
 
+// The hardware the user named, or std::nullopt (then the capture and the host are asked).
+Result<std::optional<HardwarePeaks>> UserHardware(const AnalyzeRunOptions& opt, const Rules& rules) {
+  if (!opt.hardware_profile.empty()) {
+    OPTRACE_ASSIGN_OR_RETURN(HardwarePeaks h, LoadHardwareProfile(opt.hardware_profile));
+    return std::optional<HardwarePeaks>(std::move(h));
+  }
+  if (!opt.hardware_model.empty()) {
+    OPTRACE_ASSIGN_OR_RETURN(HardwarePeaks h, HardwareByName(rules.hardware, opt.hardware_model));
+    return std::optional<HardwarePeaks>(std::move(h));
+  }
+  return std::optional<HardwarePeaks>();
+}
+
+// Without a user choice: the capture's device name when it names one part of the table, else the
+// CANN platform_config of this host; `note` says why there is none.
+std::optional<HardwarePeaks> DetectedHardware(const AnalysisResult& r, const AnalyzeRunOptions& opt, const Rules& rules,
+                                              std::string& note) {
+  const std::string& device = r.identity.device_name;
+  if (!device.empty()) {
+    auto h = HardwareByName(rules.hardware, device);
+    if (h.ok()) {
+      h->source = fmt::format("the capture's device name ({})", device);
+      h->provenance = "named by the capture itself";
+      return *h;
+    }
+  }
+  std::string capture = device.empty() ? "the capture does not name its device"
+                                       : fmt::format("the capture names its device '{}', not one part of the table "
+                                                     "(the parts of a family differ in cores and clock)",
+                                                     device);
+  if (!opt.cann_scan) {
+    note = fmt::format("no --hardware-model / --hardware-profile; {}; the CANN scan is off (--no-cann-hardware-scan)",
+                       capture);
+    return std::nullopt;
+  }
+  std::vector<std::filesystem::path> dirs = CannConfigDirs();
+  if (auto h = ScanCannPlatformConfig(rules.hardware, dirs, dirs.empty() ? "" : HostSocFromNpuSmi())) return h;
+  note = fmt::format("no --hardware-model / --hardware-profile; {}; {}", capture,
+                     dirs.empty() ? "no CANN platform_config on this host"
+                                  : "CANN platform_config found, but npu-smi does not say which of its parts this host has");
+  return std::nullopt;
+}
+
 Result<AnalyzeRun> RunAnalyzeAndReport(const AnalyzeRunOptions& opt) {
   AnalyzeRun run;
+  Rules rules;
+  std::optional<HardwarePeaks> hardware;
+  std::optional<ModelConfig> model_config;
+  if (opt.analyze.to == Stage::kReport) {  // checked first: a typo must not cost a whole analysis
+    OPTRACE_ASSIGN_OR_RETURN(rules, LoadRules(opt.analyze.rules_dir));
+    OPTRACE_ASSIGN_OR_RETURN(hardware, UserHardware(opt, rules));
+    if (!opt.model_config.empty()) {
+      OPTRACE_ASSIGN_OR_RETURN(ModelConfig c, LoadModelConfig(opt.model_config));
+      model_config = std::move(c);
+    }
+  }
   OPTRACE_ASSIGN_OR_RETURN(run.result, RunAnalysis(opt.analyze));
   if (opt.analyze.to != Stage::kReport) return run;
   if (opt.analyze.progress) opt.analyze.progress->OnStage({Stage::kReport, "started", 0, {}, ""});
@@ -30,6 +86,9 @@ Result<AnalyzeRun> RunAnalyzeAndReport(const AnalyzeRunOptions& opt) {
   ropt.out_dir = ResolveAgainstCwd(opt.analyze.out_dir);
   ropt.full = opt.analyze.mode == Mode::kFull;
   ropt.generator = opt.generator;
+  ropt.efficiency.rules = &rules;
+  ropt.efficiency.model_config = model_config;
+  ropt.efficiency.hardware = hardware ? hardware : DetectedHardware(run.result, opt, rules, ropt.efficiency.hardware_note);
   auto written = WriteReport(run.result, ropt);
   if (!written.ok()) {
     if (opt.analyze.progress) opt.analyze.progress->OnStage({Stage::kReport, "failed", 0, {}, written.status().message()});

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <filesystem>
 #include <optional>
 #include <string>
 
@@ -22,6 +23,13 @@ inline constexpr int kAnalyzeResultSchemaVersion = 1;
 struct AnalyzeRunOptions {
   AnalyzeOptions analyze;  // analyze.to == Stage::kReport writes the report set into analyze.out_dir
   std::string generator = "optrace";
+  // Hardware peaks of the efficiency sections, first that applies: a profile file, a part of the
+  // bundled table, the capture's own device name when it names one part, the CANN platform_config
+  // of this host (unless cann_scan is off). Resolved before the analysis runs, so a bad name fails fast.
+  std::string hardware_model;
+  std::filesystem::path hardware_profile;
+  std::filesystem::path model_config;   // config.json: cross-check of the model fingerprint
+  bool cann_scan = true;
 };
 
 struct AnalyzeRun {

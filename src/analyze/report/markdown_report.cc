@@ -5,38 +5,14 @@
 #include <algorithm>
 #include <map>
 
+#include "analyze/report/markdown_table.h"
 #include "analyze/report/table.h"
 
 namespace optrace::analyze::report {
 namespace {
 
-using Row = std::vector<std::string>;
-
-std::string Cellify(std::string s) {
-  // A Markdown table cell: no pipes or newlines inside.
-  for (char& c : s)
-    if (c == '\n' || c == '\r') c = ' ';
-  std::string out;
-  for (char c : s) {
-    if (c == '|') out += '\\';
-    out += c;
-  }
-  return out;
-}
-
-void MdTable(std::ostream& out, const Row& header, const std::vector<Row>& rows) {
-  out << "|";
-  for (const auto& h : header) out << " " << Cellify(h) << " |";
-  out << "\n|";
-  for (size_t i = 0; i < header.size(); ++i) out << "---|";
-  out << "\n";
-  for (const Row& r : rows) {
-    out << "|";
-    for (const auto& c : r) out << " " << Cellify(c) << " |";
-    out << "\n";
-  }
-  out << "\n";
-}
+using internal::MdTable;
+using internal::Row;
 
 std::string Ms(double ms) { return fmt::format("{:.3f}", ms); }
 std::string Pct(double ratio) { return fmt::format("{:.1f}%", ratio * 100.0); }
@@ -430,7 +406,7 @@ void HostAttribution(const AnalysisResult& r, std::ostream& out) {
 }
 
 void FindingInventory(const AnalysisResult& r, std::ostream& out) {
-  out << "## 10. Finding Inventory\n\n";
+  out << "## 11. Finding Inventory\n\n";
   std::vector<Row> rows;
   for (const Finding& f : r.findings) {
     std::string nums;
@@ -445,7 +421,7 @@ void FindingInventory(const AnalysisResult& r, std::ostream& out) {
 }
 
 void EvidenceChain(const AnalysisResult& r, std::ostream& out) {
-  out << "## 11. Evidence Chain\n\n";
+  out << "## 12. Evidence Chain\n\n";
   if (r.findings.empty()) {
     out << "No findings, so no evidence to list.\n\n";
     return;
@@ -459,7 +435,7 @@ void EvidenceChain(const AnalysisResult& r, std::ostream& out) {
 }
 
 void DataIssues(const AnalysisResult& r, std::ostream& out) {
-  out << "## 12. Data Issues\n\n";
+  out << "## 13. Data Issues\n\n";
   std::vector<Row> rows;
   for (const DataIssue& d : r.issues)
     rows.push_back({d.name, d.severity, std::to_string(d.count), d.description, d.example.empty() ? "-" : d.example});
@@ -500,10 +476,11 @@ std::string EvidenceText(const AnalysisResult& r, const Evidence& e) {
 
 std::vector<std::string> ReportLimitations() {
   return {
-      "Model fingerprint, hardware peak / MFU and shape-derived roofline sections of the seed report are not "
-      "computed by this version.",
-      "No model config is read, so expected_layers is unknown: layer validation compares the detected layers of "
-      "steps and ranks with each other only.",
+      "FLOPs are counted only for operator families whose shapes determine them (matmul, grouped matmul, flash "
+      "attention, element-wise and norm ops); the rest are listed as not modelled and left out of MFU, so MFU "
+      "is a lower bound when they compute.",
+      "Layer validation compares the detected layers of steps and ranks with each other; a --model-config is "
+      "shown next to the profile-derived fingerprint and never used to cut layers.",
   };
 }
 
@@ -520,13 +497,14 @@ void WriteMarkdownReport(const AnalysisResult& r, const Kpis& k, const ReportCon
   OperatorView(r, out);
   StepInventory(r, out);
   CrossRankView(r, out);
+  EfficiencySection(r, ctx.efficiency, out);
   FindingInventory(r, out);
   EvidenceChain(r, out);
   DataIssues(r, out);
-  out << "## 13. Limitations\n\n";
+  out << "## 14. Limitations\n\n";
   for (const auto& l : r.limitations) out << "- " << l << "\n";
   for (const auto& l : ReportLimitations()) out << "- " << l << "\n";
-  out << "\n## 14. Artifacts\n\n";
+  out << "\n## 15. Artifacts\n\n";
   std::vector<Row> rows;
   for (const Artifact& a : ctx.artifacts) rows.push_back({"`" + a.file + "`", a.what});
   MdTable(out, {"file", "what it holds"}, rows);

@@ -1,7 +1,7 @@
 // report.md: the human report of one analysis, sections adapted from seed 002 (v0.4 layout):
 // Executive Summary, Capture And Segmentation, Macro Step Timeline, Pipeline Coverage And Bound
 // Families, Step Class View, Layer And Block View, Operator View, Step Inventory, Cross-Rank And
-// Anomaly Findings, Finding Inventory, Evidence Chain, Data Issues, Limitations, Artifacts.
+// Anomaly Findings, Model Fingerprint / Hardware Peaks / Roofline, Finding Inventory, Evidence Chain, Data Issues, Limitations, Artifacts.
 //
 //   WriteMarkdownReport(result, ComputeKpis(result), context, out_stream);
 //
@@ -23,6 +23,10 @@ void WriteMarkdownReport(const AnalysisResult& result, const Kpis& kpis, const R
 
 // One evidence item as a line of text: "rank1/kernel_details.csv rows 2-90 (rank 1, step 3)".
 std::string EvidenceText(const AnalysisResult& result, const Evidence& evidence);
+
+// Section 10, "Model Fingerprint, Hardware Peaks And Roofline" (markdown_efficiency.cc); says
+// what is missing when `efficiency` is null or has no hardware.
+void EfficiencySection(const AnalysisResult& result, const Efficiency* efficiency, std::ostream& out);
 
 // Limitations the report itself adds (sections of seed 002 this version does not compute).
 std::vector<std::string> ReportLimitations();

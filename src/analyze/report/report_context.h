@@ -6,6 +6,11 @@
 #include <string>
 #include <vector>
 
+namespace optrace::analyze {
+struct Efficiency;
+struct Rules;
+}  // namespace optrace::analyze
+
 namespace optrace::analyze::report {
 
 struct Artifact {
@@ -18,6 +23,10 @@ struct ReportContext {
   std::string mode = "fast";           // fast | full
   std::string generator = "optrace";   // "optrace 0.1.0"
   std::vector<Artifact> artifacts;
+  // Computed by WriteReport before any writer runs (efficiency.h); never null inside the writers
+  // WriteReport calls. Writers called directly (tests) may pass a context without them.
+  const Efficiency* efficiency = nullptr;
+  const Rules* rules = nullptr;
 };
 
 }  // namespace optrace::analyze::report

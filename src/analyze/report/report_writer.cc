@@ -45,6 +45,14 @@ const std::map<std::string, std::string>& TableDescriptions() {
       {"communication_link_summary", "per src -> dst link (group-local ranks) and transport: size, time, bandwidth (communication_matrix.json)"},
       {"communication_group_summary", "per communication group: process-group name and kind (tp/dp/pp/ep/...) from profiler_metadata.json, global ranks, collective skew and the rank most often last"},
       {"communication_op_summary", "one row per communication op and rank with its time split and transports (full mode)"},
+      {"operator_efficiency_summary", "per operator shape instance: shape-derived FLOPs, bytes, arithmetic intensity, achieved TFLOPS / GB/s, share of the peak, roofline bound and time to reclaim at the sustained roofline"},
+      {"operator_roofline_summary", "per operator (name, type) over its shapes: the roofline position (intensity, achieved TFLOPS, bound) and time to reclaim"},
+      {"operator_not_modelled_summary", "compute op types no cost model covers, with their time and why (never estimated)"},
+      {"mfu_summary", "model FLOPs utilisation per rank and per step class (theoretical peak as the denominator)"},
+      {"hardware_theoretical_peaks", "the hardware peaks used, each with its citation, where they came from and what that proves"},
+      {"model_inferred_config", "model dimensions inferred from the profile alone, each with its evidence (and --model-config next to it)"},
+      {"model_feature_summary", "structural features seen in the profile (MoE, MLA, flash attention, linear attention, RoPE, ...)"},
+      {"model_layer_type_summary", "the layer classes of segmentation: members, block kinds, heaviest operators"},
   };
   return kWhat;
 }
@@ -104,12 +112,22 @@ Result<ReportResult> WriteReport(const AnalysisResult& r, const ReportOptions& o
   OPTRACE_RETURN_IF_ERROR(EnsureDirectory(opt.out_dir));
   ReportResult out;
   out.kpis = ComputeKpis(r);
+  Rules builtin_rules;
+  EfficiencyOptions eff_opt = opt.efficiency;
+  if (!eff_opt.rules) {
+    OPTRACE_ASSIGN_OR_RETURN(builtin_rules, LoadRules(""));
+    eff_opt.rules = &builtin_rules;
+  }
+  out.efficiency = ComputeEfficiency(r, eff_opt);
   std::vector<Table> tables = BuildSummaryTables(r, opt.full);
+  for (Table& t : EfficiencyTables(r, out.efficiency)) tables.push_back(std::move(t));
 
   // The artifact map is known before anything is written, so every document can list it.
   ReportContext ctx;
   ctx.mode = opt.full ? "full" : "fast";
   ctx.generator = opt.generator;
+  ctx.efficiency = &out.efficiency;
+  ctx.rules = eff_opt.rules;
   ctx.artifacts = {{"report_md", "report.md", "the human report (sections of seed 002)"},
                    {"analysis_summary_json", "analysis_summary.json", "compact conclusions for agents and scripts"},
                    {"diagnosis_findings_json", "diagnosis_findings.json", "every finding with its numbers and evidence"},

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "analyze/efficiency.h"
 #include "analyze/model.h"
 #include "analyze/report/kpis.h"
 #include "core/status.h"
@@ -26,6 +27,9 @@ struct ReportOptions {
   bool full = false;
   std::string generator = "optrace";
   size_t html_table_rows = 0;  // rows per table embedded in report.html; 0: 2000 (fast) / 20000 (full)
+  // Hardware peaks, model config and rules of the efficiency sections (efficiency.h); without
+  // hardware the FLOPs / bytes are written and MFU / roofline say which option gives them.
+  EfficiencyOptions efficiency;
 };
 
 struct WrittenArtifact {
@@ -40,6 +44,7 @@ struct WrittenArtifact {
 struct ReportResult {
   std::vector<WrittenArtifact> artifacts;  // manifest.json last
   Kpis kpis;
+  Efficiency efficiency;
   double seconds = 0;
 };
 

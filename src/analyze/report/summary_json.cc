@@ -5,6 +5,8 @@
 #include <map>
 #include <set>
 
+#include "analyze/efficiency.h"
+
 namespace optrace::analyze::report {
 namespace {
 
@@ -194,6 +196,53 @@ Json HostAttributionJson(const AnalysisResult& r) {
               {"not_attributed_without_trace_view", r.cross_rank.bubbles_without_trace}};
 }
 
+// Efficiency: hardware, MFU, top reclaim, coverage and the fingerprint; null numbers where unknown.
+Json EfficiencyJson(const AnalysisResult& r, const Efficiency* eff) {
+  if (!eff) return nullptr;
+  auto num = [](double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); };
+  Json hw = nullptr;
+  if (eff->hardware) {
+    const HardwarePeaks& h = *eff->hardware;
+    hw = {{"name", h.name},
+          {"source", h.source},
+          {"provenance", h.provenance},
+          {"cube_fp16_tflops", num(h.cube_fp16_tflops)},
+          {"cube_bf16_tflops", num(h.cube_bf16_tflops)},
+          {"cube_int8_tops", num(h.cube_int8_tops)},
+          {"vector_fp16_tflops", num(h.vector_fp16_tflops)},
+          {"hbm_bandwidth_gbps", num(h.hbm_bandwidth_gbps)}};
+  }
+  Json mfu = Json::array();
+  for (const MfuRow& m : eff->mfu)
+    mfu.push_back({{"scope", m.scope}, {"key", m.key}, {"steps", m.steps}, {"wall_ms", R6(m.wall_ms)},
+                   {"cube_flops", m.cube_flops}, {"achieved_tflops", num(m.achieved_tflops)}, {"mfu", num(m.mfu)},
+                   {"modelled_compute_share", num(m.modelled_compute_share)}});
+  Json reclaim = Json::array();
+  for (const OperatorEfficiency& o : eff->operators) {
+    if (reclaim.size() >= 5 || !(o.reclaim_us > 0)) continue;
+    reclaim.push_back({{"name", r.Str(o.name)}, {"type", r.Str(o.type)}, {"family", o.cost.family},
+                       {"dims", o.cost.dims}, {"calls", o.calls}, {"total_us", R6(o.total_us)},
+                       {"achieved_tflops", num(o.achieved_tflops)}, {"peak_share", num(o.peak_share)},
+                       {"bound", o.bound}, {"reclaim_us", R6(o.reclaim_us)}});
+  }
+  Json config = Json::object();
+  for (const FingerprintField& f : eff->fingerprint.config)
+    config[f.field] = f.value.empty() ? Json(nullptr) : Json(f.value);
+  Json features = Json::array();
+  for (const FeatureRow& f : eff->fingerprint.features)
+    if (f.present) features.push_back(f.feature);
+  return Json{{"hardware", hw},
+              {"hardware_note", eff->hardware ? "" : eff->hardware_note},
+              {"mfu_dtype", eff->mfu_dtype},
+              {"mfu_peak_tflops", num(eff->mfu_peak_tflops)},
+              {"modelled_calls", eff->modelled_calls},
+              {"compute_calls", eff->compute_calls},
+              {"modelled_compute_time_share", num(eff->compute_us > 0 ? eff->modelled_us / eff->compute_us : NAN)},
+              {"mfu", mfu},
+              {"top_reclaim", reclaim},
+              {"model_fingerprint", {{"config", config}, {"features", features}}}};
+}
+
 Json BuildAnalysisSummary(const AnalysisResult& r, const Kpis& kpis, const ReportContext& ctx) {
   Json findings = Json::array();
   for (const Finding& f : r.findings) findings.push_back(FindingJson(f));
@@ -250,6 +299,7 @@ Json BuildAnalysisSummary(const AnalysisResult& r, const Kpis& kpis, const Repor
               {"kpis", KpisJson(kpis)},
               {"communication", communication},
               {"host_attribution", HostAttributionJson(r)},
+              {"efficiency", EfficiencyJson(r, ctx.efficiency)},
               {"finding_counts", kpis.finding_counts},
               {"findings", findings},
               {"data_issues", issues},

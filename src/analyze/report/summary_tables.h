@@ -20,12 +20,21 @@
 #include "analyze/model.h"
 #include "analyze/report/table.h"
 
+namespace optrace::analyze {
+struct Efficiency;
+}  // namespace optrace::analyze
+
 namespace optrace::analyze::report {
 
 std::vector<Table> BuildSummaryTables(const AnalysisResult& result, bool full);
 
 // normalized_event_index.csv: one row per event with its provenance, written row by row.
 void WriteEventIndexCsv(const AnalysisResult& result, std::ostream& out);
+
+// The efficiency tables (efficiency.h): operator_efficiency_summary, operator_roofline_summary,
+// operator_not_modelled_summary, mfu_summary, hardware_theoretical_peaks, model_inferred_config,
+// model_feature_summary, model_layer_type_summary. Written in both modes.
+std::vector<Table> EfficiencyTables(const AnalysisResult& result, const Efficiency& efficiency);
 
 // One table by name, or nullptr.
 const Table* FindTable(const std::vector<Table>& tables, const std::string& name);

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "analyze/efficiency.h"
+
 #include <sstream>
 
 #include "analyze/report/golden.h"
@@ -16,6 +18,8 @@ std::string Render(const AnalysisResult& r) {
   ReportContext ctx;
   ctx.generator = "optrace test";
   ctx.artifacts = {{"report_md", "report.md", "the human report"}};
+  Efficiency eff = ComputeEfficiency(r, {});
+  ctx.efficiency = &eff;
   std::ostringstream out;
   WriteMarkdownReport(r, ComputeKpis(r), ctx, out);
   return out.str();
@@ -29,8 +33,9 @@ TEST(MarkdownReportTest, SectionsComeInTheSeedOrder) {
   for (const char* title : {"## 1. Executive Summary", "## 2. Capture And Segmentation", "## 3. Macro Step Timeline",
                             "## 4. Pipeline Coverage And Bound Families", "## 5. Step Class View",
                             "## 6. Layer And Block View", "## 7. Operator View", "## 8. Step Inventory",
-                            "## 9. Cross-Rank And Anomaly Findings", "## 10. Finding Inventory",
-                            "## 11. Evidence Chain", "## 12. Data Issues", "## 13. Limitations", "## 14. Artifacts"}) {
+                            "## 9. Cross-Rank And Anomaly Findings",
+                            "## 10. Model Fingerprint, Hardware Peaks And Roofline", "## 11. Finding Inventory",
+                            "## 12. Evidence Chain", "## 13. Data Issues", "## 14. Limitations", "## 15. Artifacts"}) {
     size_t pos = md.find(title, at);
     ASSERT_NE(pos, std::string::npos) << title;
     at = pos;

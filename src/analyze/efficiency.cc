@@ -1,0 +1,230 @@
+#include "analyze/efficiency.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+namespace optrace::analyze {
+namespace {
+
+bool IsCubeFamily(const std::string& family) { return family != "vector" && !family.empty(); }
+
+// The dtype key of a cost's peak: "bf16" for cube families, "vector:fp32" for vector ones.
+std::string PeakKey(const OpCost& c) {
+  if (!IsCubeFamily(c.family)) {
+    std::string d = c.compute_dtype == "bf16" || c.compute_dtype == "fp16" ? c.compute_dtype : "fp32";
+    return "vector:" + d;
+  }
+  return c.compute_dtype;
+}
+
+std::string SustainedKey(const OpCost& c) {
+  return (IsCubeFamily(c.family) ? "cube:" : "") + PeakKey(c);
+}
+
+struct InstanceKey {
+  uint32_t name, type, in, out, dt;
+  bool operator<(const InstanceKey& o) const {
+    return std::tie(name, type, in, out, dt) < std::tie(o.name, o.type, o.in, o.out, o.dt);
+  }
+};
+
+struct InstanceAcc {
+  uint32_t cost = 0;
+  uint64_t calls = 0;
+  double total_us = 0;
+  std::set<int> ranks;
+};
+
+}  // namespace
+
+const OpCost* Efficiency::CostOf(const Event& e) const {
+  if (e.op_type == OpType::kCommunication) return nullptr;
+  auto it = cost_index.find({e.type, e.input_shapes, e.output_shapes, e.input_dtypes});
+  if (it == cost_index.end() || !costs[it->second].modelled) return nullptr;
+  return &costs[it->second];
+}
+
+Efficiency ComputeEfficiency(const AnalysisResult& r, const EfficiencyOptions& opt) {
+  Rules builtin;
+  const Rules* rules = opt.rules;
+  if (!rules) {
+    auto loaded = LoadRules("");
+    if (loaded.ok()) builtin = std::move(loaded).value();
+    rules = &builtin;
+  }
+  const EfficiencyRules& er = rules->efficiency;
+  Efficiency eff;
+  eff.hardware = opt.hardware;
+  eff.hardware_note = opt.hardware_note;
+  eff.bandwidth_sustained_factor = er.bandwidth_sustained;
+
+  std::map<InstanceKey, InstanceAcc> instances;
+  std::map<uint32_t, UnmodelledType> unmodelled;
+  // Per step: modelled FLOPs (all / cube) and compute time (all / modelled).
+  struct StepAcc {
+    double flops = 0, cube_flops = 0, compute_us = 0, modelled_us = 0;
+  };
+  std::vector<StepAcc> step_acc(r.steps.size());
+  std::map<std::string, double> cube_flops_by_dtype;
+
+  for (size_t si = 0; si < r.steps.size(); ++si) {
+    const Step& step = r.steps[si];
+    const RankTable* table = r.FindRank(step.rank);
+    if (!table) continue;
+    for (uint32_t i = step.events.first; i < step.events.last && i < table->events.size(); ++i) {
+      const Event& e = table->events[i];
+      if (e.op_type == OpType::kCommunication) continue;
+      double us = double(e.dur_ns) / 1e3;
+      Efficiency::Key key{e.type, e.input_shapes, e.output_shapes, e.input_dtypes};
+      auto [it, fresh] = eff.cost_index.try_emplace(key, uint32_t(eff.costs.size()));
+      if (fresh)
+        eff.costs.push_back(ModelOpCost(er.cost, r.Str(e.type), r.Str(e.input_shapes), r.Str(e.output_shapes),
+                                        r.Str(e.input_dtypes)));
+      const OpCost& c = eff.costs[it->second];
+      ++eff.compute_calls;
+      eff.compute_us += us;
+      step_acc[si].compute_us += us;
+      if (!c.modelled) {
+        UnmodelledType& u = unmodelled[e.type];
+        u.type = e.type;
+        ++u.calls;
+        u.total_us += us;
+        if (u.reason.empty()) u.reason = c.reason;
+        continue;
+      }
+      ++eff.modelled_calls;
+      eff.modelled_us += us;
+      step_acc[si].modelled_us += us;
+      step_acc[si].flops += c.flops;
+      if (IsCubeFamily(c.family)) {
+        step_acc[si].cube_flops += c.flops;
+        cube_flops_by_dtype[c.compute_dtype] += c.flops;
+      }
+      InstanceAcc& acc = instances[{e.name, e.type, e.input_shapes, e.output_shapes, e.input_dtypes}];
+      acc.cost = it->second;
+      ++acc.calls;
+      acc.total_us += us;
+      acc.ranks.insert(step.rank);
+    }
+  }
+
+  // MFU denominator: the cube peak of the dtype that carries most modelled FLOPs.
+  double best = -1;
+  for (const auto& [dtype, flops] : cube_flops_by_dtype)
+    if (flops > best) best = flops, eff.mfu_dtype = dtype;
+  if (eff.hardware && !eff.mfu_dtype.empty()) eff.mfu_peak_tflops = eff.hardware->PeakTflops(eff.mfu_dtype);
+
+  const HardwarePeaks* hw = eff.hardware ? &*eff.hardware : nullptr;
+  const double bw = hw ? hw->hbm_bandwidth_gbps * er.bandwidth_sustained : NAN;
+  std::map<std::pair<uint32_t, uint32_t>, OperatorClassEfficiency> classes;
+  for (const auto& [key, acc] : instances) {
+    OperatorEfficiency o;
+    o.name = key.name, o.type = key.type, o.input_shapes = key.in, o.output_shapes = key.out, o.input_dtypes = key.dt;
+    o.cost = eff.costs[acc.cost];
+    o.rank_count = int(acc.ranks.size());
+    o.calls = acc.calls;
+    o.total_us = acc.total_us;
+    double seconds = acc.total_us / 1e6;
+    if (seconds > 0) {
+      o.achieved_tflops = o.cost.flops * double(o.calls) / seconds / 1e12;
+      o.achieved_gbps = o.cost.bytes * double(o.calls) / seconds / 1e9;
+    }
+    if (hw) {
+      o.peak_tflops = hw->PeakTflops(PeakKey(o.cost));
+      if (o.peak_tflops > 0) o.peak_share = o.achieved_tflops / o.peak_tflops;
+      auto sf = er.sustained.find(SustainedKey(o.cost));
+      o.sustained_factor = sf == er.sustained.end() ? er.sustained_default : sf->second;
+      // The sustained roofline: the slower of the compute roof and the memory roof. Without a memory
+      // roof a cube op keeps its compute roof (a lower bound on its time, said in `bound`); a vector
+      // op, bytes-bound by nature, gets no roofline at all.
+      double t_compute = o.peak_tflops > 0 ? o.cost.flops / (o.peak_tflops * o.sustained_factor * 1e12) * 1e6 : NAN;
+      double t_memory = bw > 0 ? o.cost.bytes / (bw * 1e9) * 1e6 : NAN;
+      if (!IsCubeFamily(o.cost.family) && std::isnan(t_memory)) t_compute = NAN;
+      if (!std::isnan(t_compute) || !std::isnan(t_memory)) {
+        bool memory = std::isnan(t_compute) || (!std::isnan(t_memory) && t_memory > t_compute);
+        o.bound = memory ? "memory" : std::isnan(t_memory) ? "compute (no memory roof)" : "compute";
+        o.attainable_us = memory ? t_memory : t_compute;
+        o.reclaim_us = std::max(0.0, o.total_us - double(o.calls) * o.attainable_us);
+      }
+    }
+    OperatorClassEfficiency& c = classes[{key.name, key.type}];
+    c.name = key.name, c.type = key.type;
+    c.family = o.cost.family;
+    if (c.compute_dtype.empty()) c.compute_dtype = o.cost.compute_dtype;
+    c.calls += o.calls;
+    c.total_us += o.total_us;
+    c.flops += o.cost.flops * double(o.calls);
+    c.bytes += o.cost.bytes * double(o.calls);
+    if (!std::isnan(o.reclaim_us)) c.reclaim_us = (std::isnan(c.reclaim_us) ? 0 : c.reclaim_us) + o.reclaim_us;
+    eff.operators.push_back(std::move(o));
+  }
+  for (auto& [key, c] : classes) {
+    if (c.total_us > 0) c.achieved_tflops = c.flops / (c.total_us / 1e6) / 1e12;
+    if (c.bytes > 0) c.intensity = c.flops / c.bytes;
+    if (hw) {
+      OpCost probe;
+      probe.family = c.family, probe.compute_dtype = c.compute_dtype;
+      double peak = hw->PeakTflops(PeakKey(probe));
+      if (peak > 0) c.peak_share = c.achieved_tflops / peak;
+      double ridge = peak > 0 && hw->hbm_bandwidth_gbps > 0 ? peak * 1e12 / (hw->hbm_bandwidth_gbps * 1e9) : NAN;
+      if (!std::isnan(ridge)) c.bound = c.intensity >= ridge ? "compute" : "memory";
+    }
+    eff.classes.push_back(c);
+  }
+  std::sort(eff.classes.begin(), eff.classes.end(), [](const auto& a, const auto& b) {
+    return a.total_us != b.total_us ? a.total_us > b.total_us : std::tie(a.name, a.type) < std::tie(b.name, b.type);
+  });
+  std::stable_sort(eff.operators.begin(), eff.operators.end(), [](const auto& a, const auto& b) {
+    double ra = std::isnan(a.reclaim_us) ? -1 : a.reclaim_us, rb = std::isnan(b.reclaim_us) ? -1 : b.reclaim_us;
+    if (ra != rb) return ra > rb;
+    return a.total_us > b.total_us;
+  });
+  for (auto& [type, u] : unmodelled) eff.unmodelled.push_back(u);
+  std::sort(eff.unmodelled.begin(), eff.unmodelled.end(), [](const auto& a, const auto& b) {
+    return a.total_us != b.total_us ? a.total_us > b.total_us : a.type < b.type;
+  });
+  for (const auto& [key, f] : er.sustained) eff.sustained_factors[key] = f;
+
+  // MFU per rank, then per step class: complete steps (all steps when a rank has none complete).
+  auto mfu_row = [&](std::string scope, std::string key, const std::vector<size_t>& members) {
+    MfuRow m;
+    m.scope = std::move(scope), m.key = std::move(key);
+    double compute = 0, modelled = 0;
+    for (size_t si : members) {
+      const Step& s = r.steps[si];
+      ++m.steps;
+      m.wall_ms += double(s.anatomy.wall_ns) / 1e6;
+      m.flops += step_acc[si].flops;
+      m.cube_flops += step_acc[si].cube_flops;
+      compute += step_acc[si].compute_us;
+      modelled += step_acc[si].modelled_us;
+    }
+    if (m.wall_ms > 0 && modelled > 0) m.achieved_tflops = m.cube_flops / (m.wall_ms / 1e3) / 1e12;
+    if (eff.mfu_peak_tflops > 0) m.mfu = m.achieved_tflops / eff.mfu_peak_tflops;
+    if (compute > 0) m.modelled_compute_share = modelled / compute;
+    eff.mfu.push_back(std::move(m));
+  };
+  std::map<int, std::vector<size_t>> by_rank, by_rank_all;
+  std::map<std::string, std::vector<size_t>> by_class;
+  for (size_t si = 0; si < r.steps.size(); ++si) {
+    const Step& s = r.steps[si];
+    by_rank_all[s.rank].push_back(si);
+    if (!s.complete) continue;
+    by_rank[s.rank].push_back(si);
+    if (!s.step_class.empty()) by_class[s.step_class].push_back(si);
+  }
+  for (const auto& [rank, all] : by_rank_all) {
+    auto it = by_rank.find(rank);
+    mfu_row("rank", std::to_string(rank), it == by_rank.end() ? all : it->second);
+  }
+  for (const ShapeClass& sc : r.step_classes) {
+    auto it = by_class.find(sc.id);
+    if (it != by_class.end()) mfu_row("step_class", sc.id, it->second);
+  }
+  eff.fingerprint = InferFingerprint(r, eff, *rules, opt.model_config);
+  return eff;
+}
+
+}  // namespace optrace::analyze
