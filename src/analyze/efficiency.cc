@@ -23,15 +23,10 @@ std::string SustainedKey(const OpCost& c) {
   return (IsCubeFamily(c.family) ? "cube:" : "") + PeakKey(c);
 }
 
-struct InstanceKey {
-  uint32_t name, type, in, out, dt;
-  bool operator<(const InstanceKey& o) const {
-    return std::tie(name, type, in, out, dt) < std::tie(o.name, o.type, o.in, o.out, o.dt);
-  }
-};
+// An operator shape instance: its name and its cost (which stands for type, shapes and dtypes).
+uint64_t InstanceKey(uint32_t name, uint32_t cost) { return uint64_t(name) << 32 | cost; }
 
 struct InstanceAcc {
-  uint32_t cost = 0;
   uint64_t calls = 0;
   double total_us = 0;
   std::set<int> ranks;
@@ -60,7 +55,8 @@ Efficiency ComputeEfficiency(const AnalysisResult& r, const EfficiencyOptions& o
   eff.hardware_note = opt.hardware_note;
   eff.bandwidth_sustained_factor = er.bandwidth_sustained;
 
-  std::map<InstanceKey, InstanceAcc> instances;
+  std::unordered_map<uint64_t, InstanceAcc> instances;
+  std::vector<Efficiency::Key> cost_keys;  // the key of each cost  // by InstanceKey; read back in key order
   std::map<uint32_t, UnmodelledType> unmodelled;
   // Per step: modelled FLOPs (all / cube) and compute time (all / modelled).
   struct StepAcc {
@@ -79,6 +75,7 @@ Efficiency ComputeEfficiency(const AnalysisResult& r, const EfficiencyOptions& o
       double us = double(e.dur_ns) / 1e3;
       Efficiency::Key key{e.type, e.input_shapes, e.output_shapes, e.input_dtypes};
       auto [it, fresh] = eff.cost_index.try_emplace(key, uint32_t(eff.costs.size()));
+      if (fresh) cost_keys.push_back(key);
       if (fresh)
         eff.costs.push_back(ModelOpCost(er.cost, r.Str(e.type), r.Str(e.input_shapes), r.Str(e.output_shapes),
                                         r.Str(e.input_dtypes)));
@@ -102,8 +99,7 @@ Efficiency ComputeEfficiency(const AnalysisResult& r, const EfficiencyOptions& o
         step_acc[si].cube_flops += c.flops;
         cube_flops_by_dtype[c.compute_dtype] += c.flops;
       }
-      InstanceAcc& acc = instances[{e.name, e.type, e.input_shapes, e.output_shapes, e.input_dtypes}];
-      acc.cost = it->second;
+      InstanceAcc& acc = instances[InstanceKey(e.name, it->second)];
       ++acc.calls;
       acc.total_us += us;
       acc.ranks.insert(step.rank);
@@ -119,10 +115,18 @@ Efficiency ComputeEfficiency(const AnalysisResult& r, const EfficiencyOptions& o
   const HardwarePeaks* hw = eff.hardware ? &*eff.hardware : nullptr;
   const double bw = hw ? hw->hbm_bandwidth_gbps * er.bandwidth_sustained : NAN;
   std::map<std::pair<uint32_t, uint32_t>, OperatorClassEfficiency> classes;
-  for (const auto& [key, acc] : instances) {
+  std::vector<uint64_t> keys;
+  keys.reserve(instances.size());
+  for (const auto& [key, acc] : instances) keys.push_back(key);
+  std::sort(keys.begin(), keys.end());
+  for (uint64_t key : keys) {
+    const InstanceAcc& acc = instances[key];
+    const uint32_t name = uint32_t(key >> 32), cost = uint32_t(key);
+    const Efficiency::Key& shape = cost_keys[cost];
     OperatorEfficiency o;
-    o.name = key.name, o.type = key.type, o.input_shapes = key.in, o.output_shapes = key.out, o.input_dtypes = key.dt;
-    o.cost = eff.costs[acc.cost];
+    o.name = name, o.type = shape.type, o.input_shapes = shape.in_shapes;
+    o.output_shapes = shape.out_shapes, o.input_dtypes = shape.in_dtypes;
+    o.cost = eff.costs[cost];
     o.rank_count = int(acc.ranks.size());
     o.calls = acc.calls;
     o.total_us = acc.total_us;
@@ -149,8 +153,8 @@ Efficiency ComputeEfficiency(const AnalysisResult& r, const EfficiencyOptions& o
         o.reclaim_us = std::max(0.0, o.total_us - double(o.calls) * o.attainable_us);
       }
     }
-    OperatorClassEfficiency& c = classes[{key.name, key.type}];
-    c.name = key.name, c.type = key.type;
+    OperatorClassEfficiency& c = classes[{o.name, o.type}];
+    c.name = o.name, c.type = o.type;
     c.family = o.cost.family;
     if (c.compute_dtype.empty()) c.compute_dtype = o.cost.compute_dtype;
     c.calls += o.calls;

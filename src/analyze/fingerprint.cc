@@ -8,6 +8,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <unordered_map>
 
 #include "analyze/efficiency.h"
 #include "core/file_io.h"
@@ -86,13 +87,20 @@ ModelFingerprint InferFingerprint(const AnalysisResult& r, const Efficiency& eff
   std::map<std::string, std::pair<uint64_t, std::map<std::string, uint64_t>>> features;  // feature -> (calls, type -> calls)
   std::map<uint32_t, uint64_t> calls_of_cost;
   std::map<std::pair<uint32_t, uint32_t>, uint64_t> calls_of_type_shape;  // (type, in_shapes)
-  for (const RankTable& t : r.ranks) {
-    for (const Event& e : t.events) {
-      if (e.op_type == OpType::kCommunication) continue;
-      ++calls_of_type_shape[{e.type, e.input_shapes}];
-      auto it = eff.cost_index.find({e.type, e.input_shapes, e.output_shapes, e.input_dtypes});
-      if (it != eff.cost_index.end()) ++calls_of_cost[it->second];
+  {
+    std::vector<uint64_t> per_cost(eff.costs.size(), 0);
+    std::unordered_map<uint64_t, uint64_t> per_type_shape;  // type << 32 | in_shapes
+    for (const RankTable& t : r.ranks) {
+      for (const Event& e : t.events) {
+        if (e.op_type == OpType::kCommunication) continue;
+        ++per_type_shape[uint64_t(e.type) << 32 | e.input_shapes];
+        auto it = eff.cost_index.find({e.type, e.input_shapes, e.output_shapes, e.input_dtypes});
+        if (it != eff.cost_index.end()) ++per_cost[it->second];
+      }
     }
+    for (size_t i = 0; i < per_cost.size(); ++i)
+      if (per_cost[i]) calls_of_cost[uint32_t(i)] = per_cost[i];
+    for (const auto& [k, n] : per_type_shape) calls_of_type_shape[{uint32_t(k >> 32), uint32_t(k)}] = n;
   }
   std::map<uint32_t, uint64_t> calls_of_type;
   for (const auto& [k, n] : calls_of_type_shape) calls_of_type[k.first] += n;

@@ -18,7 +18,7 @@ std::string N(double v) { return std::isnan(v) ? "-" : FormatNumber(v); }
 std::string Pct(double v) { return std::isnan(v) ? "-" : fmt::format("{:.1f}%", v * 100); }
 std::string Sig(double v, const char* unit) {
   if (std::isnan(v)) return "-";
-  return fmt::format("{:.3g} {}", v, unit);
+  return fmt::format("{:.4g} {}", v, unit);
 }
 // 1.2e12 -> "1.2 TFLOP"
 std::string Flops(double v) {
