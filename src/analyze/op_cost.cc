@@ -320,6 +320,8 @@ std::string DtypeClass(std::string_view dtype) {
 
 OpCost ModelOpCost(const OpCostRules& rules, std::string_view type, std::string_view in_shapes,
                    std::string_view out_shapes, std::string_view in_dtypes) {
+  if (type.empty() || type == "N/A")
+    return NotModelled("", "no operator type in the export (Level0 leaves Type, shapes and dtypes out)");
   auto it = rules.family_of_type.find(std::string(type));
   if (it == rules.family_of_type.end()) return NotModelled("", "operator type not modelled");
   const std::string& family = it->second;

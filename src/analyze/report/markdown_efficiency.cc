@@ -102,7 +102,14 @@ void Roofline(const AnalysisResult& r, const Efficiency& eff, std::ostream& out)
                      "(`operator_not_modelled_summary.csv`).\n\n",
                      eff.modelled_calls, eff.compute_calls,
                      Pct(eff.compute_us > 0 ? eff.modelled_us / eff.compute_us : NAN));
-  if (eff.operators.empty()) return;
+  if (eff.operators.empty() && r.summaries.events_total > 0) {
+    bool shapes = false;
+    for (const RankTable& t : r.ranks)
+      for (size_t i = 0; i < t.events.size() && !shapes; ++i) shapes = t.events[i].input_shapes != 0;
+    if (!shapes)
+      out << "This capture records no operator shapes: profile with `profiler_level=Level1` (or higher) and "
+             "`record_shapes=True` for FLOPs, MFU and the roofline.\n\n";
+  }
   std::vector<Row> rows;
   bool hw = eff.hardware.has_value();
   for (size_t i = 0; i < eff.operators.size() && rows.size() < 10; ++i) {
@@ -114,15 +121,19 @@ void Roofline(const AnalysisResult& r, const Efficiency& eff, std::ostream& out)
     rows.push_back(std::move(row));
   }
   Row header{"operator", "family", "dims", "calls", "total ms", "FLOPs / call", "FLOP/byte", "achieved"};
-  if (hw) {
-    header.push_back("of peak"), header.push_back("bound"), header.push_back("reclaim ms");
+  if (hw) header.push_back("of peak"), header.push_back("bound"), header.push_back("reclaim ms");
+  if (eff.operators.empty()) {
+    // nothing modelled: only the not-modelled list below
+  } else if (hw) {
     out << "Most time to reclaim at the sustained roofline (total - calls x max(FLOPs / sustained compute peak, "
            "bytes / sustained bandwidth)); a ranking assumption, not a diagnosis:\n\n";
   } else {
     out << "Heaviest modelled operators (no hardware, so no roofline):\n\n";
   }
-  if (rows.empty()) out << "No operator has time to reclaim against the roofline the known peaks give.\n\n";
-  else MdTable(out, header, rows);
+  if (!eff.operators.empty()) {
+    if (rows.empty()) out << "No operator has time to reclaim against the roofline the known peaks give.\n\n";
+    else MdTable(out, header, rows);
+  }
   if (!eff.unmodelled.empty()) {
     std::vector<Row> um;
     for (size_t i = 0; i < eff.unmodelled.size() && i < 8; ++i) {
