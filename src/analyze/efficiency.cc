@@ -10,17 +10,8 @@ namespace {
 
 bool IsCubeFamily(const std::string& family) { return family != "vector" && !family.empty(); }
 
-// The dtype key of a cost's peak: "bf16" for cube families, "vector:fp32" for vector ones.
-std::string PeakKey(const OpCost& c) {
-  if (!IsCubeFamily(c.family)) {
-    std::string d = c.compute_dtype == "bf16" || c.compute_dtype == "fp16" ? c.compute_dtype : "fp32";
-    return "vector:" + d;
-  }
-  return c.compute_dtype;
-}
-
 std::string SustainedKey(const OpCost& c) {
-  return (IsCubeFamily(c.family) ? "cube:" : "") + PeakKey(c);
+  return (IsCubeFamily(c.family) ? "cube:" : "") + PeakKeyOf(c);
 }
 
 // An operator shape instance: its name and its cost (which stands for type, shapes and dtypes).
@@ -33,6 +24,14 @@ struct InstanceAcc {
 };
 
 }  // namespace
+
+std::string PeakKeyOf(const OpCost& c) {
+  if (!IsCubeFamily(c.family)) {
+    std::string d = c.compute_dtype == "bf16" || c.compute_dtype == "fp16" ? c.compute_dtype : "fp32";
+    return "vector:" + d;
+  }
+  return c.compute_dtype;
+}
 
 const OpCost* Efficiency::CostOf(const Event& e) const {
   if (e.op_type == OpType::kCommunication) return nullptr;
@@ -136,7 +135,7 @@ Efficiency ComputeEfficiency(const AnalysisResult& r, const EfficiencyOptions& o
       o.achieved_gbps = o.cost.bytes * double(o.calls) / seconds / 1e9;
     }
     if (hw) {
-      o.peak_tflops = hw->PeakTflops(PeakKey(o.cost));
+      o.peak_tflops = hw->PeakTflops(PeakKeyOf(o.cost));
       if (o.peak_tflops > 0) o.peak_share = o.achieved_tflops / o.peak_tflops;
       auto sf = er.sustained.find(SustainedKey(o.cost));
       o.sustained_factor = sf == er.sustained.end() ? er.sustained_default : sf->second;
@@ -170,7 +169,7 @@ Efficiency ComputeEfficiency(const AnalysisResult& r, const EfficiencyOptions& o
     if (hw) {
       OpCost probe;
       probe.family = c.family, probe.compute_dtype = c.compute_dtype;
-      double peak = hw->PeakTflops(PeakKey(probe));
+      double peak = hw->PeakTflops(PeakKeyOf(probe));
       if (peak > 0) c.peak_share = c.achieved_tflops / peak;
       double ridge = peak > 0 && hw->hbm_bandwidth_gbps > 0 ? peak * 1e12 / (hw->hbm_bandwidth_gbps * 1e9) : NAN;
       if (!std::isnan(ridge)) c.bound = c.intensity >= ridge ? "compute" : "memory";

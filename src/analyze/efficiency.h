@@ -123,6 +123,10 @@ struct Efficiency {
 
 Efficiency ComputeEfficiency(const AnalysisResult& result, const EfficiencyOptions& options);
 
+// The HardwarePeaks::PeakTflops key of a cost: its dtype class for cube families ("bf16"),
+// "vector:fp16" / "vector:bf16" / "vector:fp32" for vector ops (other dtypes run at fp32 rate).
+std::string PeakKeyOf(const OpCost& cost);
+
 // The fingerprint of the model behind `result` (fingerprint.h), from the shapes of its calls
 // (`eff.costs`, already computed) and the feature rules; `config` adds the cross-check column.
 ModelFingerprint InferFingerprint(const AnalysisResult& result, const Efficiency& eff, const Rules& rules,

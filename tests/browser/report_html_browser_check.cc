@@ -1,6 +1,7 @@
 // Opens report.html in headless chromium and checks that the page's script rendered it:
 // the findings (li[data-finding-id]), one SVG rect.step per step, the sortable operator table,
-// and the page's own self-test of sorting, wheel zoom and drag pan (report.html#selftest).
+// the page's own self-test of sorting, wheel zoom and drag pan (report.html#selftest), and the
+// step inspector: operator rects drawn, a step chosen and an operator clicked opens its card.
 // Two pages: the report of the hand-built fixture, and `optrace analyze` on the 8-rank sample
 // root under tests/data/analyze/ when it is there.
 //
@@ -80,7 +81,7 @@ size_t Count(const std::string& text, const std::string& needle) {
 }
 
 void CheckPage(const std::string& chromium, const fs::path& html, const std::vector<std::string>& finding_ids,
-               size_t steps, const std::string& label) {
+               size_t steps, const std::string& label, bool roofline = false) {
   std::cout << label << ": " << html << "\n";
   fs::path profile = fs::temp_directory_path() / ("optrace_chromium_profile_" + std::to_string(getpid()));
   fs::remove_all(profile);
@@ -98,10 +99,25 @@ void CheckPage(const std::string& chromium, const fs::path& html, const std::vec
   Check(dom.find("data-selftest-sort=\"ok\"") != std::string::npos, "clicking total_us sorts the operator table");
   Check(dom.find("data-selftest-zoom=\"ok\"") != std::string::npos, "wheel zooms the timeline");
   Check(dom.find("data-selftest-pan=\"ok\"") != std::string::npos, "drag pans the timeline");
+  Check(Count(dom, "<rect class=\"op") > 0,
+        "the step inspector drew operators (" + std::to_string(Count(dom, "<rect class=\"op")) + " rect.op)");
+  Check(dom.find("data-selftest-inspector=\"ok\"") != std::string::npos,
+        "choosing a step in the inspector and clicking an operator opens its card");
+  if (roofline) {
+    size_t points = Count(dom, "<circle class=\"rl-point\"");
+    Check(points > 0 && dom.find("data-roofline-points=\"" + std::to_string(points) + "\"") != std::string::npos,
+          "the roofline plot drew one circle per operator (" + std::to_string(points) + ")");
+    Check(Count(dom, "<path class=\"roof\"") > 0, "the roofline plot drew the hardware's roofs");
+  }
   if (const char* dir = std::getenv("OPTRACE_SCREENSHOT_DIR"); dir && *dir) {
     fs::path png = fs::path(dir) / (label + ".png");
     Run(Chromium(chromium, profile, "--screenshot=" + Quote(png.string()), "file://" + html.string()));
     std::cout << "  screenshot " << png << "\n";
+    // The whole page after the self-test: the inspector (below the step timeline) with a card open.
+    fs::path full = fs::path(dir) / (label + "_inspector.png");
+    Run(Chromium(chromium, profile, "--window-size=1400,3200 --screenshot=" + Quote(full.string()),
+                 "file://" + html.string() + "#selftest"));
+    std::cout << "  screenshot " << full << "\n";
   }
   fs::remove_all(profile);
 }
@@ -139,14 +155,16 @@ int main() {
     fs::path root = samples / name;
     if (!fs::is_directory(root)) continue;
     fs::path out = work / name;
+    // With a part of the bundled table: the roofline gets its roofs.
     std::string result = Run(Quote(OPTRACE_BINARY) + " analyze " + Quote(root.string()) + " -o " + Quote(out.string()) +
-                             " 2>/dev/null");
+                             " --hardware-model Ascend910B2 2>/dev/null");
     auto j = nlohmann::json::parse(result, nullptr, false);
     Check(!j.is_discarded() && j.value("status", "") == "ok", std::string("optrace analyze ") + name + " succeeded");
     if (j.is_discarded() || !j.contains("analysis_summary")) continue;
     std::vector<std::string> real_ids;
     for (const auto& f : j["findings"]) real_ids.push_back(f["id"]);
-    CheckPage(chromium, out / "report.html", real_ids, j["step_count"].get<size_t>(), name);
+    CheckPage(chromium, out / "report.html", real_ids, j["step_count"].get<size_t>(), name,
+              std::string(name) == "tp_l1_text");
   }
   fs::remove_all(work);
   std::cout << (failures ? "FAILED: " + std::to_string(failures) + " check(s)\n" : "all checks passed\n");

@@ -7,6 +7,8 @@
 #include <cmath>
 #include <filesystem>
 
+#include "analyze/efficiency.h"
+#include "analyze/report/step_inspector.h"
 #include "analyze/report/summary_tables.h"
 
 namespace optrace::analyze::report {
@@ -44,8 +46,55 @@ const std::vector<TableSpec>& Specs() {
       {"communication_transport_summary", "Communication per transport", {}, ""},
       {"communication_group_summary", "Communication groups", {}, ""},
       {"communication_link_summary", "Communication links", {}, "transit_time_ms"},
+      {"operator_efficiency_summary", "Operator calculation and roofline (per shape)",
+       {"name", "type", "family", "dims", "input_dtypes", "calls", "total_us", "flops_per_call", "bytes_per_call",
+        "arithmetic_intensity", "achieved_tflops", "achieved_gbps", "peak_share", "bound", "reclaim_us", "note"},
+       ""},
+      {"mfu_summary", "MFU per rank and step class", {}, ""},
+      {"operator_not_modelled_summary", "Operators not modelled", {}, "total_us"},
+      {"model_inferred_config", "Model fingerprint (from the profile)", {}, ""},
+      {"model_feature_summary", "Model features", {}, ""},
+      {"hardware_theoretical_peaks", "Hardware peaks", {}, ""},
   };
   return kSpecs;
+}
+
+// The roofline plot: one point per operator (name, type) with a finite intensity and achieved
+// rate (the heaviest 60), and the roofs of the dtypes those points compute at.
+Json RooflineJson(const AnalysisResult& r, const Efficiency* eff) {
+  if (!eff) return nullptr;
+  auto finite = [](double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); };
+  Json points = Json::array();
+  std::vector<std::string> keys;
+  for (const OperatorClassEfficiency& c : eff->classes) {
+    if (points.size() >= 60) break;
+    if (!(c.intensity > 0) || !(c.achieved_tflops > 0)) continue;
+    OpCost probe;
+    probe.family = c.family, probe.compute_dtype = c.compute_dtype;
+    std::string key = PeakKeyOf(probe);
+    if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
+    points.push_back({{"name", r.Str(c.name)}, {"type", r.Str(c.type)}, {"family", c.family}, {"peak_key", key},
+                      {"calls", c.calls}, {"total_us", c.total_us}, {"intensity", c.intensity},
+                      {"achieved_tflops", c.achieved_tflops}, {"peak_share", finite(c.peak_share)},
+                      {"bound", c.bound}, {"reclaim_us", finite(c.reclaim_us)}});
+  }
+  Json roofs = Json::array();
+  double bandwidth = NAN;
+  if (eff->hardware) {
+    bandwidth = eff->hardware->hbm_bandwidth_gbps;
+    for (const std::string& key : keys) {
+      double peak = eff->hardware->PeakTflops(key);
+      if (!std::isfinite(peak)) continue;
+      auto sf = eff->sustained_factors.find(key.rfind("vector:", 0) == 0 ? key : "cube:" + key);
+      roofs.push_back({{"key", key}, {"tflops", peak},
+                       {"sustained_tflops", peak * (sf == eff->sustained_factors.end() ? 1.0 : sf->second)}});
+    }
+  }
+  return Json{{"hardware", eff->hardware ? Json(eff->hardware->name) : Json(nullptr)},
+              {"hardware_note", eff->hardware ? "" : eff->hardware_note},
+              {"bandwidth_gbps", finite(bandwidth)},
+              {"roofs", roofs},
+              {"points", points}};
 }
 
 Json CellJson(const Cell& c) {
@@ -191,6 +240,9 @@ Json BuildReportView(const AnalysisResult& r, const Kpis& kpis, const std::vecto
               {"kpis", KpiList(kpis)},
               {"findings", findings},
               {"timeline", {{"origin_unix_ns", origin}, {"ranks", lanes}}},
+              {"inspector", BuildStepInspector(r, ctx.efficiency, ctx.rules ? ctx.rules->thresholds : Thresholds{},
+                                              ctx.mode == "full" ? kInspectorMaxEvents : kInspectorMaxEventsFast)},
+              {"roofline", RooflineJson(r, ctx.efficiency)},
               {"tables", table_list}};
 }
 

@@ -1,0 +1,44 @@
+// The single-step inspector data of report.html: per rank its steps and, for a bounded set of
+// them, every device event (lane, stream, operator strings, pipeline split, bound, cost), the
+// bubbles inside the step and the roofline inputs, in a compact table-indexed encoding.
+//
+//   nlohmann::json insp = BuildStepInspector(result, &efficiency, rules.thresholds);
+//   view["inspector"] = insp;   // report_view.cc; rendered by report_template.html #inspector
+//
+// Which steps carry events: per rank the slowest complete step, the median complete step and
+// the first step, then the others round-robin over the ranks while the total stays within
+// `max_events`; the rest are listed with "embedded": false (the page says why). `eff` may be
+// null (no costs, no peaks). Only ranks with a device timeline (RankTable::has_timeline) appear.
+// Shape (for docs/analyze.md, "report.html data"):
+//   {max_events, embedded_events, total_events, lanes[], strings{names,types,shapes,dtypes,
+//    op_types,bounds}, pipe_fields[], costs[{family,dtype,peak_key,flops,bytes,intensity,dims,
+//    note}], peaks{hardware,tflops{key:v|null},hbm_bandwidth_gbps}|null,
+//    ranks[{rank,steps[{step,start_us,wall_us,complete,class_id,events,embedded,pick,
+//    bubbles[[start_us,dur_us]],ev}]}]}
+// `ev` is one string: events separated by ';', each "start_us,dur_us,stream,lane,name,type,
+// in_shapes,out_shapes,dtypes,op_type,cost,bound" then (field index into pipe_fields, us) pairs
+// for the pipeline fields present and non-zero. Event times are microseconds from the step start;
+// indexes point into the tables above (cost -1: not modelled). A string, not an array per event:
+// the page decodes only the step it shows, and 60k events take the memory of their text.
+#pragma once
+
+#include <cstddef>
+#include <nlohmann/json.hpp>
+
+#include "analyze/model.h"
+#include "analyze/rules.h"
+
+namespace optrace::analyze {
+struct Efficiency;
+}  // namespace optrace::analyze
+
+namespace optrace::analyze::report {
+
+// Events embedded in report.html: full mode / fast mode (about 110 bytes of page per event).
+inline constexpr size_t kInspectorMaxEvents = 60000;
+inline constexpr size_t kInspectorMaxEventsFast = 20000;
+
+nlohmann::json BuildStepInspector(const AnalysisResult& r, const Efficiency* eff, const Thresholds& t,
+                                  size_t max_events = kInspectorMaxEvents);
+
+}  // namespace optrace::analyze::report
