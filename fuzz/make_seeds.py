@@ -83,9 +83,23 @@ if len(sys.argv) > 3:
                 write("fuzz_analyze_stage", name, read(p)[:-8], i)
 for i in range(3):
     write("fuzz_analyze_stage", f"empty{i}", b"OPTRACE-STAGE\n" + struct.pack("<IIB", 3, 1, i), i)
+# Operator calculation: real shape rows (type, input shapes, output shapes, dtypes) per seed.
+import csv
+n = 0
+for p in files("analyze/**/kernel_details.csv"):
+    with open(p, newline="", encoding="utf-8-sig") as f:
+        seen = set()
+        for row in csv.DictReader(f):
+            key = (row.get("Type") or "", row.get("Input Shapes") or "", row.get("Output Shapes") or "",
+                   row.get("Input Data Types") or "")
+            if not key[1] or key in seen or len(seen) >= 24:
+                continue
+            seen.add(key)
+            write("fuzz_op_cost", f"row{n}", "\n".join(key).encode())
+            n += 1
 seed("fuzz_plan_rules", ["plan/**/*.json"], 0)
 for i, name in enumerate(["op_taxonomy.json", "segmentation_rules.json", "block_rules.json", "diagnosis_rules.json",
-                          "dixon_q95.json"]):
+                          "dixon_q95.json", "efficiency_rules.json", "hardware_peaks.json"]):
     p = os.path.join(src, "data", "analyze", name)
     if os.path.exists(p):
         write("fuzz_plan_rules", f"rules{i}", read(p), i + 1)

@@ -20,7 +20,7 @@ namespace {
 struct Mode {
   std::map<int64_t, uint64_t> counts;
   void Add(int64_t v, uint64_t n = 1) {
-    if (v > 0) counts[v] += n;
+    if (v > 0 && v < (int64_t(1) << 40)) counts[v] += n;  // no model dimension is larger
   }
   bool empty() const { return counts.empty(); }
   std::pair<int64_t, uint64_t> Get() const {
@@ -38,6 +38,10 @@ struct Mode {
     return best;
   }
 };
+
+// A dimension as an integer; -1 when it is not one a model could have (the export's text can
+// hold anything, and a double out of int64's range must not be cast).
+int64_t Int(double v) { return v >= 0 && v < 1e15 ? static_cast<int64_t>(v) : -1; }
 
 std::string Fmt(double v) { return v == std::floor(v) && std::fabs(v) < 1e15 ? fmt::format("{}", int64_t(v)) : fmt::format("{:.4g}", v); }
 
@@ -172,7 +176,7 @@ ModelFingerprint InferFingerprint(const AnalysisResult& r, const Efficiency& eff
       hidden.Add(d0.back(), n);
       double t = 1;
       for (size_t i = 0; i + 1 < d0.size(); ++i) t *= double(d0[i]);
-      norm_evidence[d0.back()] = {fmt::format("{} input {} (last axis)", type, r.Str(key.second)), int64_t(t)};
+      norm_evidence[d0.back()] = {fmt::format("{} input {} (last axis)", type, r.Str(key.second)), Int(t)};
     }
     if (matches("gated_mlp") && type.find("Grad") == std::string::npos && d0.back() % 2 == 0) {
       inter.Add(d0.back() / 2, n);
@@ -191,17 +195,17 @@ ModelFingerprint InferFingerprint(const AnalysisResult& r, const Efficiency& eff
       return it == c.params.end() ? -1.0 : it->second;
     };
     if (c.family == "flash_attention") {
-      seq.Add(int64_t(p("Sq")), n);
+      seq.Add(Int(p("Sq")), n);
       seq_ev = fmt::format("flash attention Sq ({})", c.dims);
       if (p("Nq") > 0) {
-        heads.Add(int64_t(p("Nq")), n);
-        head_dim.Add(int64_t(p("D")), n);
-        if (p("D") > 0 && std::fmod(p("Hk"), p("D")) == 0) kv_heads.Add(int64_t(p("Hk") / p("D")), n);
+        heads.Add(Int(p("Nq")), n);
+        head_dim.Add(Int(p("D")), n);
+        if (p("D") > 0 && std::fmod(p("Hk"), p("D")) == 0) kv_heads.Add(Int(p("Hk") / p("D")), n);
         heads_ev = fmt::format("flash attention softmax statistics ({})", c.dims);
       }
     }
     if (c.family == "grouped_matmul" && p("E") > 1) {
-      experts_local.Add(int64_t(p("E")), n);
+      experts_local.Add(Int(p("E")), n);
       experts_local_ev = fmt::format("grouped matmul weight ({})", c.dims);
     }
   }
@@ -230,10 +234,10 @@ ModelFingerprint InferFingerprint(const AnalysisResult& r, const Efficiency& eff
       const OpCost& c = eff.costs[ci];
       if (c.family != "matmul") continue;
       auto k = c.params.find("K"), nn = c.params.find("N");
-      if (k == c.params.end() || nn == c.params.end() || int64_t(k->second) != hidden_v) continue;
+      if (k == c.params.end() || nn == c.params.end() || Int(k->second) != hidden_v) continue;
       double per_step = double(n) / double(complete_steps * std::max<size_t>(1, r.ranks.size()));
-      if (per_step > 1.5 || int64_t(nn->second) <= floor_n || int64_t(nn->second) <= vocab) continue;
-      vocab = int64_t(nn->second);
+      if (per_step > 1.5 || Int(nn->second) <= floor_n || Int(nn->second) <= vocab) continue;
+      vocab = Int(nn->second);
       vocab_ev = fmt::format("matmul {} with K = hidden, {:.2g} calls per step and rank (the layers' run once per layer)",
                              c.dims, per_step);
     }
@@ -251,7 +255,7 @@ ModelFingerprint InferFingerprint(const AnalysisResult& r, const Efficiency& eff
       if (c.family != "matmul" && c.family != "grouped_matmul") continue;
       auto k = c.params.find("K"), nn = c.params.find("N");
       if (k == c.params.end() || nn == c.params.end()) continue;
-      int64_t a = int64_t(k->second), b = int64_t(nn->second);
+      int64_t a = Int(k->second), b = Int(nn->second);
       if (a != hidden_v && b != hidden_v) continue;
       if ((a == token_v || b == token_v) && token_v != hidden_v) continue;  // an activation, not a weight
       if (a == vocab || b == vocab) continue;

@@ -42,9 +42,10 @@ std::string DimsText(const std::vector<int64_t>& d) {
   return fmt::format("[{}]", fmt::join(d, ","));
 }
 
-int64_t Product(const std::vector<int64_t>& d, size_t from, size_t to) {
-  int64_t p = 1;
-  for (size_t i = from; i < to && i < d.size(); ++i) p *= d[i];
+// In double: dims come from the export as text and may be anything (int64 products overflow).
+double Product(const std::vector<int64_t>& d, size_t from, size_t to) {
+  double p = 1;
+  for (size_t i = from; i < to && i < d.size(); ++i) p *= double(d[i]);
   return p;
 }
 
@@ -99,7 +100,8 @@ OpCost Matmul(const std::vector<Tensor>& in, const std::vector<Tensor>& out) {
     return NotModelled("matmul", "fewer than two 2-D inputs");
   if (out.empty() || !Present2D(out[0])) return NotModelled("matmul", "no 2-D output shape (M, N unknown)");
   const std::vector<int64_t>& c = out[0].dims;
-  int64_t m = c[c.size() - 2], n = c.back(), batch = Product(c, 0, c.size() - 2);
+  int64_t m = c[c.size() - 2], n = c.back();
+  double batch = Product(c, 0, c.size() - 2);
   std::string why;
   std::optional<int64_t> k = MatmulK(in[0], in[1], m, n, why);
   if (!k) return NotModelled("matmul", why);
@@ -107,10 +109,10 @@ OpCost Matmul(const std::vector<Tensor>& in, const std::vector<Tensor>& out) {
   cost.modelled = true;
   cost.family = "matmul";
   cost.compute_dtype = DtypeClass(in[0].dtype);
-  cost.flops = 2.0 * double(batch) * double(m) * double(n) * double(*k);
+  cost.flops = 2.0 * batch * double(m) * double(n) * double(*k);
   cost.bytes = TensorBytes(in, out);
   cost.dims = batch > 1 ? fmt::format("B={} M={} N={} K={}", batch, m, n, *k) : fmt::format("M={} N={} K={}", m, n, *k);
-  cost.params = {{"B", double(batch)}, {"M", double(m)}, {"N", double(n)}, {"K", double(*k)}};
+  cost.params = {{"B", batch}, {"M", double(m)}, {"N", double(n)}, {"K", double(*k)}};
   return cost;
 }
 
