@@ -64,27 +64,39 @@ Efficiency ComputeEfficiency(const AnalysisResult& r, const EfficiencyOptions& o
   std::vector<StepAcc> step_acc(r.steps.size());
   std::map<std::string, double> cube_flops_by_dtype;
 
-  // Every compute call of every rank: its cost, the operator tables and the not-modelled list.
-  // `cost_of_event` keeps each event's cost index for the per-step sums below.
-  std::vector<std::vector<uint32_t>> cost_of_event(r.ranks.size());
+  // Every compute call of every rank: its cost, the operator tables, the not-modelled list and,
+  // for the calls inside a step, the step's sums (a rank's steps hold disjoint event ranges in
+  // time order, walked alongside the events).
+  std::vector<std::vector<size_t>> steps_of_rank(r.ranks.size());
+  for (size_t si = 0; si < r.steps.size(); ++si)
+    if (const RankTable* t = r.FindRank(r.steps[si].rank)) steps_of_rank[size_t(t - r.ranks.data())].push_back(si);
   for (size_t ri = 0; ri < r.ranks.size(); ++ri) {
     const RankTable& table = r.ranks[ri];
-    cost_of_event[ri].assign(table.events.size(), kNone32);
+    std::vector<size_t>& steps = steps_of_rank[ri];
+    std::sort(steps.begin(), steps.end(),
+              [&](size_t a, size_t b) { return r.steps[a].events.first < r.steps[b].events.first; });
+    size_t next_step = 0;
     for (size_t i = 0; i < table.events.size(); ++i) {
+      while (next_step < steps.size() && r.steps[steps[next_step]].events.last <= i) ++next_step;
+      StepAcc* in_step = next_step < steps.size() && r.steps[steps[next_step]].events.first <= i
+                             ? &step_acc[steps[next_step]]
+                             : nullptr;
       const Event& e = table.events[i];
       if (e.op_type == OpType::kCommunication) continue;
       double us = double(e.dur_ns) / 1e3;
       Efficiency::Key key{e.type, e.input_shapes, e.output_shapes, e.input_dtypes};
       auto [it, fresh] = eff.cost_index.try_emplace(key, uint32_t(eff.costs.size()));
       if (fresh) {
-        cost_keys.push_back(key);
+        eff.cost_keys.push_back(key);
+        eff.cost_calls.push_back(0);
         eff.costs.push_back(ModelOpCost(er.cost, r.Str(e.type), r.Str(e.input_shapes), r.Str(e.output_shapes),
                                         r.Str(e.input_dtypes)));
       }
-      cost_of_event[ri][i] = it->second;
+      ++eff.cost_calls[it->second];
       const OpCost& c = eff.costs[it->second];
       ++eff.compute_calls;
       eff.compute_us += us;
+      if (in_step) in_step->compute_us += us;
       if (!c.modelled) {
         UnmodelledType& u = unmodelled[e.type];
         u.type = e.type;
@@ -96,27 +108,15 @@ Efficiency ComputeEfficiency(const AnalysisResult& r, const EfficiencyOptions& o
       ++eff.modelled_calls;
       eff.modelled_us += us;
       if (IsCubeFamily(c.family)) cube_flops_by_dtype[c.compute_dtype] += c.flops;
+      if (in_step) {
+        in_step->modelled_us += us;
+        in_step->flops += c.flops;
+        if (IsCubeFamily(c.family)) in_step->cube_flops += c.flops;
+      }
       InstanceAcc& acc = instances[InstanceKey(e.name, it->second)];
       ++acc.calls;
       acc.total_us += us;
       acc.ranks.insert(table.rank);
-    }
-  }
-  // Per step (MFU): the calls inside its event range.
-  for (size_t si = 0; si < r.steps.size(); ++si) {
-    const Step& step = r.steps[si];
-    const RankTable* table = r.FindRank(step.rank);
-    if (!table) continue;
-    const std::vector<uint32_t>& costs_here = cost_of_event[size_t(table - r.ranks.data())];
-    for (uint32_t i = step.events.first; i < step.events.last && i < table->events.size(); ++i) {
-      if (costs_here[i] == kNone32) continue;
-      const OpCost& c = eff.costs[costs_here[i]];
-      double us = double(table->events[i].dur_ns) / 1e3;
-      step_acc[si].compute_us += us;
-      if (!c.modelled) continue;
-      step_acc[si].modelled_us += us;
-      step_acc[si].flops += c.flops;
-      if (IsCubeFamily(c.family)) step_acc[si].cube_flops += c.flops;
     }
   }
 
@@ -136,7 +136,7 @@ Efficiency ComputeEfficiency(const AnalysisResult& r, const EfficiencyOptions& o
   for (uint64_t key : keys) {
     const InstanceAcc& acc = instances[key];
     const uint32_t name = uint32_t(key >> 32), cost = uint32_t(key);
-    const Efficiency::Key& shape = cost_keys[cost];
+    const Efficiency::Key& shape = eff.cost_keys[cost];
     OperatorEfficiency o;
     o.name = name, o.type = shape.type, o.input_shapes = shape.in_shapes;
     o.output_shapes = shape.out_shapes, o.input_dtypes = shape.in_dtypes;

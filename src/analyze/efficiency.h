@@ -119,6 +119,8 @@ struct Efficiency {
     }
   };
   std::unordered_map<Key, uint32_t, KeyHash> cost_index;
+  std::vector<Key> cost_keys;         // parallel to costs: the key of each
+  std::vector<uint64_t> cost_calls;   // parallel to costs: compute calls with that key
 };
 
 Efficiency ComputeEfficiency(const AnalysisResult& result, const EfficiencyOptions& options);

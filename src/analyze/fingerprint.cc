@@ -91,20 +91,11 @@ ModelFingerprint InferFingerprint(const AnalysisResult& r, const Efficiency& eff
   std::map<std::string, std::pair<uint64_t, std::map<std::string, uint64_t>>> features;  // feature -> (calls, type -> calls)
   std::map<uint32_t, uint64_t> calls_of_cost;
   std::map<std::pair<uint32_t, uint32_t>, uint64_t> calls_of_type_shape;  // (type, in_shapes)
-  {
-    std::vector<uint64_t> per_cost(eff.costs.size(), 0);
-    std::unordered_map<uint64_t, uint64_t> per_type_shape;  // type << 32 | in_shapes
-    for (const RankTable& t : r.ranks) {
-      for (const Event& e : t.events) {
-        if (e.op_type == OpType::kCommunication) continue;
-        ++per_type_shape[uint64_t(e.type) << 32 | e.input_shapes];
-        auto it = eff.cost_index.find({e.type, e.input_shapes, e.output_shapes, e.input_dtypes});
-        if (it != eff.cost_index.end()) ++per_cost[it->second];
-      }
-    }
-    for (size_t i = 0; i < per_cost.size(); ++i)
-      if (per_cost[i]) calls_of_cost[uint32_t(i)] = per_cost[i];
-    for (const auto& [k, n] : per_type_shape) calls_of_type_shape[{uint32_t(k >> 32), uint32_t(k)}] = n;
+  // From the per-cost call counts of the efficiency pass (every compute call has a cost entry,
+  // modelled or not): no second pass over the events.
+  for (size_t i = 0; i < eff.costs.size() && i < eff.cost_calls.size(); ++i) {
+    calls_of_type_shape[{eff.cost_keys[i].type, eff.cost_keys[i].in_shapes}] += eff.cost_calls[i];
+    if (eff.costs[i].modelled) calls_of_cost[uint32_t(i)] = eff.cost_calls[i];
   }
   std::map<uint32_t, uint64_t> calls_of_type;
   for (const auto& [k, n] : calls_of_type_shape) calls_of_type[k.first] += n;
@@ -120,20 +111,21 @@ ModelFingerprint InferFingerprint(const AnalysisResult& r, const Efficiency& eff
 
   // Complete steps and the layer count: the most common number of forward layers per complete
   // step (a training step also runs every layer backward: layers with a *Grad operator).
-  std::map<uint32_t, bool> grad_type;
+  // Per string id (a pass over every event of the steps: vectors, not maps). -1: not decided yet.
+  std::vector<int8_t> grad_type(r.strings.size(), -1), attention_type(r.strings.size(), -1);
   auto is_grad = [&](uint32_t type) {
-    auto [it, fresh] = grad_type.try_emplace(type, false);
-    if (fresh) it->second = r.Str(type).find("Grad") != std::string::npos;
-    return it->second;
+    if (grad_type[type] < 0) grad_type[type] = r.Str(type).find("Grad") != std::string::npos;
+    return grad_type[type] == 1;
   };
-  std::map<uint32_t, bool> attention_type;  // forward attention (one call per attention layer)
-  auto is_attention = [&](uint32_t type) {
-    auto [it, fresh] = attention_type.try_emplace(type, false);
-    if (fresh && !is_grad(type))
-      for (const RegexRule& rule : rules.efficiency.features)
-        if ((rule.value == "dense_flash_attention" || rule.value == "sparse_attention") && rule.Matches(r.Str(type)))
-          it->second = true;
-    return it->second;
+  auto is_attention = [&](uint32_t type) {  // forward attention: one call per attention layer
+    if (attention_type[type] < 0) {
+      attention_type[type] = 0;
+      if (!is_grad(type))
+        for (const RegexRule& rule : rules.efficiency.features)
+          if ((rule.value == "dense_flash_attention" || rule.value == "sparse_attention") && rule.Matches(r.Str(type)))
+            attention_type[type] = 1;
+    }
+    return attention_type[type] == 1;
   };
   uint64_t complete_steps = 0;
   Mode layers, all_layers, attention_calls;

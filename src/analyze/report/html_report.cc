@@ -1,6 +1,7 @@
 #include "analyze/report/html_report.h"
 #include "core/json_text.h"
 
+#include <memory>
 #include <sstream>
 
 namespace optrace::analyze::report {
@@ -10,25 +11,49 @@ constexpr std::string_view kPlaceholder = "__OPTRACE_REPORT_DATA__";
 
 namespace {
 // These characters only occur inside JSON strings, where \u escapes mean the same; escaping them
-// keeps "</script>" or "<!--" in a name from ending the data element early. Written in runs, so
-// a multi-MB view is not copied once more.
-void WriteScriptSafe(std::string_view text, std::ostream& out) {
-  size_t run = 0;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const char* esc = text[i] == '<' ? "\\u003c" : text[i] == '>' ? "\\u003e" : text[i] == '&' ? "\\u0026" : nullptr;
-    if (!esc) continue;
-    out.write(text.data() + run, std::streamsize(i - run));
-    out << esc;
-    run = i + 1;
+// keeps "</script>" or "<!--" in a name from ending the data element early. An output adapter of
+// nlohmann's serializer: the view is written straight into the page through a 64 KiB buffer, never
+// held as text (the step inspector alone can be megabytes).
+class ScriptSafeOutput : public nlohmann::detail::output_adapter_protocol<char> {
+ public:
+  explicit ScriptSafeOutput(std::ostream& out) : out_(out) { buf_.reserve(kFlushAt + 8); }
+  void write_character(char c) override { Put(c); }
+  void write_characters(const char* s, std::size_t n) override {
+    for (std::size_t i = 0; i < n; ++i) Put(s[i]);
   }
-  out.write(text.data() + run, std::streamsize(text.size() - run));
+  void Flush() {
+    out_.write(buf_.data(), std::streamsize(buf_.size()));
+    buf_.clear();
+  }
+
+ private:
+  static constexpr size_t kFlushAt = 64 << 10;
+  void Put(char c) {
+    switch (c) {
+      case '<': buf_ += "\\u003c"; break;
+      case '>': buf_ += "\\u003e"; break;
+      case '&': buf_ += "\\u0026"; break;
+      default: buf_ += c;
+    }
+    if (buf_.size() >= kFlushAt) Flush();
+  }
+  std::ostream& out_;
+  std::string buf_;
+};
+
+// One line; error_handler::replace (core/json_text.h): a stray invalid UTF-8 byte in an operator
+// name must not abort the page.
+void WriteScriptSafe(const nlohmann::json& view, std::ostream& out) {
+  auto adapter = std::make_shared<ScriptSafeOutput>(out);
+  nlohmann::detail::serializer<nlohmann::json> serializer(adapter, ' ', nlohmann::json::error_handler_t::replace);
+  serializer.dump(view, /*pretty_print=*/false, /*ensure_ascii=*/false, /*indent_step=*/0);
+  adapter->Flush();
 }
 }  // namespace
 
 std::string JsonForScript(const nlohmann::json& view) {
   std::ostringstream out;
-  // error_handler::replace (JsonText): a stray invalid UTF-8 byte in a name must not abort the page.
-  WriteScriptSafe(JsonText(view, -1), out);
+  WriteScriptSafe(view, out);
   return out.str();
 }
 
@@ -37,7 +62,7 @@ void RenderHtml(const nlohmann::json& view, std::ostream& out) {
   size_t at = tpl.find(kPlaceholder);
   out << tpl.substr(0, at);
   if (at == std::string_view::npos) return;  // cannot happen: the template test pins the marker
-  WriteScriptSafe(JsonText(view, -1), out);
+  WriteScriptSafe(view, out);
   out << tpl.substr(at + kPlaceholder.size());
 }
 

@@ -199,6 +199,7 @@ Json BuildStepInspector(const AnalysisResult& r, const Efficiency* eff, const Th
           fmt::format_to(std::back_inserter(ev), ",{},{}", f, std::round(v * 1e3) / 1e3);  // ns, as exported
         }
       }
+      ev.shrink_to_fit();  // the page text is what stays in memory until report.html is written
       step["ev"] = std::move(ev);
       steps.push_back(std::move(step));
     }
