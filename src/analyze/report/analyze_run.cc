@@ -20,7 +20,6 @@ Json RootsJson(const AnalyzeOptions& a) {
   for (const auto& r : a.roots) roots.push_back(ResolveAgainstCwd(r).string());
   return roots;
 }
-}  // namespace
 
 // The hardware the user named, or std::nullopt (then the capture and the host are asked).
 Result<std::optional<HardwarePeaks>> UserHardware(const AnalyzeRunOptions& opt, const Rules& rules) {
@@ -64,6 +63,7 @@ std::optional<HardwarePeaks> DetectedHardware(const AnalysisResult& r, const Ana
                                   : "CANN platform_config found, but npu-smi does not say which of its parts this host has");
   return std::nullopt;
 }
+}  // namespace
 
 Result<AnalyzeRun> RunAnalyzeAndReport(const AnalyzeRunOptions& opt) {
   AnalyzeRun run;
