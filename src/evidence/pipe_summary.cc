@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cstdlib>
 #include <limits>
 #include <map>
 #include <set>
@@ -38,8 +40,88 @@ std::string CompressCores(CoreKind kind, const std::vector<uint32_t>& sorted) {
   return optrace::CompressCores(kind, sorted);
 }
 
+ExportCoverage CheckExportCoverage(const OpprofRun& run) {
+  ExportCoverage c;
+  if (!run.op_info) {
+    c.why_not = "no OpBasicInfo.csv among the inputs";
+    return c;
+  }
+  auto number = [&](std::string_view key) -> int64_t {
+    std::optional<std::string> v = run.op_info->Get(key);
+    if (!v) return -1;
+    char* end = nullptr;
+    long long n = std::strtoll(v->c_str(), &end, 10);
+    return end && *end == '\0' && !v->empty() && n >= 0 ? n : -1;
+  };
+  c.op_type = run.op_info->Get("Op Type").value_or("");
+  c.block_dim = number("Block Dim");
+  if (c.block_dim < 0) c.block_dim = number("Block Num");
+  c.mix_block_dim = number("Mix Block Dim");
+  if (c.mix_block_dim < 0) c.mix_block_dim = number("Mix Block Num");
+  if (c.block_dim <= 0) {
+    c.why_not = fmt::format("{}: Block Dim is not a positive number", run.op_info->path);
+    return c;
+  }
+  std::string type;
+  for (char ch : c.op_type) type += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  if (type == "mix") {
+    c.expected_aic = size_t(c.block_dim);
+    c.expected_aiv = c.mix_block_dim > 0 ? size_t(c.mix_block_dim) : size_t(c.block_dim) * run.vectors_per_block;
+  } else if (type == "vector" || type == "aiv" || type == "ai_vector_core") {
+    c.expected_aiv = size_t(c.block_dim);
+  } else if (type == "cube" || type == "aic" || type == "ai_core" || type == "aicore") {
+    c.expected_aic = size_t(c.block_dim);
+  } else {
+    c.why_not = fmt::format("{}: Op Type '{}' does not say which cores Block Dim counts", run.op_info->path,
+                            c.op_type);
+    return c;
+  }
+  c.checked = true;
+  for (const MetricTable& t : run.tables) {
+    std::set<uint32_t> aic, aiv;
+    for (const MetricRow& r : t.rows) {
+      bool any = std::any_of(r.values.begin(), r.values.end(), [](const auto& v) { return v.has_value(); });
+      if (!any) continue;
+      (r.kind == CoreKind::kAic ? aic : aiv).insert(run.CoreIndex(r));
+    }
+    TableCoverage tc;
+    tc.table = t.name;
+    tc.aic_found = aic.size();
+    tc.aiv_found = aiv.size();
+    auto gaps = [](CoreKind kind, const std::set<uint32_t>& have, size_t expected, std::vector<std::string>& missing,
+                   std::vector<std::string>& extra) {
+      std::vector<uint32_t> miss, more;
+      for (uint32_t i = 0; i < expected; ++i)
+        if (!have.count(i)) miss.push_back(i);
+      for (uint32_t i : have)
+        if (i >= expected) more.push_back(i);
+      if (!miss.empty()) missing.push_back(CompressCores(kind, miss));
+      if (!more.empty()) extra.push_back(CompressCores(kind, more));
+    };
+    std::vector<std::string> missing, extra;
+    gaps(CoreKind::kAic, aic, c.expected_aic, missing, extra);
+    gaps(CoreKind::kAiv, aiv, c.expected_aiv, missing, extra);
+    tc.missing = fmt::format("{}", fmt::join(missing, ", "));
+    tc.extra = fmt::format("{}", fmt::join(extra, ", "));
+    if (!tc.missing.empty() || !tc.extra.empty()) {
+      std::string declared = c.expected_aic && c.expected_aiv
+                                 ? fmt::format("{} AIC + {} AIV", c.expected_aic, c.expected_aiv)
+                                 : c.expected_aic ? fmt::format("{} AIC", c.expected_aic)
+                                                  : fmt::format("{} AIV", c.expected_aiv);
+      c.problems.push_back(fmt::format(
+          "{}: rows for {} AIC + {} AIV cores, OpBasicInfo.csv declares {} (Op Type {}, Block Dim {}{}){}{}", t.name,
+          tc.aic_found, tc.aiv_found, declared, c.op_type, c.block_dim,
+          c.mix_block_dim >= 0 ? fmt::format(", Mix Block Dim {}", c.mix_block_dim) : "",
+          tc.missing.empty() ? "" : "; missing " + tc.missing, tc.extra.empty() ? "" : "; beyond it " + tc.extra));
+    }
+    c.tables.push_back(std::move(tc));
+  }
+  return c;
+}
+
 PipeSummary SummarizePipe(const OpprofRun& run, const RoleMap* user_roles) {
   PipeSummary s;
+  s.coverage = CheckExportCoverage(run);
   s.inputs = run.inputs;
   s.op = run.op_info;
   s.vectors_per_block = run.vectors_per_block;

@@ -53,6 +53,27 @@ struct RoleInfo {
   std::string missing;     // declared cores with no row in any table, "aiv 16-31"
 };
 
+// Cores OpBasicInfo.csv says the kernel ran on against the cores each metric export has rows for
+// (seed 003: a core missing from an export is a problem line, never averaged away). Mix kernels:
+// AIC = Block Dim, AIV = Mix Block Dim; vector kernels: AIV = Block Dim; cube kernels: AIC =
+// Block Dim. A core is present in a table when one of its rows has a value.
+struct TableCoverage {
+  std::string table;
+  size_t aic_found = 0, aiv_found = 0;
+  std::string missing;  // expected cores without a row: "aic 3-7, aiv 6-15"
+  std::string extra;    // cores beyond what OpBasicInfo declares
+};
+
+struct ExportCoverage {
+  bool checked = false;
+  std::string why_not;  // when not checked: "no OpBasicInfo.csv", "Block Dim is NA", ...
+  std::string op_type;
+  int64_t block_dim = -1, mix_block_dim = -1;
+  size_t expected_aic = 0, expected_aiv = 0;
+  std::vector<TableCoverage> tables;
+  std::vector<std::string> problems;  // one line per table that misses or adds cores
+};
+
 struct PipeSummary {
   std::vector<std::string> inputs;
   std::optional<OpBasicInfo> op;
@@ -63,7 +84,11 @@ struct PipeSummary {
   std::vector<MetricEntry> metrics;
   std::string unassigned;  // cores in the export that no role claims, "aiv 32-39"
   std::vector<std::string> tables_without_metrics;  // files every column of which came from another file
+  ExportCoverage coverage;
 };
+
+// The export coverage of a run (also filled by SummarizePipe).
+ExportCoverage CheckExportCoverage(const OpprofRun& run);
 
 PipeSummary SummarizePipe(const OpprofRun& run, const RoleMap* roles);
 // An error naming the first input that yields no metric (see tables_without_metrics); the

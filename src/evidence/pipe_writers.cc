@@ -51,6 +51,15 @@ void WritePipeText(const PipeSummary& s, const std::vector<MetricDelta>* deltas,
     }
   }
   if (!s.unassigned.empty()) out << "cores no role claims: " << s.unassigned << "\n";
+  const ExportCoverage& cov = s.coverage;
+  if (!cov.checked) {
+    out << "export coverage: not checked (" << cov.why_not << ")\n";
+  } else if (cov.problems.empty()) {
+    out << fmt::format("export coverage: every table has rows for the {} AIC + {} AIV cores OpBasicInfo.csv declares\n",
+                       cov.expected_aic, cov.expected_aiv);
+  } else {
+    for (const std::string& p : cov.problems) out << "export coverage problem: " << p << "\n";
+  }
   out << "spread = max - min over the role's cores; values as exported (ratios 0-1, times us)\n";
 
   std::string table;
@@ -144,6 +153,20 @@ nlohmann::ordered_json PipeJson(const PipeSummary& s, const PipeSummary* compare
     }
     j["roles"] = roles;
     j["unassigned_cores"] = s.unassigned.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(s.unassigned);
+    const ExportCoverage& cov = s.coverage;
+    nlohmann::ordered_json cov_tables = nlohmann::ordered_json::array();
+    for (const TableCoverage& t : cov.tables)
+      cov_tables.push_back({{"table", t.table}, {"aic_found", t.aic_found}, {"aiv_found", t.aiv_found},
+                            {"missing", t.missing}, {"extra", t.extra}});
+    j["export_coverage"] = {{"checked", cov.checked},
+                            {"why_not", cov.why_not},
+                            {"op_type", cov.op_type},
+                            {"block_dim", cov.block_dim},
+                            {"mix_block_dim", cov.mix_block_dim},
+                            {"expected_aic", cov.expected_aic},
+                            {"expected_aiv", cov.expected_aiv},
+                            {"tables", cov_tables},
+                            {"problems", cov.problems}};
     nlohmann::ordered_json tables = nlohmann::ordered_json::array();
     for (const auto& [n, f] : s.tables) {
       tables.push_back({{"name", n},

@@ -45,6 +45,21 @@ TEST(PipeCommandTest, TextOnRealSampleShowsRolesAndNotProvided) {
   EXPECT_THAT(r.out, HasSubstr("L2Cache: not provided (no L2Cache.csv in the input)"));
 }
 
+TEST(PipeCommandTest, CoresMissingFromTheExportArePrintedAndInTheJson) {
+  auto r = RunCli({"pipe", Data("coverage_short")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("export coverage problem: PipeUtilization: rows for 2 AIC + 4 AIV cores, OpBasicInfo.csv "
+                       "declares 8 AIC + 16 AIV"),
+            std::string::npos)
+      << r.out;
+  auto j = RunCli({"pipe", Data("coverage_short"), "--format", "json"});
+  ASSERT_EQ(j.exit_code, 0) << j.err;
+  auto doc = nlohmann::json::parse(j.out);
+  const auto& cov = doc.contains("export_coverage") ? doc["export_coverage"] : doc["base"]["export_coverage"];
+  EXPECT_EQ(cov["expected_aic"], 8);
+  EXPECT_EQ(cov["tables"][0]["missing"], "aic 2-7, aiv 4-15");
+}
+
 TEST(PipeCommandTest, CompareInJsonHasDeltas) {
   auto r = RunCli({"pipe", Data("synthetic_a"), "--roles", Data("roles.txt"), "--compare", Data("synthetic_b"),
                    "--format", "json"});

@@ -160,6 +160,49 @@ TEST(PipeSummaryTest, CompareGivesPerRoleDeltasOfMeans) {
   EXPECT_EQ(checked, 3);
 }
 
+TEST(PipeSummaryTest, CoresMissingFromAnExportAgainstOpBasicInfoAreAProblemLine) {
+  auto run = LoadOpprof({Data("coverage_short")});
+  ASSERT_TRUE(run.ok()) << run.status().message();
+  ExportCoverage c = SummarizePipe(*run, nullptr).coverage;
+  ASSERT_TRUE(c.checked) << c.why_not;
+  EXPECT_EQ(c.expected_aic, 8u);   // mix: AIC = Block Dim
+  EXPECT_EQ(c.expected_aiv, 16u);  // AIV = Mix Block Dim
+  ASSERT_EQ(c.tables.size(), 1u);
+  EXPECT_EQ(c.tables[0].aic_found, 2u);
+  EXPECT_EQ(c.tables[0].aiv_found, 4u);
+  EXPECT_EQ(c.tables[0].missing, "aic 2-7, aiv 4-15");
+  ASSERT_EQ(c.problems.size(), 1u);
+  EXPECT_EQ(c.problems[0],
+            "PipeUtilization: rows for 2 AIC + 4 AIV cores, OpBasicInfo.csv declares 8 AIC + 16 AIV (Op Type mix, "
+            "Block Dim 8, Mix Block Dim 16); missing aic 2-7, aiv 4-15");
+}
+
+TEST(PipeSummaryTest, TheRealMinimalSampleMissesOneVectorCore) {
+  auto run = LoadOpprof({Data("minimal")});
+  ASSERT_TRUE(run.ok()) << run.status().message();
+  ExportCoverage c = CheckExportCoverage(*run);
+  ASSERT_TRUE(c.checked);
+  EXPECT_EQ(c.expected_aiv, 2u);
+  for (const TableCoverage& t : c.tables) EXPECT_EQ(t.missing, "aiv 1") << t.table;
+  EXPECT_FALSE(c.problems.empty());
+}
+
+TEST(PipeSummaryTest, EveryDeclaredCorePresentIsNoProblem) {
+  auto run = LoadOpprof({Data("workload128")});  // Block Dim 1, Mix Block Dim 2: cube0, vector0, vector1
+  ASSERT_TRUE(run.ok()) << run.status().message();
+  ExportCoverage c = CheckExportCoverage(*run);
+  ASSERT_TRUE(c.checked);
+  EXPECT_TRUE(c.problems.empty()) << c.problems[0];
+}
+
+TEST(PipeSummaryTest, WithoutOpBasicInfoCoverageIsNotCheckedAndSaysWhy) {
+  auto run = LoadOpprof({Data("synthetic_a")});
+  ASSERT_TRUE(run.ok()) << run.status().message();
+  ExportCoverage c = CheckExportCoverage(*run);
+  EXPECT_FALSE(c.checked);
+  EXPECT_EQ(c.why_not, "no OpBasicInfo.csv among the inputs");
+}
+
 TEST(PipeSummaryTest, CompressCoresWritesRanges) {
   EXPECT_EQ(CompressCores(format::CoreKind::kAiv, {0, 1, 2, 5, 7, 8}), "aiv 0-2,5,7-8");
 }
