@@ -101,6 +101,10 @@ int RunAnalyzeCommand(const CommandArgs& args, CommandIo& io) {
       ->excludes(hw_model);
   app.add_flag("--no-cann-hardware-scan", no_cann_scan,
                "do not take the peaks from this host's CANN platform_config when no hardware is given");
+  std::string kernel;
+  app.add_option("--kernel", kernel,
+                 "every call of this kernel (exact name or type, or the one name containing it): kernel_calls.csv, "
+                 "kernel_iterations.csv, kernel_latency.csv (optrace latency's input)");
   app.add_option("--model-config", model_config,
                  "a model config.json to show next to the profile-derived fingerprint (never overrides it)");
   if (auto rc = ParseCommandLine(app, args, io)) return *rc;
@@ -117,6 +121,7 @@ int RunAnalyzeCommand(const CommandArgs& args, CommandIo& io) {
   opt.hardware_profile = hardware_profile;
   opt.model_config = model_config;
   opt.cann_scan = !no_cann_scan;
+  opt.kernel = kernel;
   opt.analyze.from = Stage::kDiscover;
   opt.analyze.to = Stage::kReport;
   Status flags = Status::Ok();

@@ -292,6 +292,26 @@ TEST_F(AnalyzeCommandTest, MissingModelConfigIsExit2NamingTheFile) {
   EXPECT_THAT(r.err, HasSubstr("config.json"));
 }
 
+TEST_F(AnalyzeCommandTest, KernelFocusWritesItsCallsAndFeedsLatency) {
+  auto r = RunCli({"analyze", (SamplesDir() / "synthetic_8rank").string(), "-o", dir_.string(), "--kernel",
+                   "FusedInferAttentionScore"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["kernel_focus"]["calls_per_rank"]["3"], 15);
+  for (const char* f : {"kernel_calls.csv", "kernel_iterations.csv", "kernel_latency.csv"})
+    EXPECT_TRUE(fs::exists(dir_ / f)) << f;
+  EXPECT_THAT(ReadText(dir_ / "report.md"), HasSubstr("### Kernel focus: `FusedInferAttentionScore`"));
+  auto lat = RunCli({"latency", (dir_ / "kernel_latency.csv").string(), "--format", "json"});
+  ASSERT_EQ(lat.exit_code, 0) << lat.err;
+  EXPECT_THAT(lat.out, HasSubstr("\"measurement\""));
+}
+
+TEST_F(AnalyzeCommandTest, KernelFocusWithoutAMatchIsExit2ListingKernels) {
+  auto r = RunCli({"analyze", (SamplesDir() / "synthetic_8rank").string(), "-o", dir_.string(), "--kernel", "Nope"});
+  EXPECT_EQ(r.exit_code, kExitBadInput);
+  EXPECT_THAT(r.err, HasSubstr("--kernel Nope: no kernel name or type matches it; the heaviest kernels are"));
+}
+
 TEST_F(AnalyzeCommandTest, HelpDescribesTheFlags) {
   auto r = RunCli({"analyze", "--help"});
   EXPECT_EQ(r.exit_code, 0);

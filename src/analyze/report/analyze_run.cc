@@ -80,12 +80,17 @@ Result<AnalyzeRun> RunAnalyzeAndReport(const AnalyzeRunOptions& opt) {
   }
   OPTRACE_ASSIGN_OR_RETURN(run.result, RunAnalysis(opt.analyze));
   if (opt.analyze.to != Stage::kReport) return run;
+  if (!opt.kernel.empty()) {
+    OPTRACE_ASSIGN_OR_RETURN(KernelFocus focus, FocusKernel(run.result, opt.kernel));
+    run.kernel_focus = std::move(focus);
+  }
   if (opt.analyze.progress) opt.analyze.progress->OnStage({Stage::kReport, "started", 0, {}, ""});
   ResetPeakRss();
   ReportOptions ropt;
   ropt.out_dir = ResolveAgainstCwd(opt.analyze.out_dir);
   ropt.full = opt.analyze.mode == Mode::kFull;
   ropt.generator = opt.generator;
+  ropt.kernel_focus = run.kernel_focus;
   ropt.efficiency.rules = &rules;
   ropt.efficiency.model_config = model_config;
   ropt.efficiency.hardware = hardware ? hardware : DetectedHardware(run.result, opt, rules, ropt.efficiency.hardware_note);
@@ -134,6 +139,15 @@ Json AnalyzeRunJson(const AnalyzeRun& run, const AnalyzeRunOptions& opt) {
          {"report_html", nullptr},
          {"report_xlsx", nullptr},
          {"artifacts", artifacts}};
+  if (run.kernel_focus) {
+    const KernelFocus& f = *run.kernel_focus;
+    Json per_rank = Json::object(), slowest = Json::object();
+    for (const auto& [rank, n] : f.calls_per_rank) per_rank[std::to_string(rank)] = n;
+    for (const auto& [rank, n] : f.slowest_count) slowest[std::to_string(rank)] = n;
+    j["kernel_focus"] = {{"query", f.query},          {"matched_by", f.matched_by},
+                         {"names", f.names},          {"calls_per_rank", per_rank},
+                         {"iterations", f.iterations.size()}, {"slowest_rank_count", slowest}};
+  }
   if (run.report) {
     for (const WrittenArtifact& a : run.report->artifacts) j["artifacts"][a.key] = (out / a.file).string();
     j["report_md"] = (out / "report.md").string();

@@ -30,11 +30,13 @@ struct AnalyzeRunOptions {
   std::filesystem::path hardware_profile;
   std::filesystem::path model_config;   // config.json: cross-check of the model fingerprint
   bool cann_scan = true;
+  std::string kernel;   // --kernel NAME: every call of that kernel (kernel_focus.h); "" none
 };
 
 struct AnalyzeRun {
   AnalysisResult result;
   std::optional<ReportResult> report;  // set when the report stage ran
+  std::optional<KernelFocus> kernel_focus;  // --kernel
 };
 
 // Runs the stages; reports the report stage to analyze.progress like the others.

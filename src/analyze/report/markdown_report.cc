@@ -495,6 +495,7 @@ void WriteMarkdownReport(const AnalysisResult& r, const Kpis& k, const ReportCon
   StepClassView(r, out);
   LayerAndBlockView(r, out);
   OperatorView(r, out);
+  KernelFocusSection(r, ctx.kernel_focus, out);
   StepInventory(r, out);
   CrossRankView(r, out);
   EfficiencySection(r, ctx.efficiency, out);

@@ -28,6 +28,9 @@ std::string EvidenceText(const AnalysisResult& result, const Evidence& evidence)
 // what is missing when `efficiency` is null or has no hardware.
 void EfficiencySection(const AnalysisResult& result, const Efficiency* efficiency, std::ostream& out);
 
+// The --kernel focus (kernel_focus.h) at the end of the Operator View; nothing when null.
+void KernelFocusSection(const AnalysisResult& result, const KernelFocus* focus, std::ostream& out);
+
 // Limitations the report itself adds (sections of seed 002 this version does not compute).
 std::vector<std::string> ReportLimitations();
 

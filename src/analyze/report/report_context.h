@@ -8,6 +8,7 @@
 
 namespace optrace::analyze {
 struct Efficiency;
+struct KernelFocus;
 struct Rules;
 }  // namespace optrace::analyze
 
@@ -27,6 +28,7 @@ struct ReportContext {
   // WriteReport calls. Writers called directly (tests) may pass a context without them.
   const Efficiency* efficiency = nullptr;
   const Rules* rules = nullptr;
+  const KernelFocus* kernel_focus = nullptr;  // --kernel NAME, when given
 };
 
 }  // namespace optrace::analyze::report

@@ -53,6 +53,9 @@ const std::map<std::string, std::string>& TableDescriptions() {
       {"model_inferred_config", "model dimensions inferred from the profile alone, each with its evidence (and --model-config next to it)"},
       {"model_feature_summary", "structural features seen in the profile (MoE, MLA, flash attention, linear attention, RoPE, ...)"},
       {"model_layer_type_summary", "the layer classes of segmentation: members, block kinds, heaviest operators"},
+      {"kernel_calls", "--kernel: every call of the kernel per rank: duration, device idle before its launch, time since its previous call, source row"},
+      {"kernel_iterations", "--kernel: the k-th call of every rank: max, min, skew and the slowest rank"},
+      {"kernel_latency", "--kernel: the calls in optrace latency's input format (rank, iteration, elapsed_us, ...): optrace latency kernel_latency.csv"},
   };
   return kWhat;
 }
@@ -121,6 +124,8 @@ Result<ReportResult> WriteReport(const AnalysisResult& r, const ReportOptions& o
   out.efficiency = ComputeEfficiency(r, eff_opt);
   std::vector<Table> tables = BuildSummaryTables(r, opt.full);
   for (Table& t : EfficiencyTables(r, out.efficiency)) tables.push_back(std::move(t));
+  if (opt.kernel_focus)
+    for (Table& t : KernelFocusTables(r, *opt.kernel_focus)) tables.push_back(std::move(t));
 
   // The artifact map is known before anything is written, so every document can list it.
   ReportContext ctx;
@@ -128,6 +133,7 @@ Result<ReportResult> WriteReport(const AnalysisResult& r, const ReportOptions& o
   ctx.generator = opt.generator;
   ctx.efficiency = &out.efficiency;
   ctx.rules = eff_opt.rules;
+  ctx.kernel_focus = opt.kernel_focus ? &*opt.kernel_focus : nullptr;
   ctx.artifacts = {{"report_md", "report.md", "the human report (sections of seed 002)"},
                    {"analysis_summary_json", "analysis_summary.json", "compact conclusions for agents and scripts"},
                    {"diagnosis_findings_json", "diagnosis_findings.json", "every finding with its numbers and evidence"},

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "analyze/efficiency.h"
+#include "analyze/kernel_focus.h"
 #include "analyze/model.h"
 #include "analyze/report/kpis.h"
 #include "core/status.h"
@@ -30,6 +31,9 @@ struct ReportOptions {
   // Hardware peaks, model config and rules of the efficiency sections (efficiency.h); without
   // hardware the FLOPs / bytes are written and MFU / roofline say which option gives them.
   EfficiencyOptions efficiency;
+  // --kernel NAME: every call of that kernel (kernel_calls.csv, kernel_iterations.csv and
+  // kernel_latency.csv in `optrace latency`'s input format).
+  std::optional<KernelFocus> kernel_focus;
 };
 
 struct WrittenArtifact {

@@ -22,6 +22,7 @@
 
 namespace optrace::analyze {
 struct Efficiency;
+struct KernelFocus;
 }  // namespace optrace::analyze
 
 namespace optrace::analyze::report {
@@ -35,6 +36,11 @@ void WriteEventIndexCsv(const AnalysisResult& result, std::ostream& out);
 // operator_not_modelled_summary, mfu_summary, hardware_theoretical_peaks, model_inferred_config,
 // model_feature_summary, model_layer_type_summary. Written in both modes.
 std::vector<Table> EfficiencyTables(const AnalysisResult& result, const Efficiency& efficiency);
+
+// kernel_calls (one row per call of the focused kernel), kernel_iterations (the k-th call of every
+// rank: max, min, slowest rank) and kernel_latency (rank, iteration, elapsed_us, is_warmup,
+// in_average, measurement: `optrace latency`'s input format).
+std::vector<Table> KernelFocusTables(const AnalysisResult& result, const KernelFocus& focus);
 
 // One table by name, or nullptr.
 const Table* FindTable(const std::vector<Table>& tables, const std::string& name);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "analyze/efficiency.h"
+#include "analyze/kernel_focus.h"
 #include "analyze/report/summary_tables.h"
 #include "analyze/report/table_helpers.h"
 
@@ -125,6 +126,27 @@ std::vector<Table> EfficiencyTables(const AnalysisResult& r, const Efficiency& e
   out.push_back(ModelFeatureTable(eff));
   out.push_back(ModelLayerTypeTable(eff));
   return out;
+}
+
+std::vector<Table> KernelFocusTables(const AnalysisResult& r, const KernelFocus& f) {
+  Table calls{"kernel_calls",
+              {"rank", "call", "name", "step_id", "start_ns", "dur_us", "launch_gap_us", "period_us", "source_file",
+               "row"},
+              {}};
+  Table lat{"kernel_latency", {"rank", "iteration", "elapsed_us", "is_warmup", "in_average", "measurement"}, {}};
+  for (const KernelCall& c : f.calls) {
+    const RankTable* t = r.FindRank(c.rank);
+    const Event& e = t->events[c.event];
+    calls.rows.push_back({I(c.rank), I(c.call), S(r.Str(e.name)), KnownI(c.step_id), I(c.start_ns), D(c.dur_us),
+                          D(c.launch_gap_us), c.period_us < 0 ? Cell() : D(c.period_us),
+                          S(e.file < t->files.size() ? t->files[e.file].path : std::string()), I(int64_t(e.row))});
+    lat.rows.push_back({I(c.rank), I(c.call), D(c.dur_us), I(0), I(1), S(std::string("kernel"))});
+  }
+  Table its{"kernel_iterations", {"iteration", "ranks", "max_us", "min_us", "skew_us", "slowest_rank"}, {}};
+  for (const KernelIteration& it : f.iterations)
+    its.rows.push_back({I(it.call), I(it.ranks), D(it.max_us), D(it.min_us), D(it.max_us - it.min_us),
+                        I(it.slowest_rank)});
+  return {std::move(calls), std::move(its), std::move(lat)};
 }
 
 }  // namespace optrace::analyze::report
