@@ -10,23 +10,77 @@
 #include "cli/latency_flags.h"
 #include "core/file_io.h"
 #include "evidence/latency.h"
+#include "evidence/latency_compare.h"
 #include "evidence/latency_writers.h"
 
 namespace optrace::cli {
+namespace {
+
+// `optrace latency --compare BEFORE AFTER`: the same flags read both files.
+int RunCompare(const std::vector<std::string>& files, const evidence::LatencyOptions& opt, const std::string& format,
+               const std::string& out_dir, bool strict, CommandIo& io) {
+  auto before = evidence::ReadLatencyCsvFiles({std::filesystem::path(files[0])}, opt);
+  if (!before.ok()) return ReportError("latency", before.status(), io);
+  auto after = evidence::ReadLatencyCsvFiles({std::filesystem::path(files[1])}, opt);
+  if (!after.ok()) return ReportError("latency", after.status(), io);
+  auto c = evidence::CompareLatency(*before, *after, opt);
+  if (!c.ok()) return ReportError("latency", c.status(), io);
+  if (format == "json") {
+    io.out << JsonText(evidence::LatencyComparisonJson(*c)) << "\n";
+  } else {
+    evidence::WriteLatencyComparisonText(*c, io.out);
+  }
+  if (!out_dir.empty()) {
+    std::filesystem::path dir = ResolveAgainstCwd(out_dir);
+    Status st = EnsureDirectory(dir);
+    if (st.ok()) st = WriteFileAtomic(dir / "latency_compare.svg", evidence::RenderLatencyComparisonSvg(*c));
+    if (!st.ok()) return ReportError("latency", st, io);
+    io.err << fmt::format("wrote {}\n", (dir / "latency_compare.svg").string());
+  }
+  size_t problems = c->before.report.problems.size() + c->after.report.problems.size();
+  if (problems > 0) {
+    io.err << fmt::format("optrace latency: warning: {} data problem(s) (before {}, after {})\n", problems,
+                          c->before.report.problems.size(), c->after.report.problems.size());
+    if (strict) return kExitFindings;
+  }
+  return kExitOk;
+}
+
+}  // namespace
 
 int RunLatencyCommand(const CommandArgs& args, CommandIo& io) {
   CLI::App app{"Per-iteration max over ranks and per-rank latency distributions (microseconds)", "optrace latency"};
-  std::vector<std::string> inputs;
+  std::vector<std::string> inputs, compare;
   LatencyFlags flags;
   std::string format = "text", out_dir;
   bool strict = false;
-  app.add_option("csv", inputs, "dispatch_latency.csv or any CSV with rank/iteration/value columns")->required();
+  app.add_option("csv", inputs, "dispatch_latency.csv or any CSV with rank/iteration/value columns");
+  app.add_option("--compare", compare,
+                 "compare two runs (before, after): median/P95 with 95% bootstrap CIs (text or json; -o writes "
+                 "latency_compare.svg)")
+      ->expected(2);
   AddLatencyFlags(app, flags);
   app.add_option("--format", format, "output format")->check(CLI::IsMember({"text", "json", "csv"}))
       ->capture_default_str();
-  app.add_option("-o,--output", out_dir, "directory for latency.svg and latency_per_iteration.csv");
+  app.add_option("-o,--output", out_dir,
+                 "directory for latency.svg and latency_per_iteration.csv (with --compare: latency_compare.svg)");
   app.add_flag("--strict", strict, "exit 1 when data problems (missing pairs, unequal counts) are found");
   if (auto rc = ParseCommandLine(app, args, io)) return *rc;
+  if (!compare.empty()) {
+    if (!inputs.empty()) {
+      io.err << "optrace latency: error: --compare BEFORE AFTER takes no other CSV argument\n";
+      return kExitBadInput;
+    }
+    if (format == "csv") {
+      io.err << "optrace latency: error: --compare writes text or json, not csv\n";
+      return kExitBadInput;
+    }
+    return RunCompare(compare, flags.Options(), format, out_dir, strict, io);
+  }
+  if (inputs.empty()) {
+    io.err << "optrace latency: error: give a CSV, or --compare BEFORE AFTER\n";
+    return kExitBadInput;
+  }
 
   const evidence::LatencyOptions opt = flags.Options();
   std::vector<std::filesystem::path> paths;
