@@ -19,7 +19,9 @@ const std::vector<CommandInfo>& AllCommands() {
       {"latency", "per-iteration, per-rank latency statistics", RunLatencyCommand},
       {"pipe", "per-role summaries of msprof op pipeline metrics", RunPipeCommand},
       {"stall", "PC-sampling stall reason shares", RunStallCommand},
+      {"timeline", "pipe busy time, MTE/compute overlap and ICache misses from msOpProf timelines", RunTimelineCommand},
       {"report", "write the dispatch-kernel evidence report", RunReportCommand},
+      {"env", "record the machine, toolkit, tools and build of a run (evidence report section 1)", RunEnvCommand},
   };
   return kCommands;
 }

@@ -19,6 +19,8 @@ int RunCompareCommand(const CommandArgs& args, CommandIo& io);
 int RunLatencyCommand(const CommandArgs& args, CommandIo& io);
 int RunPipeCommand(const CommandArgs& args, CommandIo& io);
 int RunStallCommand(const CommandArgs& args, CommandIo& io);
+int RunTimelineCommand(const CommandArgs& args, CommandIo& io);
 int RunReportCommand(const CommandArgs& args, CommandIo& io);
+int RunEnvCommand(const CommandArgs& args, CommandIo& io);
 
 }  // namespace optrace::cli
