@@ -16,14 +16,24 @@ namespace optrace::cli {
 int RunReportCommand(const CommandArgs& args, CommandIo& io) {
   CLI::App app{"Write the dispatch-kernel evidence report (Markdown) from latency, msprof op and stall inputs",
                "optrace report"};
-  std::vector<std::string> latency, pipe;
-  std::string roles_path, stall, output;
+  std::vector<std::string> latency, pipe, compare;
+  std::string roles_path, stall, output, factor;
   LatencyFlags latency_flags;
   app.add_option("--latency", latency, "dispatch_latency.csv or any CSV with rank/iteration/value columns");
   AddLatencyFlags(app, latency_flags);  // the same column options as `optrace latency`
+  app.add_option("--compare", compare,
+                 "the before run: compared with the --latency file(s) (the after run) in section 4");
+  app.add_option("--factor", factor, "the one factor changed between --compare and --latency (section 4)");
   app.add_option("--pipe", pipe, "OPPROF_* directory or msprof op CSVs of one run");
   app.add_option("--roles", roles_path, "roles file for the per-role metrics");
   app.add_option("--stall", stall, "stall-sample CSV (see 'optrace stall --help')");
+  std::string env_path;
+  app.add_option("--env", env_path, "environment.json written by `optrace env -o DIR` (fills section 1)");
+  std::string bytes_path;
+  app.add_option("--bytes", bytes_path,
+                 "JSON defining the bytes a bandwidth counts (kind, bytes_per_rank or tokens x hidden x dtype "
+                 "bytes [x topk], includes_metadata / _local_traffic / _protocol_overhead); without it no "
+                 "bandwidth is printed");
   app.add_option("-o,--output", output, "write the report here instead of stdout");
   if (auto rc = ParseCommandLine(app, args, io)) return *rc;
   if (latency.empty() && pipe.empty() && stall.empty()) {
@@ -33,12 +43,38 @@ int RunReportCommand(const CommandArgs& args, CommandIo& io) {
 
   evidence::EvidenceInputs in;
   in.roles_path = roles_path;
+  if (!bytes_path.empty()) {
+    auto b = evidence::LoadBytesDefinition(ResolveAgainstCwd(bytes_path));
+    if (!b.ok()) return ReportError("report", b.status(), io);
+    in.bytes = std::move(*b);
+  }
+  if (!env_path.empty()) {
+    auto text = ReadFileToString(ResolveAgainstCwd(env_path));
+    if (!text.ok()) return ReportError("report", text.status(), io);
+    auto env = evidence::EnvironmentFromJson(*text, env_path);
+    if (!env.ok()) return ReportError("report", env.status(), io);
+    in.environment = std::move(*env);
+  }
   if (!latency.empty()) {
     const evidence::LatencyOptions opt = latency_flags.Options();
     auto t = evidence::ReadLatencyCsvFiles(std::vector<std::filesystem::path>(latency.begin(), latency.end()), opt);
     if (!t.ok()) return ReportError("report", t.status(), io);
+    if (!compare.empty()) {
+      auto before = evidence::ReadLatencyCsvFiles(std::vector<std::filesystem::path>(compare.begin(), compare.end()), opt);
+      if (!before.ok()) return ReportError("report", before.status(), io);
+      auto c = evidence::CompareLatency(*before, *t, opt);
+      if (!c.ok()) return ReportError("report", c.status(), io);
+      c->factor = factor;
+      in.comparison = std::move(*c);
+    }
     evidence::LatencyReport r = evidence::AnalyzeLatency(*t, opt);
     in.latency = evidence::LatencyEvidence{std::move(*t), std::move(r)};
+  } else if (!compare.empty()) {
+    io.err << "optrace report: error: --compare BEFORE.csv needs --latency AFTER.csv (the run it is compared with)\n";
+    return kExitBadInput;
+  }
+  if (!factor.empty() && compare.empty()) {
+    io.err << "optrace report: warning: --factor has no effect without --compare\n";
   }
   if (!pipe.empty()) {
     std::optional<RoleMap> roles;

@@ -29,12 +29,88 @@ void Environment(const EvidenceInputs& in, std::ostream& out) {
   auto row = [&](std::string_view item, std::string_view value, std::string_view from) {
     out << fmt::format("| {} | {} | {} |\n", item, Cell(value), Cell(from));
   };
-  row("NPU model (exact, e.g. 950PR / 950DT)", kBlank, "`npu-smi info`");
-  row("CANN, driver, firmware, MindStudio Insight versions", kBlank, "installation");
-  row("msprof / msopprof entry and version", kBlank, "`msprof --help`, `msopprof --help`");
-  row("source commit, kernel compile options (-g, -O2)", kBlank, "`git rev-parse HEAD`, build log");
-  row("nodes x cards, transport, AIV count", kBlank, "launch script");
-  row("shape T/H/K/E, dtype, routing, seed", kBlank, "launch script");
+  // Rows `optrace env` may fill (--env): each names the sources of the parts it found; a row with
+  // nothing found keeps its blank. Without --env the rows are blank as before.
+  const EnvironmentInfo* env = in.environment ? &*in.environment : nullptr;
+  auto val = [&](std::string_view key) { return env ? env->Value(key) : std::nullopt; };
+  auto src = [&](std::string_view key) {
+    const EnvItem* i = env ? env->Find(key) : nullptr;
+    return i && i->value ? i->from : std::string();
+  };
+  auto field = [&](std::string_view key) { return env ? env->Field(key) : std::nullopt; };
+  auto blank = [](const std::optional<std::string>& v) { return v.value_or(std::string(kBlank)); };
+  auto env_row = [&](std::string_view item, bool any, const std::string& value, const std::vector<std::string>& froms,
+                     std::string_view blank_from) {
+    if (!any) {
+      row(item, kBlank,
+          env ? fmt::format("{}; not found by `optrace env` ({})", blank_from, env->origin) : std::string(blank_from));
+      return;
+    }
+    std::vector<std::string> named;
+    for (const std::string& f : froms) {
+      if (!f.empty() && std::find(named.begin(), named.end(), f) == named.end()) named.push_back(f);
+    }
+    row(item, value, fmt::format("{}", fmt::join(named, "; ")));
+  };
+  const std::string fields_from = env && !env->fields_from.empty() ? env->fields_from : std::string();
+  env_row("NPU model (exact, e.g. 950PR / 950DT)", val("npu.model").has_value(), blank(val("npu.model")),
+          {src("npu.model")}, "`npu-smi info`");
+  {
+    auto driver = val("driver.version");
+    std::string driver_from = src("driver.version");
+    if (!driver && val("npu_smi.version")) {
+      driver = "npu-smi Version " + *val("npu_smi.version");
+      driver_from = src("npu_smi.version");
+    }
+    auto cann = val("cann.version"), firmware = val("firmware.version"), insight = field("mindstudio_insight");
+    env_row("CANN, driver, firmware, MindStudio Insight versions", cann || driver || firmware || insight,
+            fmt::format("CANN {}, driver {}, firmware {}, MindStudio Insight {}", blank(cann), blank(driver),
+                        blank(firmware), blank(insight)),
+            {src("cann.version"), driver_from, src("firmware.version"), insight ? fields_from : ""}, "installation");
+  }
+  {
+    auto entry = [&](std::string_view tool) {
+      auto path = val(std::string(tool) + ".path"), help = val(std::string(tool) + ".help");
+      return fmt::format("{} {}{}", tool, blank(path), help ? " (" + *help + ")" : "");
+    };
+    bool any = val("msprof.path") || val("msopprof.path");
+    env_row("msprof / msopprof entry and version", any, entry("msprof") + "; " + entry("msopprof"),
+            {src("msprof.path"), src("msprof.help"), src("msopprof.help")}, "`msprof --help`, `msopprof --help`");
+  }
+  {
+    auto commit = val("source.commit"), dirty = val("source.dirty"), flags = val("compile.flags");
+    auto compiler = val("compile.compiler");
+    std::string options = flags ? (compiler ? *compiler + ": " : "") + *flags : std::string(kBlank);
+    env_row("source commit, kernel compile options (-g, -O2)", commit || flags,
+            fmt::format("commit {}{}; options {}", blank(commit), dirty ? " (" + *dirty + ")" : "", options),
+            {src("source.commit"), src("source.dirty"), src("compile.flags")}, "`git rev-parse HEAD`, build log");
+  }
+  auto fields_row = [&](std::string_view item, const std::vector<std::string_view>& keys, std::string value) {
+    bool any = false;
+    for (std::string_view k : keys) any = any || field(k).has_value();
+    env_row(item, any, value, {fields_from}, "launch script");
+  };
+  fields_row("nodes x cards, transport, AIV count", {"nodes", "cards_per_node", "transport", "aiv_count"},
+             fmt::format("{} x {}, {}, AIV {}", blank(field("nodes")), blank(field("cards_per_node")),
+                         blank(field("transport")), blank(field("aiv_count"))));
+  fields_row("shape T/H/K/E, dtype, routing, seed", {"T", "H", "K", "E", "dtype", "routing", "seed"},
+             fmt::format("T={} H={} K={} E={}, {}, {}, seed {}", blank(field("T")), blank(field("H")),
+                         blank(field("K")), blank(field("E")), blank(field("dtype")), blank(field("routing")),
+                         blank(field("seed"))));
+  if (env) {
+    auto os = val("os.name"), kernel = val("os.kernel"), cpu = val("cpu.model"), cpus = val("cpu.count");
+    env_row("host OS, kernel, CPU", os || kernel || cpu,
+            fmt::format("{}, kernel {}, {} x {}", blank(os), blank(kernel), blank(cpus), blank(cpu)),
+            {src("os.name"), src("os.kernel"), src("cpu.model")}, "`optrace env`");
+    std::vector<std::string> other;
+    const auto& known = KnownFieldKeys();
+    for (const EnvField& f : env->fields) {
+      if (f.key != "mindstudio_insight" && std::find(known.begin(), known.end(), f.key) == known.end()) {
+        other.push_back(f.key + "=" + f.value);
+      }
+    }
+    if (!other.empty()) row("other launch fields", fmt::format("{}", fmt::join(other, ", ")), fields_from);
+  }
   if (in.latency) {
     const LatencyTable& t = in.latency->table;
     const LatencyReport& r = in.latency->report;
@@ -62,6 +138,7 @@ void Environment(const EvidenceInputs& in, std::ostream& out) {
   if (in.latency) out << fmt::format("- latency: {}\n", fmt::join(in.latency->table.inputs, ", "));
   if (in.pipe) out << fmt::format("- kernel metrics (msprof op): {}\n", fmt::join(in.pipe->inputs, ", "));
   if (in.stall) out << fmt::format("- stall samples: {}\n", in.stall->table.input);
+  if (env) out << fmt::format("- environment (`optrace env`, probed {}): {}\n", env->probed_at, env->origin);
   out << "\n";
 }
 
@@ -107,6 +184,81 @@ void Baseline(const EvidenceInputs& in, std::ostream& out) {
                        Us(rs.stats.p95), Us(rs.stats.max), rs.slowest_count);
   }
   out << "\nPercentiles: " << kPercentileDefinition << ".\n\n";
+  // Bandwidth only with declared bytes (seed 003): the dispatch ends with its slowest rank, so
+  // the per-iteration max is the time.
+  if (!in.bytes) {
+    out << "Bandwidth: " << UndefinedBytesWarning() << "\n\n";
+  } else if (r.complete_iterations > 0) {
+    const BytesDefinition& b = *in.bytes;
+    const double bytes = b.BytesPerRank();
+    auto yes = [](bool v) { return v ? "yes" : "no"; };
+    out << fmt::format("Bandwidth per rank, bytes = {} per rank per iteration: {} (metadata counted: {}, local "
+                       "traffic: {}, protocol overhead: {}; from {}{}):\n\n",
+                       b.kind, b.Formula(), yes(b.includes_metadata), yes(b.includes_local_traffic),
+                       yes(b.includes_protocol_overhead), b.path, b.note.empty() ? "" : "; " + b.note);
+    out << "| time | us | GB/s |\n|---|---|---|\n";
+    const DistributionStats& m = r.per_iteration_max;
+    out << fmt::format("| per-iteration max: median | {} | {} |\n", Us(m.median), Num(bytes / (m.median * 1e3)));
+    out << fmt::format("| per-iteration max: P95 | {} | {} |\n\n", Us(m.p95), Num(bytes / (m.p95 * 1e3)));
+    if (b.kind != "physical_link_bytes")
+      out << "These are application-level rates, not link utilisation: physical link bytes and network evidence "
+             "are needed for that.\n\n";
+  } else {
+    out << "Bandwidth: no complete iteration, so no time to divide the declared bytes by.\n\n";
+  }
+}
+
+// Section 4: blanks without a comparison; with one, the factor, the repeats and the statistics
+// with their bootstrap CIs. Accuracy and the full-call scope are not in latency files: blanks.
+void ControlledComparison(const EvidenceInputs& in, std::ostream& out) {
+  out << "## 4. Controlled comparison\n\n";
+  if (!in.comparison) {
+    out << fmt::format("- The one factor changed: {}\n- Repeats and result (accuracy, main kernel, full call, tail "
+                       "latency): {}\n\n",
+                       kBlank, kBlank);
+    return;
+  }
+  const LatencyComparison& c = *in.comparison;
+  const LatencyReport& b = c.before.report;
+  const LatencyReport& a = c.after.report;
+  out << fmt::format("- The one factor changed: {}\n", c.factor.empty() ? std::string(kBlank) : c.factor);
+  out << fmt::format("- Before: {}; after: {} ({}; {} ranks)\n", fmt::join(c.before.inputs, ", "),
+                     fmt::join(c.after.inputs, ", "),
+                     c.before.measurement.empty() ? "measurement not stated in the files"
+                                                  : c.before.measurement + " timing on both sides",
+                     b.ranks.size());
+  out << fmt::format("- Repeats: before {} complete iterations ({} measured), after {} ({} measured)\n",
+                     b.complete_iterations, b.iterations, a.complete_iterations, a.iterations);
+  out << fmt::format("- Accuracy and full dispatch API latency of both runs: {}\n\n", kBlank);
+  out << "| statistic (us) | before [95% CI] | after [95% CI] | change [95% CI] | relative | moved |\n"
+         "|---|---|---|---|---|---|\n";
+  for (const StatisticComparison& s : c.rows) {
+    out << fmt::format("| {} {} | {} [{}, {}] | {} [{}, {}] | {:+.3f} [{:+.3f}, {:+.3f}] | {} | {} |\n",
+                       ComparisonScopeName(s), s.statistic == "p95" ? "P95" : "median", Us(s.before), Us(s.before_ci.low),
+                       Us(s.before_ci.high), Us(s.after), Us(s.after_ci.low), Us(s.after_ci.high), s.change,
+                       s.change_ci.low, s.change_ci.high,
+                       s.relative ? fmt::format("{:+.1f}%", *s.relative * 100) : std::string("-"),
+                       s.moved ? "yes" : "no");
+  }
+  out << fmt::format("\nCIs: {:g}% percentile bootstrap over iterations, {} resamples per side, seed {}; moved = the "
+                     "change's CI excludes 0. Per-iteration max over complete iterations only.\n",
+                     c.confidence * 100, c.resamples, c.seed);
+  // The after run is normally the --latency baseline, whose problems section 5 lists.
+  auto problems = [&](std::string_view side, const LatencyReport& r) {
+    if (r.problems.empty()) {
+      out << fmt::format("\n{} run latency data: every rank has every iteration.\n", side);
+      return;
+    }
+    out << fmt::format("\n{} run latency data problems:\n\n", side);
+    constexpr size_t kShown = 10;
+    for (size_t i = 0; i < r.problems.size() && i < kShown; ++i) {
+      out << fmt::format("- {}: {}\n", ProblemKindName(r.problems[i].kind), r.problems[i].message);
+    }
+    if (r.problems.size() > kShown) out << fmt::format("- ... {} more\n", r.problems.size() - kShown);
+  };
+  problems("Before", b);
+  if (!in.latency) problems("After", a);
+  out << "\n";
 }
 
 void Evidence(const EvidenceInputs& in, std::ostream& out) {
@@ -173,9 +325,7 @@ void Evidence(const EvidenceInputs& in, std::ostream& out) {
   out << fmt::format("### 3.3 Where each piece of evidence comes from\n\n- System timeline (kernel, rank, task): {}\n"
                      "- Real board vs simulation: {}\n\n",
                      kBlank, kBlank);
-  out << fmt::format("## 4. Controlled comparison\n\n- The one factor changed: {}\n- Repeats and result (accuracy, "
-                     "main kernel, full call, tail latency): {}\n\n",
-                     kBlank, kBlank);
+  ControlledComparison(in, out);
 }
 
 void OpenBoundaries(const EvidenceInputs& in, std::ostream& out) {
@@ -214,6 +364,8 @@ void OpenBoundaries(const EvidenceInputs& in, std::ostream& out) {
       if (!r.missing.empty()) out << fmt::format("- Role '{}': no rows for {}\n", r.name, r.missing);
     }
     if (!s.unassigned.empty()) out << fmt::format("- Cores no role claims: {}\n", s.unassigned);
+    for (const std::string& p : s.coverage.problems) out << fmt::format("- Export coverage: {}\n", p);
+    if (!s.coverage.checked) out << fmt::format("- Export coverage not checked: {}\n", s.coverage.why_not);
   } else {
     out << "- No per-core kernel metrics in this report.\n";
   }

@@ -14,7 +14,10 @@
 #include <ostream>
 #include <string>
 
+#include "evidence/environment.h"
+#include "evidence/bytes_definition.h"
 #include "evidence/latency.h"
+#include "evidence/latency_compare.h"
 #include "evidence/pipe_summary.h"
 #include "evidence/stall.h"
 
@@ -34,6 +37,11 @@ struct EvidenceInputs {
   std::optional<LatencyEvidence> latency;
   std::optional<PipeSummary> pipe;
   std::optional<StallEvidence> stall;
+  std::optional<EnvironmentInfo> environment;  // `optrace env -o` environment.json (section 1)
+  // Section 4: a before run against the `latency` (after) run; factor in comparison->factor.
+  std::optional<LatencyComparison> comparison;
+  // The bytes a bandwidth counts (`--bytes FILE`); without it section 2 prints the seed's warning.
+  std::optional<BytesDefinition> bytes;
   std::string roles_path;  // "" when none
 };
 

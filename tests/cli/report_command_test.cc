@@ -1,5 +1,6 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -32,6 +33,25 @@ TEST(ReportCommandTest, WarmupFlagReachesTheBaseline) {
   auto r = RunCli({"report", "--latency", kData + "/latency/dispatch_latency.csv", "--warmup", "3"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("- Warm-up: --warmup 3"));
+}
+
+TEST(ReportCommandTest, BytesFileGivesTheBandwidthLine) {
+  std::string bytes = (std::filesystem::temp_directory_path() / ("optrace_bytes_" + std::to_string(::getpid()) + ".json")).string();
+  std::ofstream(bytes) << R"({"kind": "effective_token_bytes", "bytes_per_rank": 14000000, "includes_metadata": false,
+    "includes_local_traffic": false, "includes_protocol_overhead": false})";
+  auto r = RunCli({"report", "--latency", kData + "/latency/dispatch_latency.csv", "--bytes", bytes});
+  std::filesystem::remove(bytes);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("| per-iteration max: median | 14.000 | 1000 |"), std::string::npos) << r.out;
+}
+
+TEST(ReportCommandTest, UndefinedBytesAreExitTwoNamingTheFile) {
+  std::string bytes = (std::filesystem::temp_directory_path() / ("optrace_bytes2_" + std::to_string(::getpid()) + ".json")).string();
+  std::ofstream(bytes) << R"({"kind": "physical_link_bytes", "bytes_per_rank": 1})";
+  auto r = RunCli({"report", "--latency", kData + "/latency/dispatch_latency.csv", "--bytes", bytes});
+  std::filesystem::remove(bytes);
+  EXPECT_EQ(r.exit_code, cli::kExitBadInput);
+  EXPECT_NE(r.err.find("'includes_metadata' (true or false) is required"), std::string::npos) << r.err;
 }
 
 TEST(ReportCommandTest, NoInputIsAUsageError) {
