@@ -22,6 +22,7 @@ const std::vector<CommandInfo>& AllCommands() {
       {"timeline", "pipe busy time, MTE/compute overlap and ICache misses from msOpProf timelines", RunTimelineCommand},
       {"report", "write the dispatch-kernel evidence report", RunReportCommand},
       {"env", "record the machine, toolkit, tools and build of a run (evidence report section 1)", RunEnvCommand},
+      {"explain", "where the time goes inside a kernel: phases, categories, core groups, overlap, diagnosis", RunExplainCommand},
   };
   return kCommands;
 }

@@ -22,5 +22,6 @@ int RunStallCommand(const CommandArgs& args, CommandIo& io);
 int RunTimelineCommand(const CommandArgs& args, CommandIo& io);
 int RunReportCommand(const CommandArgs& args, CommandIo& io);
 int RunEnvCommand(const CommandArgs& args, CommandIo& io);
+int RunExplainCommand(const CommandArgs& args, CommandIo& io);
 
 }  // namespace optrace::cli

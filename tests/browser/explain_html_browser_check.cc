@@ -1,0 +1,155 @@
+// Opens explain.html (written from tests/data/explain/sample_explain.json) in headless chromium
+// and checks that the page's script rendered it: data-rendered="ok", the page's own self-test
+// (explain.html#selftest: bars and dots drawn as the data says, findings count, sorting the phases
+// table, a tooltip), and, from the dumped DOM, the category and phase bars, the rank dots and one
+// li[data-finding-id] per finding.
+//
+// Exit: 0 pass, 1 fail, 77 skip (no chromium: OPTRACE_CHROMIUM, chromium, chromium-browser).
+// OPTRACE_SCREENSHOT_DIR=dir also saves a PNG of the whole page there, for a human look.
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "explain/explain_html.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+int failures = 0;
+
+void Check(bool ok, const std::string& what) {
+  std::cout << (ok ? "  ok   " : "  FAIL ") << what << "\n";
+  if (!ok) ++failures;
+}
+
+std::string FindChromium() {
+  if (const char* env = std::getenv("OPTRACE_CHROMIUM"); env && *env) return env;
+  const char* path = std::getenv("PATH");
+  std::stringstream dirs(path ? path : "/usr/bin");
+  std::string dir;
+  while (std::getline(dirs, dir, ':')) {
+    for (const char* name : {"chromium", "chromium-browser"}) {
+      fs::path p = fs::path(dir) / name;
+      if (access(p.c_str(), X_OK) == 0) return p.string();
+    }
+  }
+  return "";
+}
+
+std::string Quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+std::string Run(const std::string& cmd) {
+  std::string out;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return out;
+  std::array<char, 65536> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
+  pclose(p);
+  return out;
+}
+
+// Headless chromium with everything that could reach the network or a profile turned off.
+std::string Chromium(const std::string& chromium, const fs::path& profile, const std::string& action,
+                     const std::string& url) {
+  return "timeout 40 " + Quote(chromium) +
+         " --headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking"
+         " --disable-component-update --disable-sync --disable-extensions --window-size=1400,1400 --user-data-dir=" +
+         Quote(profile.string()) + " " + action + " " + Quote(url) + " 2>/dev/null";
+}
+
+size_t Count(const std::string& text, const std::string& needle) {
+  size_t n = 0;
+  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
+  return n;
+}
+
+// The value of a data-* attribute of <body>, "" when absent.
+std::string BodyAttr(const std::string& dom, const std::string& name) {
+  size_t body = dom.find("<body");
+  if (body == std::string::npos) return "";
+  size_t end = dom.find('>', body);
+  size_t at = dom.find(" " + name + "=\"", body);
+  if (at == std::string::npos || at > end) return "";
+  at += name.size() + 3;
+  return dom.substr(at, dom.find('"', at) - at);
+}
+
+}  // namespace
+
+int main() {
+  std::string chromium = FindChromium();
+  if (chromium.empty()) {
+    std::cout << "SKIP: no chromium (install Debian's chromium, or set OPTRACE_CHROMIUM)\n";
+    return 77;
+  }
+  fs::path sample = fs::path(OPTRACE_TEST_DATA_DIR) / "explain" / "sample_explain.json";
+  std::ifstream in(sample);
+  nlohmann::ordered_json doc = nlohmann::ordered_json::parse(in, nullptr, false);
+  if (doc.is_discarded()) {
+    std::cout << "FAIL: " << sample << " is not JSON\n";
+    return 1;
+  }
+  fs::path work = fs::temp_directory_path() / ("optrace_explain_browser_" + std::to_string(getpid()));
+  fs::remove_all(work);
+  fs::create_directories(work);
+  fs::path html = work / "explain.html";
+  {
+    std::ofstream out(html);
+    optrace::explain::WriteExplainHtml(doc, out);
+  }
+  std::cout << "sample: " << html << "\n";
+  fs::path profile = work / "profile";
+  std::string dom = Run(Chromium(chromium, profile, "--dump-dom", "file://" + html.string() + "#selftest"));
+  Check(!dom.empty(), "chromium dumped the DOM");
+  Check(BodyAttr(dom, "data-rendered") == "ok", "the page script finished (data-rendered=ok)");
+  Check(dom.find("<div class=\"render-error\"") == std::string::npos, "no render error box");
+  std::string selftest = BodyAttr(dom, "data-selftest-explain");
+  Check(selftest == "ok", "the page's self-test passed (data-selftest-explain=" + selftest +
+                              (selftest == "fail" ? ", failed: " + BodyAttr(dom, "data-selftest-failed") : "") + ")");
+
+  size_t non_container = 0;
+  for (const auto& c : doc["categories"]) non_container += c["category"] != "container";
+  size_t cat_bars = Count(dom, "<rect class=\"cat-bar\"");
+  Check(cat_bars > 0 && cat_bars == non_container, "one category bar segment per non-container category (" +
+                                                       std::to_string(cat_bars) + " of " +
+                                                       std::to_string(non_container) + ")");
+  size_t phase_bars = Count(dom, "<rect class=\"phase-bar\"");
+  Check(phase_bars == doc["phases"].size(), "one phase bar per phase (" + std::to_string(phase_bars) + " of " +
+                                                std::to_string(doc["phases"].size()) + ")");
+  size_t dots = Count(dom, "<circle class=\"rank-dot\"");
+  Check(dots > 0 && dots % doc["ranks"].size() == 0,
+        "rank dots drawn, one per rank on each spread row (" + std::to_string(dots) + ")");
+  Check(BodyAttr(dom, "data-count-rank-dots") == std::to_string(dots), "the page counted the dots it drew");
+  Check(Count(dom, "<li class=\"finding") == doc["findings"].size(),
+        "the findings list has one item per finding (" + std::to_string(Count(dom, "<li class=\"finding")) + ")");
+  for (const auto& f : doc["findings"])
+    Check(dom.find("data-finding-id=\"" + f["id"].get<std::string>() + "\"") != std::string::npos,
+          "finding " + f["id"].get<std::string>() + " rendered");
+  for (const char* table : {"phases", "categories", "overlaps", "critical"})
+    Check(dom.find(std::string("data-table-id=\"") + table + "\"") != std::string::npos,
+          std::string("table ") + table + " rendered");
+
+  if (const char* dir = std::getenv("OPTRACE_SCREENSHOT_DIR"); dir && *dir) {
+    fs::path png = fs::path(dir) / "explain_sample.png";
+    Run(Chromium(chromium, profile, "--window-size=1400,3400 --screenshot=" + Quote(png.string()),
+                 "file://" + html.string()));
+    std::cout << "  screenshot " << png << "\n";
+  }
+  fs::remove_all(work);
+  std::cout << (failures ? "FAILED: " + std::to_string(failures) + " check(s)\n" : "all checks passed\n");
+  return failures ? 1 : 0;
+}
