@@ -97,6 +97,12 @@ for p in files("analyze/**/kernel_details.csv"):
             seen.add(key)
             write("fuzz_op_cost", f"row{n}", "\n".join(key).encode())
             n += 1
+seed("fuzz_explain_trace", ["collect/golden/*.json", "explain/*.json"])
+write("fuzz_explain_trace", "be_pairs",
+      b'{"traceEvents":[{"ph":"M","name":"thread_name","pid":0,"tid":7,"args":{"name":"AIV 3"}},'
+      b'{"ph":"B","name":"combine","pid":0,"tid":7,"ts":0},{"ph":"B","name":"wait_recv","pid":0,"tid":7,"ts":1},'
+      b'{"ph":"E","pid":0,"tid":7,"ts":5},{"ph":"E","name":"combine","pid":0,"tid":7,"ts":9},'
+      b'{"ph":"X","name":"dispatch [extra:3] #7","pid":1,"tid":100000,"ts":2,"dur":4}]}')
 seed("fuzz_plan_rules", ["plan/**/*.json"], 0)
 for i, name in enumerate(["op_taxonomy.json", "segmentation_rules.json", "block_rules.json", "diagnosis_rules.json",
                           "dixon_q95.json", "efficiency_rules.json", "hardware_peaks.json"]):
