@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
@@ -198,7 +199,10 @@ class TraceHandler : public nlohmann::json_sax<nlohmann::json> {
     return Scalar(Value{Value::kNumber, static_cast<double>(v), i});
   }
   bool number_float(number_float_t v, const string_t&) override {
-    return Scalar(Value{Value::kNumber, v, static_cast<int64_t>(v)});
+    // The integer view (pid / tid) of a float: only when it is one int64 can hold; a trace may
+    // hold any number, and a cast out of range is undefined.
+    const int64_t i = std::isfinite(v) && v > -9.2e18 && v < 9.2e18 ? static_cast<int64_t>(v) : 0;
+    return Scalar(Value{Value::kNumber, v, i});
   }
   bool string(string_t& v) override {
     Value val{Value::kString};

@@ -275,3 +275,16 @@ TEST(Spans, TraceWithoutSpansIsRefused) {
 
 }  // namespace
 }  // namespace optrace::explain
+
+namespace optrace::explain {
+namespace {
+
+// Found by fuzz_explain_trace: a float pid beyond int64 was cast (undefined behaviour).
+TEST(SpansRegressionTest, AHugeFloatPidIsReadWithoutAnOutOfRangeCast) {
+  auto set = ParseTraceSpans(R"([{"ph":"X","name":"a","pid":5.55556e45,"tid":1,"ts":0,"dur":1}])", "huge.json");
+  ASSERT_TRUE(set.ok()) << set.status().message();
+  EXPECT_EQ(set->spans.size(), 1u);
+}
+
+}  // namespace
+}  // namespace optrace::explain
