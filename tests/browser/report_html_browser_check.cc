@@ -22,63 +22,13 @@
 
 #include "analyze/report/report_writer.h"
 #include "analyze/report/report_fixture.h"
+#include "browser/headless_chromium.h"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-int failures = 0;
-
-void Check(bool ok, const std::string& what) {
-  std::cout << (ok ? "  ok   " : "  FAIL ") << what << "\n";
-  if (!ok) ++failures;
-}
-
-std::string FindChromium() {
-  if (const char* env = std::getenv("OPTRACE_CHROMIUM"); env && *env) return env;
-  const char* path = std::getenv("PATH");
-  std::stringstream dirs(path ? path : "/usr/bin");
-  std::string dir;
-  while (std::getline(dirs, dir, ':')) {
-    for (const char* name : {"chromium", "chromium-browser"}) {
-      fs::path p = fs::path(dir) / name;
-      if (access(p.c_str(), X_OK) == 0) return p.string();
-    }
-  }
-  return "";
-}
-
-std::string Quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-std::string Run(const std::string& cmd) {
-  std::string out;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return out;
-  std::array<char, 65536> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
-  pclose(p);
-  return out;
-}
-
-// Headless chromium with everything that could reach the network or a profile turned off.
-std::string Chromium(const std::string& chromium, const fs::path& profile, const std::string& action,
-                     const std::string& url) {
-  return "timeout 40 " + Quote(chromium) +
-         " --headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking"
-         " --disable-component-update --disable-sync --disable-extensions --window-size=1400,1400 --user-data-dir=" +
-         Quote(profile.string()) + " " + action + " " + Quote(url) + " 2>/dev/null";
-}
-
-size_t Count(const std::string& text, const std::string& needle) {
-  size_t n = 0;
-  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
-  return n;
-}
+using namespace optrace::browser;
 
 void CheckPage(const std::string& chromium, const fs::path& html, const std::vector<std::string>& finding_ids,
                size_t steps, const std::string& label, bool roofline = false) {
