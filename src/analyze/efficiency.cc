@@ -170,7 +170,7 @@ Efficiency ComputeEfficiency(const AnalysisResult& r, const EfficiencyOptions& o
     OperatorClassEfficiency& c = classes[{o.name, o.type}];
     c.name = o.name, c.type = o.type;
     c.family = o.cost.family;
-    if (c.compute_dtype.empty()) c.compute_dtype = o.cost.compute_dtype;
+    if (c.compute_dtype.empty()) c.compute_dtype = o.cost.compute_dtype, c.peak_key = PeakKeyOf(o.cost);
     c.calls += o.calls;
     c.total_us += o.total_us;
     c.flops += o.cost.flops * double(o.calls);
@@ -182,9 +182,7 @@ Efficiency ComputeEfficiency(const AnalysisResult& r, const EfficiencyOptions& o
     if (c.total_us > 0) c.achieved_tflops = c.flops / (c.total_us / 1e6) / 1e12;
     if (c.bytes > 0) c.intensity = c.flops / c.bytes;
     if (hw) {
-      OpCost probe;
-      probe.family = c.family, probe.compute_dtype = c.compute_dtype;
-      double peak = hw->PeakTflops(PeakKeyOf(probe));
+      double peak = hw->PeakTflops(c.peak_key);
       if (peak > 0) c.peak_share = c.achieved_tflops / peak;
       double ridge = peak > 0 && hw->hbm_bandwidth_gbps > 0 ? peak * 1e12 / (hw->hbm_bandwidth_gbps * 1e9) : NAN;
       if (!std::isnan(ridge)) c.bound = c.intensity >= ridge ? "compute" : "memory";

@@ -60,6 +60,7 @@ struct OperatorEfficiency {
 struct OperatorClassEfficiency {
   uint32_t name = 0, type = 0;
   std::string family, compute_dtype;
+  std::string peak_key;  // PeakKeyOf its shapes' cost
   uint64_t calls = 0;
   double total_us = 0, flops = 0, bytes = 0;
   double achieved_tflops = NAN, intensity = NAN, peak_share = NAN, reclaim_us = NAN;

@@ -8,7 +8,6 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
-#include <unordered_map>
 
 #include "analyze/efficiency.h"
 #include "core/file_io.h"

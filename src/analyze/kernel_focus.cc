@@ -10,17 +10,25 @@ namespace optrace::analyze {
 Result<KernelFocus> FocusKernel(const AnalysisResult& r, std::string_view query) {
   KernelFocus f;
   f.query = std::string(query);
-  // Which string ids are the kernel.
-  std::set<uint32_t> names, types, contains;
-  std::map<uint32_t, double> time_by_name;
+  // Which string ids are the kernel: names and types are compared once per string, not per event.
+  std::vector<double> time_by_name(r.strings.size(), 0);
+  std::vector<char> seen_name(r.strings.size(), 0), seen_type(r.strings.size(), 0);
   for (const RankTable& t : r.ranks)
     for (const Event& e : t.events) {
-      const std::string& name = r.Str(e.name);
       time_by_name[e.name] += double(e.dur_ns) / 1e3;
-      if (name == query) names.insert(e.name);
-      if (r.Str(e.type) == query) types.insert(e.name);
-      if (!query.empty() && name.find(query) != std::string::npos) contains.insert(e.name);
+      seen_name[e.name] = seen_type[e.type] = 1;
     }
+  std::set<uint32_t> names, types, contains, type_ids;
+  for (uint32_t id = 1; id < r.strings.size(); ++id) {
+    const std::string& s = r.Str(id);
+    if (seen_name[id] && s == query) names.insert(id);
+    if (seen_name[id] && !query.empty() && s.find(query) != std::string::npos) contains.insert(id);
+    if (seen_type[id] && s == query) type_ids.insert(id);
+  }
+  if (!type_ids.empty())
+    for (const RankTable& t : r.ranks)
+      for (const Event& e : t.events)
+        if (type_ids.count(e.type)) types.insert(e.name);
   std::set<uint32_t> chosen;
   if (!names.empty()) {
     chosen = names, f.matched_by = "name";
@@ -37,7 +45,8 @@ Result<KernelFocus> FocusKernel(const AnalysisResult& r, std::string_view query)
                          fmt::join(list, ", "));
   } else {
     std::vector<std::pair<double, uint32_t>> heavy;
-    for (const auto& [id, us] : time_by_name) heavy.push_back({-us, id});
+    for (uint32_t id = 0; id < time_by_name.size(); ++id)
+      if (seen_name[id]) heavy.push_back({-time_by_name[id], id});
     std::sort(heavy.begin(), heavy.end());
     std::vector<std::string> list;
     for (size_t i = 0; i < heavy.size() && i < 8; ++i) list.push_back(r.Str(heavy[i].second));

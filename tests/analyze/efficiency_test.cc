@@ -166,7 +166,9 @@ TEST(EfficiencyTest, CostOfAnEventIsItsShapeInstance) {
   for (const Event& e : r.ranks[0].events)
     if (const OpCost* c = eff.CostOf(e)) {
       ++modelled;
-      if (r.Str(e.type) == "MatMulV2") EXPECT_DOUBLE_EQ(c->flops, kMatmulFlops);
+      if (r.Str(e.type) == "MatMulV2") {
+        EXPECT_DOUBLE_EQ(c->flops, kMatmulFlops);
+      }
     }
   EXPECT_EQ(modelled, 4);
 }

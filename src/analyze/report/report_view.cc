@@ -69,9 +69,7 @@ Json RooflineJson(const AnalysisResult& r, const Efficiency* eff) {
   for (const OperatorClassEfficiency& c : eff->classes) {
     if (points.size() >= 60) break;
     if (!(c.intensity > 0) || !(c.achieved_tflops > 0)) continue;
-    OpCost probe;
-    probe.family = c.family, probe.compute_dtype = c.compute_dtype;
-    std::string key = PeakKeyOf(probe);
+    const std::string& key = c.peak_key;
     if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
     points.push_back({{"name", r.Str(c.name)}, {"type", r.Str(c.type)}, {"family", c.family}, {"peak_key", key},
                       {"calls", c.calls}, {"total_us", c.total_us}, {"intensity", c.intensity},

@@ -197,7 +197,9 @@ TEST(StepInspectorTest, CapKeepsTheSlowestStepOfEachRankAndListsTheRest) {
     EXPECT_EQ(sum, insp["embedded_events"].get<size_t>());
     EXPECT_LE(sum, cap);
     // Whole steps of 4 events while they fit; a rank left without any gets the rest, truncated.
-    if (cap >= 8) EXPECT_EQ(sum, std::min<size_t>(cap / 4 * 4, 24));
+    if (cap >= 8) {
+      EXPECT_EQ(sum, std::min<size_t>(cap / 4 * 4, 24));
+    }
   }
 }
 
