@@ -11,7 +11,6 @@
 
 #include "kernel_operator.h"
 
-thread_local int32_t g_coreType = 0;
 
 namespace optrace::emu {
 namespace {
@@ -271,15 +270,13 @@ Result<LaunchResult> Launch(const LaunchOptions& options, const std::function<vo
   for (int rank = 0; rank < options.ranks; ++rank) {
     for (CoreState& c : cores[static_cast<size_t>(rank)]) {
       threads.emplace_back([&kernel, &c, rank] {
-        t_core = &c;
-        g_coreType = c.view.core_type;
+        t_core = &c;  // g_coreType reads the core type from here
         try {
           kernel(rank);
         } catch (const CoreStopped&) {
           // The launch already failed with a message; this core just stops.
         }
         t_core = nullptr;
-        g_coreType = 0;
       });
     }
   }

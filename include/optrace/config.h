@@ -4,6 +4,12 @@
 //   #define ENABLE_MOE_PROFILING 0            // every MoeTracing call compiles to nothing
 //   #define PROF_SIZE_PER_CORE 4096           // int64 words per core slot (header + events)
 //   #define ENABLE_MOE_PROFILING_BARRIER false  // AscendC: no PipeBarrier<PIPE_ALL> per record
+//   #define ENABLE_MOE_PROFILING_GM_BUFFER 1    // AscendC: record in GM, no stack buffer
+//
+// AscendC keeps each core's buffer on the AI core stack by default (seed 000): CANN 8.1 builds
+// v220 kernels with a 32 KiB stack, so the default 2048 words (16 KiB) take half of it and
+// 4096 words fill it. Above kSafeStackSlotWords, record in GM instead (GM-buffer mode, with
+// OPTRACE_KERNEL_BEGIN_GM(profiling)); `optrace lint` warns (rule stack-buffer).
 //   #include "optrace/trace.h"
 //
 // Device-safe: preprocessor and constexpr only.
@@ -21,6 +27,9 @@
 #ifndef ENABLE_MOE_PROFILING_BARRIER
 #define ENABLE_MOE_PROFILING_BARRIER true
 #endif
+#ifndef ENABLE_MOE_PROFILING_GM_BUFFER
+#define ENABLE_MOE_PROFILING_GM_BUFFER 0
+#endif
 
 namespace optrace {
 
@@ -28,6 +37,9 @@ constexpr bool kProfilingEnabled = (ENABLE_MOE_PROFILING) != 0;
 constexpr bool kDefaultSync = (ENABLE_MOE_PROFILING_BARRIER);
 constexpr uint32_t kSlotWords = static_cast<uint32_t>(PROF_SIZE_PER_CORE);
 constexpr uint32_t kSlotCapacity = format::CapacityForSlotWords(kSlotWords);
+constexpr bool kGmBuffer = (ENABLE_MOE_PROFILING_GM_BUFFER) != 0;
+// Largest stack buffer that leaves half of a 32 KiB AI core stack to the kernel (AscendC).
+constexpr uint32_t kSafeStackSlotWords = 2048;
 
 static_assert(PROF_SIZE_PER_CORE >= 10,
               "PROF_SIZE_PER_CORE must hold the 8-word slot header and at least one event");

@@ -31,7 +31,9 @@
 #endif
 
 namespace optrace {
-inline namespace OPTRACE_ABI {
+// `__inline__`, not `inline`: CANN 8.x device builds #define inline as
+// `__inline__ __attribute__((always_inline))`, which cannot precede `namespace`.
+__inline__ namespace OPTRACE_ABI {
 
 // Records `data`: point id in the low 32 bits, payload in the high 32 bits (seed 000).
 template <bool sync = kDefaultSync>

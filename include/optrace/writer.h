@@ -26,6 +26,13 @@
 #error "optrace/writer.h: include a backend first (optrace/trace.h does this for you)"
 #endif
 
+// The address space of a slot's words: empty (a plain pointer: the stack buffer of AscendC,
+// CUDA global memory, host memory) unless the backend writes its slots in place elsewhere
+// (the AscendC GM-buffer mode sets __gm__).
+#ifndef OPTRACE_SLOT_SPACE
+#define OPTRACE_SLOT_SPACE
+#endif
+
 #ifndef OPTRACE_ON_RECORD
 #define OPTRACE_ON_RECORD(point_id, payload, timestamp, stored) ((void)0)
 #endif
@@ -34,7 +41,7 @@ namespace optrace {
 namespace detail {
 
 // Writes the 8 header words of an empty slot of `slot_words` words.
-OPTRACE_FN void InitSlot(int64_t* slot, uint32_t slot_words, uint64_t core_word, uint64_t clock_hz,
+OPTRACE_FN void InitSlot(OPTRACE_SLOT_SPACE int64_t* slot, uint32_t slot_words, uint64_t core_word, uint64_t clock_hz,
                          uint64_t start_timestamp) {
   slot[format::kWordMagicVersion] = static_cast<int64_t>(format::PackMagicVersion());
   slot[format::kWordCore] = static_cast<int64_t>(core_word);
@@ -49,14 +56,14 @@ OPTRACE_FN void InitSlot(int64_t* slot, uint32_t slot_words, uint64_t core_word,
 
 // Appends one event to `slot`, or counts it as dropped when the slot is full.
 // Returns whether the event was stored.
-OPTRACE_FN bool AppendEvent(int64_t* slot, uint32_t point_id, uint32_t payload, uint64_t timestamp) {
+OPTRACE_FN bool AppendEvent(OPTRACE_SLOT_SPACE int64_t* slot, uint32_t point_id, uint32_t payload, uint64_t timestamp) {
   const uint64_t count = static_cast<uint64_t>(slot[format::kWordEventCount]);
   const uint32_t capacity = format::CapacityOf(static_cast<uint64_t>(slot[format::kWordCapacity]));
   if (count >= capacity) {
     slot[format::kWordDropped] += 1;
     return false;
   }
-  int64_t* event = slot + format::kHeaderWords + count * format::kWordsPerEvent;
+  OPTRACE_SLOT_SPACE int64_t* event = slot + format::kHeaderWords + count * format::kWordsPerEvent;
   event[0] = static_cast<int64_t>(format::PackEvent(point_id, payload));
   event[1] = static_cast<int64_t>(timestamp);
   slot[format::kWordEventCount] = static_cast<int64_t>(count + 1);
@@ -69,7 +76,7 @@ OPTRACE_FN void Record(uint32_t point_id, uint32_t payload) {
   if (kSync) {
     Backend::Barrier();
   }
-  int64_t* slot = Backend::Slot();
+  OPTRACE_SLOT_SPACE int64_t* slot = Backend::Slot();
   if (slot == nullptr) {
     return;
   }
@@ -80,7 +87,7 @@ OPTRACE_FN void Record(uint32_t point_id, uint32_t payload) {
 }
 
 // Words of `slot` that carry data (header + stored events): what a write-back must copy.
-OPTRACE_FN uint32_t UsedWords(const int64_t* slot) {
+OPTRACE_FN uint32_t UsedWords(const OPTRACE_SLOT_SPACE int64_t* slot) {
   return format::kHeaderWords +
          static_cast<uint32_t>(slot[format::kWordEventCount]) * format::kWordsPerEvent;
 }

@@ -51,6 +51,7 @@ int RunCollectCommand(const CommandArgs& args, CommandIo& io) {
   collect::CollectJob job;
   job.options.inputs = inputs;
   job.options.legacy_clock_mhz = clock_mhz;
+  job.options.legacy_clock_explicit = app.count("--clock-mhz") > 0;
   job.options.depth = depth;
   if (extra_mode == "seq") job.options.mode = collect::PairMode::kSeq;
   if (extra_mode == "legacy") job.options.mode = collect::PairMode::kFifo;

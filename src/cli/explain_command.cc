@@ -71,6 +71,7 @@ int RunExplainCommand(const CommandArgs& args, CommandIo& io) {
     collect::CollectOptions opt;
     opt.inputs = inputs;
     opt.legacy_clock_mhz = clock_mhz;
+    opt.legacy_clock_explicit = app.count("--clock-mhz") > 0;
     if (extra_mode == "seq") opt.mode = collect::PairMode::kSeq;
     if (extra_mode == "legacy") opt.mode = collect::PairMode::kFifo;
     if (extra_mode == "nest") opt.mode = collect::PairMode::kNest;

@@ -1,10 +1,17 @@
 // optrace instrument --op DIR [--plan FILE] [--entry FILE] [--dry-run] [--revert]
-// Thin layer over source::Instrument / RevertInstrumentation: flags, diff or atomic writes.
+//                    [--check-compile [--sdk DIR] [--cxx COMPILER] [-I DIR]]
+// Thin layer over source::Instrument / RevertInstrumentation: flags, diff or atomic writes; with
+// --check-compile the compile check runs before and after the edits, which are undone when they
+// add a compile error.
 #include <fmt/format.h>
+
+#include <optional>
+#include <set>
 
 #include "cli/cli_parse.h"
 #include "cli/commands.h"
 #include "core/file_io.h"
+#include "source/compile/compile_check.h"
 #include "source/modify.h"
 #include "source/plan/instrument.h"
 #include "source/plan/plan.h"
@@ -15,13 +22,33 @@ int RunInstrumentCommand(const CommandArgs& args, CommandIo& io) {
   CLI::App app{"Insert the planned MoeTracing B/E marks into the operator's sources (or remove them with --revert)",
                "optrace instrument"};
   std::string op_dir, plan_file, entry;
-  bool dry_run = false, revert = false;
+  bool dry_run = false, revert = false, check_compile = false;
+  std::string sdk, cxx;
+  std::vector<std::string> include_dirs;
+  int npu_arch = 2201;
   app.add_option("--op", op_dir, "operator directory (holds op_kernel/)")->required();
   app.add_option("--plan", plan_file, "JSON plan from `optrace plan --format json` (default: plan now)");
   app.add_option("--entry", entry, "kernel entry file when planning now");
   app.add_flag("--dry-run", dry_run, "print a unified diff, write nothing");
   app.add_flag("--revert", revert, "remove every line instrument inserted (ending in // optrace:auto:<tag> that matches the line)");
+  app.add_flag("--check-compile", check_compile,
+               "compile the kernel entries (CANN CPU-debug mode, per core type) before and after; refuse and undo "
+               "the edits when they add a compile error");
+  app.add_option("--sdk", sdk, "with --check-compile: the CANN toolkit folder (default: $ASCEND_HOME_PATH)");
+  app.add_option("--cxx", cxx, "with --check-compile: the host compiler (default: $CXX, clang++, g++)");
+  app.add_option("-I,--include-dir", include_dirs, "with --check-compile: the operator's include folders");
+  app.add_option("--npu-arch", npu_arch, "with --check-compile: __NPU_ARCH__ of the CPU-debug build")
+      ->check(CLI::IsMember({2002, 2201, 3510}));
   if (auto rc = ParseCommandLine(app, args, io)) return *rc;
+  if (check_compile && (revert || dry_run)) {
+    io.err << "optrace instrument: error: --check-compile compiles the instrumented tree; it takes no --revert or "
+              "--dry-run\n";
+    return kExitBadInput;
+  }
+  if ((!sdk.empty() || !cxx.empty() || !include_dirs.empty()) && !check_compile) {
+    io.err << "optrace instrument: error: --sdk, --cxx and -I only apply to --check-compile\n";
+    return kExitBadInput;
+  }
   if (revert && !plan_file.empty()) {
     io.err << "optrace instrument: error: --revert takes no --plan (it removes every inserted mark)\n";
     return kExitBadInput;
@@ -30,6 +57,7 @@ int RunInstrumentCommand(const CommandArgs& args, CommandIo& io) {
   options.op_dir = op_dir;
   options.entry = entry;
   Result<source::InstrumentResult> result = InternalError("unset");
+  std::vector<source::PlanKernel> plan_kernels;
   if (revert) {
     std::filesystem::path dir = ResolveAgainstCwd(op_dir);
     std::error_code ec;
@@ -54,10 +82,45 @@ int RunInstrumentCommand(const CommandArgs& args, CommandIo& io) {
       }
     }
     if (!plan.ok()) return ReportError("instrument", plan.status(), io);
+    plan_kernels = plan->kernels;
     result = source::Instrument(*plan);
   }
   if (!result.ok()) return ReportError("instrument", result.status(), io);
   for (const std::string& w : result->warnings) io.err << "optrace instrument: warning: " << w << "\n";
+  // --check-compile: the units are the plan's kernels, on their core types.
+  std::optional<source::CompileCheckOptions> compile;
+  std::vector<source::CompileUnit> units;
+  source::CompileCheckReport before;
+  if (check_compile) {
+    source::CompileCheckRequest request;
+    request.sdk = sdk;
+    request.cxx = cxx;
+    request.op_root = op_dir;
+    for (const std::string& d : include_dirs) request.include_dirs.emplace_back(d);
+    request.npu_arch = npu_arch;
+    Result<source::PreparedCompileCheck> prepared = source::PrepareCompileCheck(request);
+    if (!prepared.ok()) return ReportError("instrument", prepared.status(), io);
+    if (!prepared->options) {
+      io.err << "optrace instrument: note: " << prepared->unchecked << "; the edits are not compile-checked\n";
+    } else {
+      compile = prepared->options;
+      std::set<std::string> seen;
+      for (const source::PlanKernel& k : plan_kernels) {
+        if (!seen.insert(k.entry).second) {
+          for (source::CompileUnit& u : units)
+            if (u.entry == compile->op_root / k.entry) u.cores |= k.cores & 3u;
+          continue;
+        }
+        source::CompileUnit u;
+        u.entry = compile->op_root / k.entry;
+        u.cores = (k.cores & 3u) ? (k.cores & 3u) : 3u;
+        units.push_back(u);
+      }
+      Result<source::CompileCheckReport> r = source::RunCompileCheck(*compile, units);
+      if (!r.ok()) return ReportError("instrument", r.status(), io);
+      before = std::move(*r);
+    }
+  }
   int marks = 0;
   if (!dry_run) {
     // Every file is checked before any is written: a read-only one must not leave the tree half done.
@@ -72,6 +135,29 @@ int RunInstrumentCommand(const CommandArgs& args, CommandIo& io) {
     }
     Status st = WriteFileAtomic(c.path, c.after);
     if (!st.ok()) return ReportError("instrument", st, io);
+  }
+  if (compile) {
+    Result<source::CompileCheckReport> after = source::RunCompileCheck(*compile, units);
+    if (!after.ok()) return ReportError("instrument", after.status(), io);
+    std::vector<source::CompileError> fresh = source::NewCompileErrors(before, *after);
+    if (!fresh.empty()) {
+      for (const source::FileChange& c : result->changes) {
+        Status st = WriteFileAtomic(c.path, c.before);
+        if (!st.ok()) return ReportError("instrument", st.WithContext("undoing the edits"), io);
+      }
+      for (const source::CompileError& e : fresh) {
+        io.err << fmt::format("{}:{}:{}: error: {}{}\n", e.file, e.line, e.column, e.message,
+                              e.optrace_made ? " [on a line optrace inserted or rewrote]" : "");
+      }
+      io.err << fmt::format(
+          "optrace instrument: refused: the edits add {} compile error(s) ({}); the tree is as it was. Report this, "
+          "or instrument without --check-compile and fix by hand\n",
+          fresh.size(), after->sdk);
+      return kExitFindings;
+    }
+    io.out << fmt::format("optrace instrument: compile check ({}): {} compile(s), {} error(s) before and after, none "
+                          "new\n",
+                          after->sdk, after->units.size(), after->ErrorCount());
   }
   std::ostream& summary = dry_run ? io.err : io.out;
   if (!revert && !result->chain_done.empty()) {

@@ -100,6 +100,13 @@ Result<Dump> ReadDump(const RankFile& f, double legacy_clock_hz) {
   return DecodeLegacyDump(file.bytes(), path, f.rank, legacy_clock_hz);
 }
 
+bool LooksLikeCpuDebugClock(const Dump& dump) {
+  if (dump.format != DumpFormat::kLegacy || dump.cores.empty()) return false;
+  for (const CoreSeries& c : dump.cores)
+    if (!(c.start_ticks >= 1'000'000'000'000'000'000 && c.start_ticks < 4'000'000'000'000'000'000)) return false;
+  return true;
+}
+
 const char* PairModeName(PairMode m) {
   switch (m) {
     case PairMode::kNest: return "nest";
@@ -160,6 +167,10 @@ Result<CollectResult> Collect(const CollectOptions& o) {
       continue;
     }
     Dump dump = std::move(*read);
+    if (!o.legacy_clock_explicit && LooksLikeCpuDebugClock(dump)) {
+      for (CoreSeries& core : dump.cores) core.clock_hz = 1e9;
+      d.Add(Problem::kCpuDebugClock, fmt::format("{}: read at 1000 MHz", path));
+    }
     size_t dump_events = 0;
     for (const CoreSeries& core : dump.cores) dump_events += core.events.size();
     if (c.intervals.capacity() < c.intervals.size() + dump_events / 2) {

@@ -35,6 +35,9 @@ struct CollectOptions {
   const PointMap* map = nullptr;
   std::string map_origin;           // where the map came from, for messages and otherData
   double legacy_clock_mhz = 50;     // legacy dumps, and native slots whose header has no clock
+  // false: legacy dumps whose timestamps are nanoseconds since 1970 (CPU-debug mode) are read at
+  // 1 GHz whatever legacy_clock_mhz says; true (--clock-mhz given): legacy_clock_mhz always.
+  bool legacy_clock_explicit = false;
   std::optional<PairMode> mode;     // default: kNest for native dumps, kSeq for legacy ones
   uint32_t depth = 0;               // keep intervals of depth <= N counted from the leaves (0 = all)
   std::function<void(size_t done, size_t total, const std::string& file)> progress;
@@ -68,6 +71,11 @@ Result<CollectResult> Collect(const CollectOptions& options);
 
 // One rank's dump, mapped and decoded.
 Result<Dump> ReadDump(const RankFile& f, double legacy_clock_hz);
+
+// True when a legacy dump's timestamps are CLOCK_REALTIME nanoseconds, as CANN's CPU-debug
+// GetSystemCycle() writes them: every written row starts after 2001-09-09 (1e18 ns) and before
+// 2096 (4e18). A 50 MHz counter would need 634 years of uptime to reach the first.
+bool LooksLikeCpuDebugClock(const Dump& dump);
 
 // "label"; under NameStyle::kLegacy the reference collector's names (SPEC 5):
 // "label [extra:<low 8 bits>] #<high 24 bits>" (seq pairing), "label [extra:<extra word>]" (FIFO).

@@ -40,6 +40,9 @@ constexpr std::array<ProblemInfo, static_cast<size_t>(Problem::kCount_)> kProble
     {"map_mismatch", Severity::kDataLoss,
      "the map shares ids with the dumps but most records are unmapped or no longer pair: it is probably from "
      "another build"},
+    {"cpu_debug_clock", Severity::kInfo,
+     "legacy timestamps are nanoseconds since 1970 (CANN CPU-debug mode's GetSystemCycle): read at 1000 MHz "
+     "instead of --clock-mhz; pass --clock-mhz to force a rate"},
 }};
 
 }  // namespace

@@ -37,6 +37,7 @@ enum class Problem {
   kCorruptSlot,        // a slot whose header is damaged (magic, impossible counts): its events are not used
   kDuplicateCore,      // two slots of one rank claim the same core
   kMapMismatch,        // ids shared with the map but most records unmapped or unpaired: another build
+  kCpuDebugClock,      // legacy timestamps are CLOCK_REALTIME ns (CANN CPU-debug mode): read at 1 GHz
   kCount_,  // number of problems; not a problem
 };
 

@@ -1,12 +1,8 @@
 // Environment probes (`optrace env`): files first, tools second, each answer with its source.
-// Tools run through fork/execv (no shell, stdin from /dev/null, own process group) with a
-// deadline, so a hanging `msprof --help` costs at most the timeout and leaves nothing behind.
-#include <fcntl.h>
+// Tools run through RunProcess (core/subprocess.h: no shell, own process group, a deadline), so
+// a hanging `msprof --help` costs at most the timeout and leaves nothing behind.
 #include <fmt/format.h>
-#include <poll.h>
-#include <signal.h>
 #include <sys/utsname.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -15,6 +11,7 @@
 #include <ctime>
 
 #include "core/file_io.h"
+#include "core/subprocess.h"
 #include "evidence/environment.h"
 #include "evidence/environment_text.h"
 
@@ -48,85 +45,13 @@ std::optional<std::string> KeyValue(std::string_view text, std::string_view key,
   return std::nullopt;
 }
 
-// --- running tools ------------------------------------------------------------------------
+// --- running tools: core/subprocess.h ----------------------------------------------------
 
-struct ToolRun {
-  bool started = false;
-  bool timed_out = false;
-  int exit_code = -1;
-  std::string output;
-};
+using ToolRun = ProcessRun;
 
 ToolRun RunTool(const std::string& exe, const std::vector<std::string>& args, std::chrono::milliseconds timeout,
                 bool merge_stderr) {
-  ToolRun run;
-  std::vector<std::string> argv_s{exe};
-  argv_s.insert(argv_s.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (std::string& a : argv_s) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  int fds[2];
-  if (pipe2(fds, O_CLOEXEC) != 0) return run;
-  pid_t pid = fork();
-  if (pid < 0) {
-    close(fds[0]);
-    close(fds[1]);
-    return run;
-  }
-  if (pid == 0) {  // child: only async-signal-safe calls until exec
-    setpgid(0, 0);
-    int null_fd = open("/dev/null", O_RDWR);
-    if (null_fd >= 0) dup2(null_fd, 0);
-    dup2(fds[1], 1);
-    dup2(merge_stderr || null_fd < 0 ? fds[1] : null_fd, 2);
-    execv(exe.c_str(), argv.data());
-    _exit(127);
-  }
-  setpgid(pid, pid);  // also here: no race with the child's own call
-  close(fds[1]);
-  run.started = true;
-  auto deadline = std::chrono::steady_clock::now() + timeout;
-  char buf[4096];
-  for (;;) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) {
-      run.timed_out = true;
-      break;
-    }
-    pollfd pfd{fds[0], POLLIN, 0};
-    int pr = poll(&pfd, 1, static_cast<int>(left.count()));
-    if (pr < 0 && errno == EINTR) continue;
-    if (pr <= 0) {
-      run.timed_out = pr == 0;
-      break;
-    }
-    ssize_t n = read(fds[0], buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;  // EOF: every writer closed the pipe
-    if (run.output.size() < kMaxToolOutput) run.output.append(buf, static_cast<size_t>(n));
-  }
-  close(fds[0]);
-  if (run.timed_out) kill(-pid, SIGKILL);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (!run.timed_out) run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  return run;
-}
-
-std::optional<std::string> FindOnPath(std::string_view name, std::string_view path) {
-  size_t start = 0;
-  while (start <= path.size()) {
-    size_t colon = path.find(':', start);
-    if (colon == std::string_view::npos) colon = path.size();
-    std::string dir(path.substr(start, colon - start));
-    start = colon + 1;
-    if (dir.empty()) continue;  // an empty entry would mean the cwd: never trusted here
-    fs::path p = fs::path(dir) / name;
-    std::error_code ec;
-    if (fs::is_regular_file(p, ec) && access(p.c_str(), X_OK) == 0) return p.string();
-  }
-  return std::nullopt;
+  return RunProcess(exe, args, timeout, merge_stderr, kMaxToolOutput);
 }
 
 std::string Seconds(std::chrono::milliseconds ms) {

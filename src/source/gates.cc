@@ -103,8 +103,9 @@ std::vector<GateVerdict> JudgeGates(const std::vector<Diagnostic>& diagnostics, 
                                                 : fmt::format("the full build: bash {}", build)));
   } else {
     set(2, GateState::kNotCheckable,
-        fmt::format("labels, compile safety and coverage pass; the final gate is the team's full OPP (and whl) "
+        fmt::format("labels, compile safety and coverage pass{}; the final gate is the team's full OPP (and whl) "
                     "build{}",
+                    facts.compile_check.empty() ? "" : fmt::format(", and so do {}", facts.compile_check),
                     facts.build_scripts.empty() ? "" : fmt::format(": bash {}", build)));
   }
   // G4

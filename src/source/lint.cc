@@ -221,6 +221,7 @@ Result<LintReport> RunLint(const LintOptions& options) {
   if (!ctx.op_dir.empty()) CheckBinding(ctx);
   CheckSamples(ctx);
   CheckHook(ctx, options.build_script);
+  if (options.compile) OPTRACE_RETURN_IF_ERROR(CheckCompiles(ctx, options, &report));
 
   // In-source suppressions.
   std::map<std::string, std::string> python_texts;

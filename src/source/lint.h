@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "source/compile/compile_check.h"
 #include "source/diagnostic.h"
 
 namespace optrace::source {
@@ -45,6 +46,12 @@ struct LintOptions {
   std::vector<std::filesystem::path> include_dirs;
   bool gates = false;                        // judge the seed's delivery gates G1-G5 (LintReport::gates)
   std::filesystem::path build_script;        // the team's build script; default: compile*.sh/build*.sh in op_dir
+  // The compile check (rules compile-*): each kernel entry compiled per core type in CANN's
+  // CPU-debug mode against `sdk` (default: ASCEND_HOME_PATH), with `cxx` (default: $CXX, clang++, g++).
+  bool compile = false;
+  std::filesystem::path sdk;
+  std::string cxx;
+  int npu_arch = 2201;
 };
 
 enum class GateState { kSatisfied, kNotSatisfied, kNotCheckable };
@@ -74,6 +81,7 @@ struct LintReport {
   CoreDensity density;
   std::vector<GateVerdict> gates;  // G1..G5 with LintOptions::gates, else empty
   std::vector<std::string> unresolved_includes;  // quoted includes found nowhere (IncludeTree)
+  std::optional<CompileCheckReport> compile;     // with LintOptions::compile, when the check ran
 
   size_t Count(Severity s) const;
 };

@@ -33,6 +33,7 @@ struct GateFacts {
   size_t samples = 0;                      // Python files linted
   size_t saving_samples = 0;               // ... that call save_profiling_data
   size_t spawning_samples = 0;             // ... that hand arguments to spawned workers
+  std::string compile_check;               // "2 compile(s) against <sdk>" when lint --compile ran
 };
 
 struct LintContext {
@@ -73,6 +74,9 @@ void CheckBinding(LintContext& ctx);        // binding-*
 void CheckSamples(LintContext& ctx);        // sample-*
 void CheckCallGraph(LintContext& ctx);      // root-label across calls, index-group-loop, entry-buffer
 void CheckHook(LintContext& ctx, const std::filesystem::path& build_script);  // hook-*
+// compile-error compile-inserted compile-unchecked (lint --compile); an SDK or compiler named on
+// the command line that cannot be used is an error Status.
+Status CheckCompiles(LintContext& ctx, const LintOptions& options, LintReport* report);
 // G1..G5 from the findings (already filtered and sorted) and the facts.
 std::vector<GateVerdict> JudgeGates(const std::vector<Diagnostic>& diagnostics, const GateFacts& facts, bool op);
 

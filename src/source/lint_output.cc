@@ -59,6 +59,25 @@ std::string UnresolvedIncludesNote(const std::vector<std::string>& unresolved) {
                      unresolved.size(), list, unresolved.front().substr(0, unresolved.front().rfind(": ")));
 }
 
+// "compile check (SDK, compiler): N compile(s) ...": what --compile compiled and what it found.
+std::string CompileLine(const LintReport& r) {
+  if (!r.compile) return "";
+  const CompileCheckReport& c = *r.compile;
+  size_t own = 0, made = 0, sdk = 0;
+  double seconds = 0;
+  for (const CompileUnitResult& u : c.units) {
+    for (const CompileError& e : u.errors) (e.optrace_made ? made : own) += 1;
+    sdk += u.sdk_errors;
+    seconds += u.seconds;
+  }
+  std::string out = fmt::format(
+      "compile check ({}; {}): {} compile(s) in {:.1f} s, {} error(s) in the operator, {} in lines or headers optrace "
+      "made",
+      c.sdk, std::filesystem::path(c.compiler).filename().string(), c.units.size(), seconds, own, made);
+  if (sdk > 0) out += fmt::format(", {} inside the SDK's own headers (not the operator's)", sdk);
+  return out + "\n";
+}
+
 std::string FormatLintText(const LintReport& r) {
   std::string out;
   for (const Diagnostic& d : r.diagnostics) out += FormatDiagnostic(d) + "\n";
@@ -66,6 +85,7 @@ std::string FormatLintText(const LintReport& r) {
   out += fmt::format("optrace lint: {} error(s), {} warning(s) in {} file(s), {} trace point(s){}{}\n", errors,
                      warnings, r.files_checked, r.trace_points,
                      r.entry.empty() ? "" : fmt::format("; entry {}", r.entry), DensityLine(r));
+  out += CompileLine(r);
   out += UnresolvedIncludesNote(r.unresolved_includes);
   if (r.gates.empty()) return out;
   size_t counts[3] = {0, 0, 0};
@@ -110,6 +130,15 @@ std::string FormatLintJson(const LintReport& r) {
                                 {"severity", SeverityName(d.severity)}, {"rule", d.rule},
                                 {"gate", GateOfRule(d.rule)}, {"message", d.message}});
   }
+  if (r.compile) {
+    json units = json::array();
+    for (const CompileUnitResult& u : r.compile->units) {
+      units.push_back({{"entry", u.entry}, {"core", u.core}, {"exit_code", u.exit_code}, {"timed_out", u.timed_out},
+                       {"seconds", u.seconds}, {"errors", u.errors.size()}, {"sdk_errors", u.sdk_errors},
+                       {"command", u.command}});
+    }
+    j["compile"] = {{"sdk", r.compile->sdk}, {"compiler", r.compile->compiler}, {"units", units}};
+  }
   if (!r.gates.empty()) {
     j["gates"] = json::array();
     for (const GateVerdict& g : r.gates) {
@@ -129,7 +158,7 @@ std::string FormatLintSarif(const LintReport& r) {
                      {"name", rule.id},
                      {"shortDescription", {{"text", rule.summary}}},
                      {"help", {{"text", rule.fix}}},
-                     {"defaultConfiguration", {{"level", rule.severity == Severity::kError ? "error" : "warning"}}},
+                     {"defaultConfiguration", {{"level", rule.severity == Severity::kError ? "error" : rule.severity == Severity::kWarning ? "warning" : "note"}}},
                      {"properties", {{"group", rule.group}, {"gate", rule.gate}}}});
   }
   json results = json::array();

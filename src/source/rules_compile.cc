@@ -11,6 +11,8 @@
 namespace optrace::source {
 namespace {
 
+constexpr unsigned long long kSafeStackSlotWords = 2048;  // optrace/config.h kSafeStackSlotWords
+
 void CheckTraceSyntax(LintContext& ctx, const SourceFile* f) {
   for (const TraceSyntaxIssue& i : f->traces.issues)
     ctx.Report(f, i.line, i.column, i.event_type ? "event-type" : "trace-syntax", i.message);
@@ -266,7 +268,51 @@ class IndexScope {
 
 }  // namespace
 
+// stack-buffer: an AscendC kernel's PROF_SIZE_PER_CORE-word stack buffer (the default mode)
+// above the size that leaves half of CANN 8.1's 32 KiB v220 AI core stack to the kernel.
+static void CheckStackBuffer(LintContext& ctx) {
+  bool ascendc = false, gm_buffer = false;
+  struct Size {
+    const SourceFile* file;
+    const Directive* define;
+    unsigned long long words;
+  };
+  std::vector<Size> sizes;
+  for (const SourceFile* f : ctx.files) {
+    for (const Directive& d : f->lex.directives) {
+      if (!d.active) continue;
+      if (d.kind == DirectiveKind::kInclude && (d.include_path == "kernel_operator.h" ||
+                                                d.include_path.ends_with("/kernel_operator.h")))
+        ascendc = true;
+      if (d.kind != DirectiveKind::kDefine) continue;
+      std::string_view arg = d.argument;
+      auto word = [&](std::string_view name) {
+        if (!arg.starts_with(name) || arg.size() == name.size() || (arg[name.size()] != ' ' && arg[name.size()] != '\t'))
+          return std::string_view();
+        std::string_view v = arg.substr(name.size());
+        while (!v.empty() && (v.front() == ' ' || v.front() == '\t' || v.front() == '(')) v.remove_prefix(1);
+        size_t n = 0;
+        while (n < v.size() && v[n] >= '0' && v[n] <= '9') ++n;
+        return v.substr(0, n);
+      };
+      if (std::string_view v = word("ENABLE_MOE_PROFILING_GM_BUFFER"); !v.empty() && v != "0") gm_buffer = true;
+      if (std::string_view v = word("PROF_SIZE_PER_CORE"); !v.empty() && v.size() < 12)
+        sizes.push_back({f, &d, std::stoull(std::string(v))});
+    }
+  }
+  if (!ascendc || gm_buffer) return;
+  for (const Size& s : sizes) {
+    if (s.words <= kSafeStackSlotWords) continue;
+    ctx.Report(s.file, s.define->line, s.define->column, "stack-buffer",
+               fmt::format("PROF_SIZE_PER_CORE {} puts a {} KiB profiling buffer on the AI core stack (v220 kernels "
+                           "get 32 KiB under CANN 8.1; {} words is the safe maximum); lower it or set "
+                           "ENABLE_MOE_PROFILING_GM_BUFFER 1 and use OPTRACE_KERNEL_BEGIN_GM(profiling)",
+                           s.words, s.words * 8 / 1024, kSafeStackSlotWords));
+  }
+}
+
 void CheckCompileSafety(LintContext& ctx) {
+  CheckStackBuffer(ctx);
   HeaderReach reach(ctx);
   IndexScope scope(ctx);
   for (const SourceFile* f : ctx.files) {

@@ -5,6 +5,7 @@
 
 #include "source/lint.h"
 #include "testing/cli_runner.h"
+#include "testing/example_tree.h"
 #include "testing/temp_tree.h"
 
 namespace optrace {
@@ -13,7 +14,7 @@ using ::testing::HasSubstr;
 using testing::RunCli;
 using testing::TempTree;
 
-const std::string kCorpus = std::string(OPTRACE_TEST_DATA_DIR) + "/lint/moe_dispatch_combine";
+const std::string kCorpus = testing::SharedExampleOperator();
 
 constexpr const char* kBad =
     "#include \"optrace/trace.h\"\n"
@@ -122,7 +123,7 @@ TEST(LintCommandTest, MissingEntryFileExitsTwo) {
 
 TEST(LintCommandTest, GatesWithoutAHookExitOneNamingG1) {
   TempTree t;
-  std::filesystem::copy(kCorpus, t.path(), std::filesystem::copy_options::recursive);
+  testing::CopyExampleOperator(t);
   auto r = RunCli({"lint", "--op", t.path(), "--gates"});
   EXPECT_EQ(r.exit_code, 1) << r.out;
   EXPECT_THAT(r.out, HasSubstr("G1 build hook      not satisfied"));
@@ -133,7 +134,7 @@ TEST(LintCommandTest, GatesWithoutAHookExitOneNamingG1) {
 
 TEST(LintCommandTest, GatesPassOnceTheHookIsInstalled) {
   TempTree t;
-  std::filesystem::copy(kCorpus, t.path(), std::filesystem::copy_options::recursive);
+  testing::CopyExampleOperator(t);
   ASSERT_EQ(RunCli({"hook", "install", "--script", t.path("compile_ascend_proj.sh"), "--optrace", OPTRACE_BINARY})
                 .exit_code,
             0);
@@ -160,6 +161,93 @@ TEST(LintCommandTest, BuildScriptWithoutGatesIsAUsageError) {
   auto r = RunCli({"lint", "--op", kCorpus, "--build-script", kCorpus + "/compile_ascend_proj.sh"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.err, HasSubstr("--gates"));
+}
+
+// --- lint --compile (the emulator stands in for a CANN SDK) -----------------------------
+
+const std::string kEmulatorSdk = std::string(OPTRACE_SOURCE_DIR) + "/emu/include";
+
+TEST(LintCompileTest, WithoutAnSdkItIsANoteAndExitsZero) {
+  unsetenv("ASCEND_HOME_PATH");
+  unsetenv("ASCEND_TOOLKIT_HOME");
+  if (std::filesystem::exists("/usr/local/Ascend/ascend-toolkit/latest")) GTEST_SKIP() << "a CANN toolkit is installed";
+  TempTree t;
+  testing::CopyExampleOperator(t);
+  auto r = RunCli({"lint", "--op", t.path(), "--compile"});
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("note: compile check not run: no CANN SDK (set ASCEND_HOME_PATH or pass --sdk DIR)"));
+  EXPECT_THAT(r.out, HasSubstr("[compile-unchecked]"));
+}
+
+TEST(LintCompileTest, TheExampleCompilesInBothHalvesAgainstTheEmulator) {
+  TempTree t;
+  testing::CopyExampleOperator(t);
+  auto r = RunCli({"lint", "--op", t.path(), "--compile", "--sdk", kEmulatorSdk});
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("2 compile(s)"));
+  EXPECT_THAT(r.out, HasSubstr("0 error(s) in the operator, 0 in lines or headers optrace made"));
+  auto j = nlohmann::json::parse(RunCli({"lint", "--op", t.path(), "--compile", "--sdk", kEmulatorSdk, "--format",
+                                         "json"}).out);
+  ASSERT_EQ(j["compile"]["units"].size(), 2u);
+  EXPECT_EQ(j["compile"]["units"][0]["core"], "AIC");
+  EXPECT_EQ(j["compile"]["units"][1]["core"], "AIV");
+  EXPECT_THAT(j["compile"]["units"][1]["command"].get<std::string>(), HasSubstr("-D__DAV_C220_VEC__"));
+}
+
+TEST(LintCompileTest, APlantedErrorOnAnInsertedLineIsCompileInserted) {
+  TempTree t;
+  testing::CopyExampleOperator(t);
+  testing::ReplaceInFile(t, "op_kernel/moe_dispatch_combine.cpp", "  op.Process();\n",
+                         "  op.Process();\n  MoeTracing(TRACE_POINT(\"tail\", \"B\"), tailIdx);  // optrace:auto:000000\n");
+  auto r = RunCli({"lint", "--op", t.path(), "--compile", "--sdk", kEmulatorSdk});
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("op_kernel/moe_dispatch_combine.cpp:14:"));
+  EXPECT_THAT(r.out, HasSubstr("tailIdx"));
+  EXPECT_THAT(r.out, HasSubstr("(emulator device view AIC"));
+  EXPECT_THAT(r.out, HasSubstr("; on a line optrace inserted or rewrote [compile-inserted]"));
+}
+
+TEST(LintCompileTest, AnErrorInTheOperatorsOwnCodeIsCompileError) {
+  TempTree t;
+  testing::CopyExampleOperator(t);
+  testing::ReplaceInFile(t, "op_kernel/moe_dispatch_combine.cpp", "  op.Process();\n", "  op.Proces();\n");
+  auto r = RunCli({"lint", "--op", t.path(), "--compile", "--sdk", kEmulatorSdk});
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("op_kernel/moe_dispatch_combine.cpp:13:"));
+  EXPECT_THAT(r.out, HasSubstr("[compile-error]"));
+}
+
+TEST(LintCompileTest, ANamedSdkThatIsNotOneExitsTwo) {
+  TempTree t;
+  testing::CopyExampleOperator(t);
+  auto r = RunCli({"lint", "--op", t.path(), "--compile", "--sdk", t.path("op_host")});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("no kernel_operator.h"));
+}
+
+TEST(LintCompileTest, SdkWithoutCompileIsAUsageError) {
+  auto r = RunCli({"lint", "--op", kCorpus, "--sdk", kEmulatorSdk});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--compile"));
+}
+
+TEST(LintStackBufferTest, AStackBufferAbove2048WordsIsAWarning) {
+  TempTree t;
+  testing::CopyExampleOperator(t);
+  testing::ReplaceInFile(t, "op_kernel/moe_dispatch_combine_base.h", "#define PROF_SIZE_PER_CORE 2048",
+                         "#define PROF_SIZE_PER_CORE 4096");
+  auto r = RunCli({"lint", "--op", t.path()});
+  EXPECT_THAT(r.out, HasSubstr("op_kernel/moe_dispatch_combine_base.h:10:1: warning: PROF_SIZE_PER_CORE 4096 puts a 32 KiB"));
+  EXPECT_THAT(r.out, HasSubstr("[stack-buffer]"));
+}
+
+TEST(LintStackBufferTest, TheGmBufferModeNeedsNoStack) {
+  TempTree t;
+  testing::CopyExampleOperator(t);
+  testing::ReplaceInFile(t, "op_kernel/moe_dispatch_combine_base.h", "#define PROF_SIZE_PER_CORE 2048",
+                         "#define PROF_SIZE_PER_CORE 8192\n#define ENABLE_MOE_PROFILING_GM_BUFFER 1");
+  auto r = RunCli({"lint", "--op", t.path()});
+  EXPECT_THAT(r.out, ::testing::Not(HasSubstr("[stack-buffer]")));
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 # error matching the regular expression MESSAGE.
 string(REPLACE "|" ";" _includes "${INCLUDES}")
 string(REPLACE "|" ";" _defines "${DEFINES}")
+list(REMOVE_ITEM _defines "")
 set(_args -std=c++${STD} -fsyntax-only -Wall -Wextra -Werror)
 foreach(_i IN LISTS _includes)
   list(APPEND _args -I${_i})

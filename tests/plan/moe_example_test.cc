@@ -1,4 +1,4 @@
-// Issue 6's done-when on the un-instrumented moe example (tests/data/plan/moe_uninstrumented):
+// Issue 6's done-when on the un-instrumented moe example (made from examples/ at build time):
 // the plan reaches the density target on both core types, instrument's output passes lint, and
 // the emulated run of that output (built by tests/plan/CMakeLists.txt) records the planned labels.
 #include <gmock/gmock.h>
@@ -29,7 +29,8 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
-const fs::path kExample = fs::path(OPTRACE_TEST_DATA_DIR) / "plan" / "moe_uninstrumented";
+// Made at build time from examples/moe_dispatch_combine (tests/testing/make_uninstrumented.py).
+const fs::path kExample = fs::path(OPTRACE_UNINSTRUMENTED_EXAMPLE_DIR);
 
 Plan ExamplePlan(const fs::path& dir = kExample) {
   PlanOptions o;

@@ -5,6 +5,7 @@
 #include "core/file_io.h"
 #include "lint_test_util.h"
 #include "source/hook.h"
+#include "testing/example_tree.h"
 
 namespace optrace::source {
 namespace {
@@ -13,7 +14,7 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 
-const fs::path kCorpus = fs::path(OPTRACE_TEST_DATA_DIR) / "lint" / "moe_dispatch_combine";
+const fs::path kCorpus = optrace::testing::SharedExampleOperator();
 
 LintReport LintGates(const fs::path& op) {
   LintOptions o;
@@ -42,7 +43,7 @@ TEST(GatesTest, EveryRuleBelongsToOneGate) {
 
 TEST(GatesTest, CorpusWithoutHookFailsG1AndLeavesG3ToTheTeamsBuild) {
   optrace::testing::TempTree t;
-  fs::copy(kCorpus, t.path(), fs::copy_options::recursive);
+  optrace::testing::CopyExampleOperator(t);
   LintReport r = LintGates(t.path());
   EXPECT_THAT(States(r), ElementsAre("G1 not satisfied", "G2 satisfied", "G3 not checkable statically",
                                      "G4 satisfied", "G5 satisfied"));
@@ -54,7 +55,7 @@ TEST(GatesTest, CorpusWithoutHookFailsG1AndLeavesG3ToTheTeamsBuild) {
 
 TEST(GatesTest, InstalledHookSatisfiesG1) {
   optrace::testing::TempTree t;
-  fs::copy(kCorpus, t.path(), fs::copy_options::recursive);
+  optrace::testing::CopyExampleOperator(t);
   std::string script = *ReadFileToString(t.path("compile_ascend_proj.sh"));
   ASSERT_TRUE(WriteFileAtomic(t.path("compile_ascend_proj.sh"), *InstallHook(script, "c.sh", HookSpec{})).ok());
   LintReport r = LintGates(t.path());
@@ -97,7 +98,7 @@ TEST(GatesTest, NoBuildScriptLeavesG1NotCheckableNamingTheLegacyDefine) {
 
 TEST(GatesTest, SamplesThatNeverSaveFailG4) {
   optrace::testing::TempTree t;
-  fs::copy(kCorpus, t.path(), fs::copy_options::recursive);
+  optrace::testing::CopyExampleOperator(t);
   fs::remove(t.path("examples/moe_dispatch_combine_sample.py"));
   t.Write("examples/bench.py", "import torch\nprint(torch.__version__)\n");
   LintReport r = LintGates(t.path());
@@ -115,7 +116,7 @@ TEST(GatesTest, UninstrumentedKernelFailsG2) {
 
 TEST(GatesTest, AdapterOutsideTheTreeLeavesG2NotCheckable) {
   optrace::testing::TempTree t;
-  fs::copy(kCorpus, t.path(), fs::copy_options::recursive);
+  optrace::testing::CopyExampleOperator(t);
   fs::remove_all(t.path("pybind"));
   LintReport r = LintGates(t.path());
   EXPECT_EQ(r.gates[1].state, GateState::kNotCheckable);

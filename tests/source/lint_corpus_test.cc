@@ -1,5 +1,6 @@
-// The lint corpus: a full operator project (tests/data/lint/moe_dispatch_combine) that lints
-// clean, and one variant per rule with exactly one planted defect (tests/data/lint/variants.json).
+// The lint corpus: the example operator project (examples/moe_dispatch_combine, copied at test
+// time) lints clean, and one variant per rule with exactly one planted defect
+// (tests/data/lint/variants.json) is found at its line.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -9,13 +10,14 @@
 
 #include "core/file_io.h"
 #include "lint_test_util.h"
+#include "testing/example_tree.h"
 
 namespace optrace::source {
 namespace {
 namespace fs = std::filesystem;
 using ::testing::IsEmpty;
 
-const fs::path kCorpus = fs::path(OPTRACE_TEST_DATA_DIR) / "lint" / "moe_dispatch_combine";
+const fs::path kCorpus = optrace::testing::SharedExampleOperator();
 
 nlohmann::json Variants() {
   auto text = ReadFileToString(fs::path(OPTRACE_TEST_DATA_DIR) / "lint" / "variants.json");
@@ -81,6 +83,7 @@ int ApplyVariant(const nlohmann::json& v, const fs::path& dir) {
     }
     EXPECT_TRUE(WriteFileAtomic(file, text).ok());
   }
+  if (v["expect"].contains("line")) return v["expect"]["line"].get<int>();
   std::string text = *ReadFileToString(dir / v["expect"]["file"].get<std::string>());
   std::string needle = v["expect"]["line_of"];
   size_t at = text.find(needle);
@@ -96,9 +99,20 @@ TEST_P(LintVariantTest, PlantedDefectIsFoundWithItsRuleAndLineAndNothingElse) {
   std::string rule = v["rule"];
   SCOPED_TRACE(rule + ": " + v["description"].get<std::string>());
   optrace::testing::TempTree tree;
-  fs::copy(kCorpus, tree.path(), fs::copy_options::recursive);
+  optrace::testing::CopyExampleOperator(tree);
   int line = ApplyVariant(v, tree.path());
-  auto r = LintOp(tree.path());
+  LintOptions o;
+  o.op_dir = tree.path();
+  if (v.contains("lint")) {
+    o.compile = v["lint"].value("compile", false);
+    if (v["lint"].value("sdk", "") == "emulator") o.sdk = fs::path(OPTRACE_SOURCE_DIR) / "emu" / "include";
+    if (o.sdk.empty()) {
+      unsetenv("ASCEND_HOME_PATH");
+      unsetenv("ASCEND_TOOLKIT_HOME");
+      if (fs::exists("/usr/local/Ascend/ascend-toolkit/latest")) GTEST_SKIP() << "a CANN toolkit is installed";
+    }
+  }
+  auto r = RunLint(o);
   ASSERT_TRUE(r.ok()) << r.status().message();
   std::string want = rule + "@" + v["expect"]["file"].get<std::string>() + ":" + std::to_string(line);
   std::vector<std::string> found = Findings(*r, /*density=*/true);

@@ -30,7 +30,7 @@ struct TraceRecord {
   uint32_t slot = 0;        // AIC: GetBlockIdx(); AIV: GetBlockNum() + GetBlockIdx()
   uint32_t point_id = 0;
   uint32_t payload = 0;
-  uint64_t timestamp = 0;   // GetSystemCycle() ticks written with the event
+  uint64_t timestamp = 0;   // GetSystemCycle() value written with the event (ns)
   bool stored = false;      // false: the slot was full and the event was counted as dropped
 };
 
@@ -52,7 +52,7 @@ struct LaunchResult {
 // Runs `kernel(rank)` on every core of every rank and waits for all of them.
 Result<LaunchResult> Launch(const LaunchOptions& options, const std::function<void(int rank)>& kernel);
 
-// Clock of GetSystemCycle(): 50 MHz, from steady_clock.
-constexpr uint64_t kSystemCycleHz = 50'000'000;
+// Clock of GetSystemCycle(): CANN CPU-debug semantics, nanoseconds of CLOCK_REALTIME.
+constexpr uint64_t kSystemCycleHz = 1'000'000'000;
 
 }  // namespace optrace::emu

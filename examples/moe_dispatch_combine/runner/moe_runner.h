@@ -38,7 +38,7 @@ struct RecordedEvent {
   uint32_t slot;                   // slot in the rank's buffer: AIC i -> i, AIV i -> block_dim + i
   uint32_t point_id;
   uint32_t payload;
-  uint64_t timestamp;              // ticks of the 50 MHz system counter, as written to the slot
+  uint64_t timestamp;              // GetSystemCycle() as written to the slot (CPU-debug mode: ns)
 };
 
 struct MoeRunResult {

@@ -65,7 +65,9 @@ using Active = CudaBlock;
 
 }  // namespace backend
 
-inline namespace OPTRACE_ABI {
+// `__inline__`, not `inline`: CANN 8.x device builds #define inline as
+// `__inline__ __attribute__((always_inline))`, which cannot precede `namespace`.
+__inline__ namespace OPTRACE_ABI {
 
 // Kernel entry: the block's first thread writes the header of slot (linear block index).
 __device__ __forceinline__ void KernelBegin(int64_t* profiling) {

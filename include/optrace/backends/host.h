@@ -47,7 +47,9 @@ using Active = Host;
 
 }  // namespace backend
 
-inline namespace OPTRACE_ABI {
+// `__inline__`, not `inline`: CANN 8.x device builds #define inline as
+// `__inline__ __attribute__((always_inline))`, which cannot precede `namespace`.
+__inline__ namespace OPTRACE_ABI {
 
 // Binds the calling thread to slot `thread_index` of `profiling` (an array of
 // PROF_SIZE_PER_CORE-word slots, one per thread) and writes the slot header.

@@ -12,7 +12,7 @@ namespace MoeDispatchCombineImpl {
 
 class MoeCombine {
  public:
-  __aicore__ inline explicit MoeCombine(const MoeContext& ctx) : ctx_(ctx) {}
+  __aicore__ inline explicit MoeCombine(MoeContext& ctx) : ctx_(ctx) {}
 
   template <int32_t CORE_TYPE>
   __aicore__ inline void operator()();
@@ -92,7 +92,7 @@ class MoeCombine {
                                       AscendC::DcciDst::CACHELINE_OUT>(own);
   }
 
-  const MoeContext& ctx_;
+  MoeContext& ctx_;  // not const: GlobalTensor::SetValue is not a const member
 };
 
 template <>

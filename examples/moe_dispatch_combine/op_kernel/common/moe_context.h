@@ -69,8 +69,9 @@ struct MoeContext {
 };
 
 // Copies `count` floats from src[srcOffset] to dst[dstOffset] (scalar GM moves; the token rows
-// here are a few dozen floats, below what a DataCopy through UB would pay off for).
-__aicore__ inline void CopyRow(const AscendC::GlobalTensor<float>& dst, uint64_t dstOffset,
+// here are a few dozen floats, below what a DataCopy through UB would pay off for). `dst` is a
+// copy of the view (a pointer and a size): SetValue is not a const member.
+__aicore__ inline void CopyRow(AscendC::GlobalTensor<float> dst, uint64_t dstOffset,
                                const AscendC::GlobalTensor<float>& src, uint64_t srcOffset, uint32_t count) {
   for (uint32_t i = 0; i < count; ++i) {
     dst.SetValue(dstOffset + i, src.GetValue(srcOffset + i));

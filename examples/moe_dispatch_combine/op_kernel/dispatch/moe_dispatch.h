@@ -12,7 +12,7 @@ namespace MoeDispatchCombineImpl {
 
 class MoeDispatch {
  public:
-  __aicore__ inline explicit MoeDispatch(const MoeContext& ctx) : ctx_(ctx) {}
+  __aicore__ inline explicit MoeDispatch(MoeContext& ctx) : ctx_(ctx) {}
 
   template <int32_t CORE_TYPE>
   __aicore__ inline void operator()();
@@ -102,7 +102,7 @@ class MoeDispatch {
     MoeTracing(TRACE_POINT("dispatch compute aiv", "E"));
   }
 
-  const MoeContext& ctx_;
+  MoeContext& ctx_;  // not const: GlobalTensor::SetValue is not a const member
 };
 
 template <>

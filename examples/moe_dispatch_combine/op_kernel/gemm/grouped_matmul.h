@@ -14,7 +14,7 @@ constexpr float kDequantScale = 0.125f;
 
 class GroupedMatmul {
  public:
-  __aicore__ inline explicit GroupedMatmul(const MoeContext& ctx) : ctx_(ctx) {}
+  __aicore__ inline explicit GroupedMatmul(MoeContext& ctx) : ctx_(ctx) {}
 
   template <int32_t CORE_TYPE>
   __aicore__ inline void operator()();
@@ -86,7 +86,7 @@ class GroupedMatmul {
     MoeTracing(TRACE_POINT("gemm notify-aic", "E"), stage, group);
   }
 
-  const MoeContext& ctx_;
+  MoeContext& ctx_;  // not const: GlobalTensor::SetValue is not a const member
 };
 
 template <>

@@ -1,0 +1,109 @@
+// The compile check of gate G3 that a machine can do without an NPU (`optrace lint --compile`,
+// `optrace instrument --check-compile`): each kernel entry, once per core type it runs on, is
+// syntax-checked by the host compiler in CANN's CPU-debug mode against the SDK's headers.
+//
+//   CompileCheckOptions o;
+//   o.sdk = *LocateSdk(*DefaultSdkRoot());
+//   o.op_root = "ops/my_op";
+//   OPTRACE_ASSIGN_OR_RETURN(CompileCheckReport r, RunCompileCheck(o, {{entry, kCoreAic | kCoreAiv}}));
+//   for (const CompileUnitResult& u : r.units) for (const CompileError& e : u.errors) ...
+//
+// Defines per core type are those of CANN's CPU-debug targets (ASCENDC_CPU_DEBUG=1,
+// __NPU_ARCH__, __DAV_C220_CUBE__ / __DAV_C220_VEC__, ...); against the emulator, its device
+// view of each half. Only errors are kept; those located in the SDK's own headers are counted
+// (they come from an incomplete SDK, not from the operator) and those in optrace's device
+// headers or on lines optrace inserted or rewrote are flagged, since optrace made them.
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "source/compile/sdk_layout.h"
+
+namespace optrace::source {
+
+inline constexpr unsigned kCompileAic = 1, kCompileAiv = 2;
+
+struct CompileUnit {
+  std::filesystem::path entry;  // absolute kernel entry file
+  unsigned cores = kCompileAic | kCompileAiv;
+};
+
+struct CompileCheckOptions {
+  SdkLayout sdk;
+  std::string compiler;  // executable; empty: $CXX, else clang++, else g++ on PATH
+  std::filesystem::path op_root;  // errors in files under it are the operator's
+  std::vector<std::filesystem::path> include_dirs;  // the operator's own -I folders (searched first)
+  int npu_arch = 2201;  // __NPU_ARCH__ of the CPU-debug build (2201: Atlas A2 / A3, 910B / 910_93)
+  std::chrono::seconds timeout{180};  // per compile
+};
+
+struct CompileError {
+  std::string file;  // relative to op_root when inside it; "optrace/..." for optrace's device headers
+  int line = 0;
+  int column = 0;
+  std::string message;
+  std::string source_line;  // the text of that line (trimmed), "" when unreadable
+  std::string original_line;  // the line as it was before instrument ("" for an inserted line)
+  bool in_operator = false;  // under op_root
+  bool optrace_made = false;  // in optrace's device headers, or on a line instrument inserted / rewrote
+};
+
+struct CompileUnitResult {
+  std::string entry;  // relative to op_root
+  std::string core;   // "AIC" or "AIV"
+  int exit_code = 0;
+  bool timed_out = false;
+  double seconds = 0;
+  std::vector<CompileError> errors;  // in the operator's files and optrace's headers
+  size_t sdk_errors = 0;  // errors located in the SDK's (or another outside) header
+  std::string first_sdk_error;  // the first of those, for the message
+  std::string command;  // the compiler command line, for a user to rerun it
+};
+
+struct CompileCheckReport {
+  std::string sdk;       // SdkLayout::description
+  std::string compiler;  // the executable used
+  std::vector<CompileUnitResult> units;
+  size_t ErrorCount() const;
+};
+
+// What a command asks for: the SDK folder (empty: DefaultSdkRoot()), compiler, -I folders.
+struct CompileCheckRequest {
+  std::filesystem::path sdk;
+  std::string cxx;
+  std::filesystem::path op_root;
+  std::vector<std::filesystem::path> include_dirs;
+  int npu_arch = 2201;
+};
+// Options for RunCompileCheck, or why the check cannot run here (`unchecked`: no SDK set, an
+// SDK without CPU-debug headers, no compiler), which is not an error. An SDK or compiler named
+// in the request that cannot be used is an error Status.
+struct PreparedCompileCheck {
+  std::optional<CompileCheckOptions> options;
+  std::string unchecked;
+};
+Result<PreparedCompileCheck> PrepareCompileCheck(const CompileCheckRequest& request);
+
+// The executable RunCompileCheck would use for `requested` (see CompileCheckOptions::compiler).
+Result<std::string> FindHostCompiler(const std::string& requested);
+
+Result<CompileCheckReport> RunCompileCheck(const CompileCheckOptions& options, const std::vector<CompileUnit>& units);
+
+// Parses gcc / clang diagnostics ("file:line:col: error: message"): the error lines only.
+struct ParsedDiagnostic {
+  std::string file;
+  int line = 0, column = 0;
+  std::string message;
+};
+std::vector<ParsedDiagnostic> ParseCompilerErrors(std::string_view output);
+
+// Errors of `after` that `before` does not have: compared by unit, file, message and the line's
+// text before instrument (line numbers move when instrument inserts lines), each once.
+std::vector<CompileError> NewCompileErrors(const CompileCheckReport& before, const CompileCheckReport& after);
+
+}  // namespace optrace::source

@@ -1,0 +1,68 @@
+// optrace instrument --check-compile: the compile check before and after the edits, with the
+// emulator standing in for a CANN SDK; edits that add a compile error are undone.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "testing/cli_runner.h"
+#include "testing/example_tree.h"
+#include "testing/temp_tree.h"
+
+namespace optrace {
+namespace {
+using ::testing::HasSubstr;
+using testing::RunCli;
+using testing::TempTree;
+
+const std::string kEmulatorSdk = std::string(OPTRACE_SOURCE_DIR) + "/emu/include";
+
+TEST(InstrumentCheckCompileTest, CleanEditsAreKeptAndSaidToAddNoError) {
+  TempTree t;
+  testing::CopyUninstrumentedExample(t);
+  const std::string before = t.Read("op_kernel/dispatch/moe_dispatch.h");
+  auto r = RunCli({"instrument", "--op", t.path(), "--check-compile", "--sdk", kEmulatorSdk});
+  EXPECT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_THAT(r.out, HasSubstr("compile check (optrace AscendC emulator"));
+  EXPECT_THAT(r.out, HasSubstr("none new"));
+  EXPECT_NE(t.Read("op_kernel/dispatch/moe_dispatch.h"), before) << "the marks were written";
+}
+
+TEST(InstrumentCheckCompileTest, EditsThatAddACompileErrorAreUndone) {
+  TempTree t;
+  testing::CopyUninstrumentedExample(t);
+  // An include folder of the user's whose optrace/trace.h breaks every inserted mark.
+  t.Write("broken/optrace/trace.h",
+          "#pragma once\n#define TRACE_POINT(label, type) 0\n#define MoeTracing(...) optrace_planted_error(__VA_ARGS__)\n"
+          "#define OPTRACE_KERNEL_BEGIN() ((void)0)\n#define OPTRACE_KERNEL_END(p) ((void)(p))\n");
+  const std::string dispatch = t.Read("op_kernel/dispatch/moe_dispatch.h");
+  const std::string entry = t.Read("op_kernel/moe_dispatch_combine.cpp");
+  auto r = RunCli({"instrument", "--op", t.path(), "--check-compile", "--sdk", kEmulatorSdk, "-I", t.path("broken")});
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_THAT(r.err, HasSubstr("optrace_planted_error"));
+  EXPECT_THAT(r.err, HasSubstr("[on a line optrace inserted or rewrote]"));
+  EXPECT_THAT(r.err, HasSubstr("refused: the edits add"));
+  EXPECT_EQ(t.Read("op_kernel/dispatch/moe_dispatch.h"), dispatch);
+  EXPECT_EQ(t.Read("op_kernel/moe_dispatch_combine.cpp"), entry);
+}
+
+TEST(InstrumentCheckCompileTest, WithoutAnSdkItSaysSoAndInstruments) {
+  unsetenv("ASCEND_HOME_PATH");
+  unsetenv("ASCEND_TOOLKIT_HOME");
+  if (std::filesystem::exists("/usr/local/Ascend/ascend-toolkit/latest")) GTEST_SKIP() << "a CANN toolkit is installed";
+  TempTree t;
+  testing::CopyUninstrumentedExample(t);
+  auto r = RunCli({"instrument", "--op", t.path(), "--check-compile"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("compile check not run: no CANN SDK"));
+  EXPECT_THAT(r.out, HasSubstr("instrumented"));
+}
+
+TEST(InstrumentCheckCompileTest, CheckCompileWithRevertIsAUsageError) {
+  TempTree t;
+  testing::CopyUninstrumentedExample(t);
+  auto r = RunCli({"instrument", "--op", t.path(), "--check-compile", "--revert"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--revert"));
+}
+
+}  // namespace
+}  // namespace optrace
