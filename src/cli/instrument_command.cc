@@ -156,8 +156,13 @@ int RunInstrumentCommand(const CommandArgs& args, CommandIo& io) {
       return kExitFindings;
     }
     io.out << fmt::format("optrace instrument: compile check ({}): {} compile(s), {} error(s) before and after, none "
-                          "new\n",
-                          after->sdk, after->units.size(), after->ErrorCount());
+                          "new{}\n",
+                          after->sdk, after->units.size(), after->ErrorCount(),
+                          after->FatalCount() > 0
+                              ? fmt::format("; {} stopped at a fatal error (a missing header: pass -I), so only what "
+                                            "precedes it was compared",
+                                            after->FatalCount())
+                              : "");
   }
   std::ostream& summary = dry_run ? io.err : io.out;
   if (!revert && !result->chain_done.empty()) {

@@ -184,13 +184,13 @@ Result<LintReport> RunLint(const LintOptions& options) {
     std::vector<const SourceFile*> candidates;
     for (const SourceFile* f : chosen)
       if (DefinesKernel(*f)) candidates.push_back(f);
-    std::vector<const SourceFile*> in_op_kernel;
-    for (const SourceFile* f : candidates)
-      if (f->rel.find("op_kernel/") != std::string::npos) in_op_kernel.push_back(f);
-    if (!in_op_kernel.empty()) candidates = in_op_kernel;
     std::sort(candidates.begin(), candidates.end(),
               [](const SourceFile* a, const SourceFile* b) { return a->rel < b->rel; });
-    for (const SourceFile* f : candidates) entries.push_back(f->path);
+    std::vector<std::string> rels;
+    for (const SourceFile* f : candidates) rels.push_back(f->rel);
+    std::vector<std::string> picked = DefaultKernelEntries(rels);
+    for (const SourceFile* f : candidates)
+      if (std::find(picked.begin(), picked.end(), f->rel) != picked.end()) entries.push_back(f->path);
   }
   LintReport report;
   report.root = root.generic_string();

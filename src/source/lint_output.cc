@@ -75,7 +75,12 @@ std::string CompileLine(const LintReport& r) {
       "made",
       c.sdk, std::filesystem::path(c.compiler).filename().string(), c.units.size(), seconds, own, made);
   if (sdk > 0) out += fmt::format(", {} inside the SDK's own headers (not the operator's)", sdk);
-  return out + "\n";
+  out += "\n";
+  for (const CompileUnitResult& u : c.units)
+    if (!u.fatal.empty())
+      out += fmt::format("compile check: {} ({}) stopped at {}: nothing after it was checked (a missing -I folder?)\n",
+                         u.entry, u.core, u.fatal);
+  return out;
 }
 
 std::string FormatLintText(const LintReport& r) {
@@ -134,7 +139,7 @@ std::string FormatLintJson(const LintReport& r) {
     json units = json::array();
     for (const CompileUnitResult& u : r.compile->units) {
       units.push_back({{"entry", u.entry}, {"core", u.core}, {"exit_code", u.exit_code}, {"timed_out", u.timed_out},
-                       {"seconds", u.seconds}, {"errors", u.errors.size()}, {"sdk_errors", u.sdk_errors},
+                       {"seconds", u.seconds}, {"errors", u.errors.size()}, {"sdk_errors", u.sdk_errors}, {"fatal", u.fatal},
                        {"command", u.command}});
     }
     j["compile"] = {{"sdk", r.compile->sdk}, {"compiler", r.compile->compiler}, {"units", units}};

@@ -1,6 +1,7 @@
 #include "source/source_set.h"
 
 #include <algorithm>
+#include <iterator>
 #include <system_error>
 
 #include "core/file_io.h"
@@ -101,6 +102,27 @@ Result<std::vector<fs::path>> ListSourceFiles(const fs::path& root) {
   }
   std::sort(out.begin(), out.end());
   return out;
+}
+
+std::vector<std::string> DefaultKernelEntries(const std::vector<std::string>& kernel_files) {
+  auto has_dir = [](const std::string& rel, std::initializer_list<std::string_view> names) {
+    std::filesystem::path p(rel);
+    for (auto it = p.begin(); it != p.end() && std::next(it) != p.end(); ++it)  // folders, not the file name
+      for (std::string_view n : names)
+        if (it->string() == n) return true;
+    return false;
+  };
+  std::vector<std::string> shipping, in_op_kernel;
+  for (const std::string& f : kernel_files) {
+    if (has_dir(f, {"tests", "test", "ut", "st", "testcase", "examples", "example", "samples", "sample", "demo",
+                    "benchmark", "bench", "docs"}))
+      continue;
+    shipping.push_back(f);
+    if (has_dir(f, {"op_kernel"})) in_op_kernel.push_back(f);
+  }
+  if (!in_op_kernel.empty()) return in_op_kernel;
+  if (!shipping.empty()) return shipping;
+  return kernel_files;
 }
 
 }  // namespace optrace::source

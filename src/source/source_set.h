@@ -59,6 +59,12 @@ class SourceSet {
 // C, C++, CUDA and AscendC source extensions that scan and lint read from directories.
 bool IsSourceExtension(const std::filesystem::path& path);
 
+// The kernel entries to use when none is named, from the files (relative paths) that define a
+// __global__ function: those outside test, example and sample folders (tests/ut/op_kernel/*.cpp,
+// examples/*.asc, ...), the ones under an op_kernel/ folder among them when there are any; only
+// when nothing else defines a kernel, the test / example ones. Order is kept.
+std::vector<std::string> DefaultKernelEntries(const std::vector<std::string>& kernel_files);
+
 // Files under `root` (a file or a directory, recursively, hidden and build directories skipped),
 // sorted. Error when `root` does not exist.
 Result<std::vector<std::filesystem::path>> ListSourceFiles(const std::filesystem::path& root);

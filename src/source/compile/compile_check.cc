@@ -93,6 +93,12 @@ std::string Quote(const std::string& a) {
 
 }  // namespace
 
+size_t CompileCheckReport::FatalCount() const {
+  size_t n = 0;
+  for (const CompileUnitResult& u : units) n += !u.fatal.empty();
+  return n;
+}
+
 size_t CompileCheckReport::ErrorCount() const {
   size_t n = 0;
   for (const CompileUnitResult& u : units) n += u.errors.size();
@@ -127,13 +133,16 @@ std::vector<ParsedDiagnostic> ParseCompilerErrors(std::string_view output) {
     // "path:12:5: error: message", "path:12: error: message", "path:12:5: fatal error: message"
     size_t kind = line.find(": error: ");
     size_t kind_len = 9;
+    bool fatal = false;
     if (kind == std::string_view::npos) {
       kind = line.find(": fatal error: ");
       kind_len = 15;
+      fatal = true;
     }
     if (kind == std::string_view::npos) continue;
     std::string_view head = line.substr(0, kind);
     ParsedDiagnostic d;
+    d.fatal = fatal;
     d.message = std::string(line.substr(kind + kind_len));
     auto number_at_end = [](std::string_view& s, int* value) {
       size_t c = s.rfind(':');
@@ -246,6 +255,7 @@ Result<CompileCheckReport> RunCompileCheck(const CompileCheckOptions& options, c
       r.exit_code = run.exit_code;
       std::set<std::tuple<std::string, int, int, std::string>> seen;
       for (ParsedDiagnostic& p : ParseCompilerErrors(run.output)) {
+        if (p.fatal && r.fatal.empty()) r.fatal = fmt::format("{}:{}: {}", p.file, p.line, p.message);
         fs::path file = Canonical(fs::path(p.file).is_absolute() ? fs::path(p.file) : fs::current_path() / p.file);
         CompileError e;
         e.line = p.line;

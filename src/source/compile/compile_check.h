@@ -63,6 +63,9 @@ struct CompileUnitResult {
   size_t sdk_errors = 0;  // errors located in the SDK's (or another outside) header
   std::string first_sdk_error;  // the first of those, for the message
   std::string command;  // the compiler command line, for a user to rerun it
+  // The first fatal error ("file:line: 'x.h' file not found"), "" when none: the compiler stopped
+  // there, so nothing after it was checked (usually a missing -I folder).
+  std::string fatal;
 };
 
 struct CompileCheckReport {
@@ -70,6 +73,7 @@ struct CompileCheckReport {
   std::string compiler;  // the executable used
   std::vector<CompileUnitResult> units;
   size_t ErrorCount() const;
+  size_t FatalCount() const;  // units that stopped at a fatal error
 };
 
 // What a command asks for: the SDK folder (empty: DefaultSdkRoot()), compiler, -I folders.
@@ -99,6 +103,7 @@ struct ParsedDiagnostic {
   std::string file;
   int line = 0, column = 0;
   std::string message;
+  bool fatal = false;
 };
 std::vector<ParsedDiagnostic> ParseCompilerErrors(std::string_view output);
 

@@ -1222,11 +1222,13 @@ Result<Plan> BuildPlan(const PlanOptions& options) {
                            options.entry.string(), options.op_dir.string());
     entries.push_back(entry);
   } else {
+    std::vector<std::string> kernel_files;
     for (const fs::path& p : files) {
       if (!KernelExtension(p)) continue;
       const SourceFile* f = set.Find(p);
-      if (f && DefinesKernel(*f->text)) entries.push_back(p);
+      if (f && DefinesKernel(*f->text)) kernel_files.push_back(f->rel);
     }
+    for (const std::string& rel : DefaultKernelEntries(kernel_files)) entries.push_back(op_dir / rel);
   }
   if (entries.empty())
     return BadInputError("{}: no kernel entry found (no .cpp/.cc/.cu/.asc with a __global__ function); pass --entry FILE",

@@ -36,7 +36,7 @@ TEST(ParseCompilerErrorsTest, SkipsNotesWarningsAndErrorsWithoutAPosition) {
 
 CompileCheckReport OneUnit(std::vector<CompileError> errors) {
   CompileCheckReport r;
-  r.units.push_back({"op_kernel/k.cpp", "AIV", 1, false, 0, std::move(errors), 0, "", ""});
+  r.units.push_back({"op_kernel/k.cpp", "AIV", 1, false, 0, std::move(errors), 0, "", "", ""});
   return r;
 }
 CompileError Error(int line, std::string message, std::string text, bool optrace_made = false,
