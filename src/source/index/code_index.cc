@@ -1,5 +1,7 @@
 #include "source/index/code_index.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 
@@ -195,7 +197,30 @@ TypeName CodeIndex::CloseValue(const std::string& value, const Env& env) const {
 }
 
 TypeName CodeIndex::CloseDepth(const TypeName& t, const Env& env, int depth) const {
-  if (depth > kMaxCloseDepth) return t;
+  if (depth > kMaxCloseDepth) {
+    ++close_cuts_;
+    return t;
+  }
+  std::string key = t.Str();
+  key += t.pointer ? "*|" : "|";
+  key += fmt::format("{}|{}|{}|", static_cast<const void*>(env.fn), env.pos, static_cast<const void*>(env.cls));
+  if (env.bindings) key += env.bindings->Key();
+  if (auto it = close_cache_.find(key); it != close_cache_.end()) return it->second;
+  // A type whose closing needs itself (a template parameter looked up through a base class whose
+  // arguments name that parameter) is left as written there, as past the depth limit; the
+  // recursion used to run to the limit with every argument branching, exponentially.
+  if (!close_active_.insert(key).second) {
+    ++close_cuts_;
+    return t;
+  }
+  const uint64_t cuts = close_cuts_;
+  TypeName out = CloseUncached(t, env, depth);
+  close_active_.erase(key);
+  if (close_cuts_ == cuts) close_cache_.emplace(std::move(key), out);
+  return out;
+}
+
+TypeName CodeIndex::CloseUncached(const TypeName& t, const Env& env, int depth) const {
   if (t.IsValue()) return CloseValue(t.value, env);
   const std::string& head = t.parts[0].name;
   TypeName out;
@@ -436,6 +461,16 @@ std::vector<ClassRef> CodeIndex::ResolveClass(const TypeName& closed, const Sour
 }
 
 std::vector<ClassRef> CodeIndex::ResolveClassAll(const TypeName& closed) const {
+  std::string key = closed.Str();
+  auto it = resolve_cache_.find(key);
+  if (it == resolve_cache_.end()) it = resolve_cache_.emplace(std::move(key), ResolveClassUncached(closed)).first;
+  std::vector<ClassRef> out = it->second;
+  for (ClassRef& r : out)
+    if (r.type.Str() == it->first) r.type = closed;  // the caller's spelling (argument aliases) of the type
+  return out;
+}
+
+std::vector<ClassRef> CodeIndex::ResolveClassUncached(const TypeName& closed) const {
   std::vector<ClassRef> out;
   if (closed.IsValue()) return out;
   std::vector<const TypeName*> branches;

@@ -14,6 +14,8 @@
 #pragma once
 
 #include <map>
+#include <unordered_map>
+#include <unordered_set>
 #include <memory>
 #include <set>
 #include <string>
@@ -91,7 +93,9 @@ class CodeIndex {
   const SourceFile* SpliceTarget(const SourceFile* from, const Directive& d) const;
   static const SourceFile* ResolveSplice(const void* ctx, const SourceFile* from, const Directive& d);
   TypeName CloseDepth(const TypeName& t, const Env& env, int depth) const;
+  TypeName CloseUncached(const TypeName& t, const Env& env, int depth) const;
   std::vector<ClassRef> ResolveClassAll(const TypeName& closed) const;
+  std::vector<ClassRef> ResolveClassUncached(const TypeName& closed) const;
   TypeName CloseValue(const std::string& value, const Env& env) const;
   bool Unify(const TypeName& pattern, const TypeName& concrete, const std::vector<TemplateParam>& params,
              Bindings* out, int* score) const;
@@ -102,6 +106,16 @@ class CodeIndex {
   mutable std::set<const SourceFile*> spliced_;
   Declarations decls_;
   mutable std::vector<std::unique_ptr<FunctionDef>> lambdas_;
+  // Close and ResolveClassAll are pure functions of their arguments (the index never changes
+  // after construction), called again and again on the same types while call graphs are built:
+  // a type closed through base-class aliases and template arguments re-closed each of those at
+  // every level, which made deep template trees (flash attention, grouped matmul) take a
+  // minute. Results are kept per (type, scope, bindings); a result cut by the depth limit or a
+  // cycle is not kept, so the cache never changes an answer.
+  mutable std::unordered_map<std::string, TypeName> close_cache_;
+  mutable std::unordered_map<std::string, std::vector<ClassRef>> resolve_cache_;
+  mutable std::unordered_set<std::string> close_active_;  // keys being closed (cycle guard)
+  mutable uint64_t close_cuts_ = 0;
   std::vector<const FunctionDef*> kernels_;
   std::multimap<std::string, const ClassDef*> classes_by_name_;
   std::multimap<std::string, const FunctionDef*> free_by_name_;
