@@ -491,59 +491,142 @@ class BindingChecker {
 
   // The kernel class's Init, as the entry calls it: every GM_ADDR it passes in __global__ order,
   // bound to the Init parameter of the same name.
+  // The kernel class's Init against its own definition: what is certain is where the profiling
+  // buffer lands. A call that passes it at another position than the definition's profiling
+  // parameter, or passes another buffer where that parameter is, sends the records into the
+  // wrong GM_ADDR; a call whose arguments are the definition's parameter names in another order
+  // swaps two buffers. The order of the other arguments against the __global__ list is the
+  // class's own business (shipping operators order Init as they like), not a finding. With
+  // several candidate definitions (one class per #if arm) a finding needs all of them to agree.
+  // A buffer's name without the decorations an Init parameter adds: xGM, x_gm, xAddr -> x.
+  static std::string BufferName(std::string_view name) {
+    std::string n = NormalizeName(name);
+    for (std::string_view suffix : {"gmaddr", "gm", "addr", "ptr"})
+      if (n.size() > suffix.size() && n.ends_with(suffix)) {
+        n.resize(n.size() - suffix.size());
+        break;
+      }
+    if (n.size() > 2 && n.starts_with("gm")) n = n.substr(2);
+    return n;
+  }
+
   void CheckInitOrder() {
     const index::CodeIndex& idx = ctx_.Index();
     for (const index::CallGraph& g : ctx_.Graphs()) {
       const index::FunctionDef& k = *g.root().inst.fn;
       if (misordered_.count(k.name)) continue;
       const index::TokenStream& s = *k.stream;
-      std::map<std::string, size_t> kparam;
-      for (size_t p = 0; p < k.params.size(); ++p) kparam[NormalizeName(k.params[p].name)] = p;
+      std::set<std::string> kparam;
+      for (const auto& p : k.params) kparam.insert(BufferName(p.name));
       for (const index::CallSite& c : idx.Body(k).calls) {
         if (c.name != "Init" || c.object.empty()) continue;
-        long prev = -1;
-        bool misordered = false;
-        std::string prev_name;
         std::vector<std::string> passed(c.args.size());
+        int prof_arg = -1;
         for (size_t a = 0; a < c.args.size(); ++a) {
           if (c.args[a].second != c.args[a].first + 1) continue;
-          std::string n(s.Text(c.args[a].first));
-          auto it = kparam.find(NormalizeName(n));
-          if (it == kparam.end()) continue;
-          passed[a] = n;
-          const index::StreamToken& at = s[c.args[a].first];
-          if (static_cast<long>(it->second) < prev) {
-            ctx_.Report(at.file, at.line, at.column, "binding-init-order",
-                        fmt::format("{}.Init passes \"{}\" after \"{}\"; the __global__ {} lists them the other way "
-                                    "round; keep Init's GM_ADDRs in the entry's order",
-                                    c.object, n, prev_name, k.name));
-            misordered = true;
-            break;
-          }
-          prev = static_cast<long>(it->second);
-          prev_name = n;
+          passed[a] = std::string(s.Text(c.args[a].first));
+          if (IsProfilingName(passed[a])) prof_arg = static_cast<int>(a);
         }
-        // The definition's parameter at each position should not be named after another GM_ADDR
-        // (the call in __global__ order, Init's own list swapped); one finding per swap.
-        if (misordered) continue;
         index::Instance inst;
         inst.fn = &k;
+        std::vector<std::string> findings;  // one per candidate definition; reported when all have one
+        size_t candidates = 0;
+        const index::StreamToken* where = nullptr;
         for (const index::CallTarget& t : index::ResolveCall(idx, inst, c)) {
           const index::FunctionDef& init = *t.inst.fn;
-          for (size_t a = 0; a < passed.size() && a < init.params.size(); ++a) {
-            if (passed[a].empty()) continue;
-            std::string pn = NormalizeName(init.params[a].name);
-            auto other = kparam.find(pn);
-            if (other == kparam.end() || pn == NormalizeName(passed[a])) continue;
-            const index::StreamToken& at = (*init.stream)[init.params_open];
-            ctx_.Report(at.file, at.line, at.column, "binding-init-order",
-                        fmt::format("{} parameter {} is named \"{}\" but the entry passes \"{}\" there; two outputs "
-                                    "are swapped against the __global__ order",
-                                    init.DisplayName(), a + 1, init.params[a].name, passed[a]));
-            break;
+          if (init.params.size() != c.args.size()) continue;
+          ++candidates;
+          int prof_param = -1;
+          for (size_t a = 0; a < init.params.size(); ++a)
+            if (IsProfilingName(init.params[a].name)) prof_param = static_cast<int>(a);
+          std::string why;
+          size_t at = 0;
+          if (prof_param >= 0 && prof_arg >= 0 && prof_param != prof_arg) {
+            why = fmt::format("{}.Init passes \"{}\" as argument {}, but {} takes the profiling buffer as parameter {} "
+                              "(\"{}\"): the records would go to \"{}\"; pass it at position {}",
+                              c.object, passed[static_cast<size_t>(prof_arg)], prof_arg + 1, init.DisplayName(),
+                              prof_param + 1, init.params[static_cast<size_t>(prof_param)].name,
+                              init.params[static_cast<size_t>(prof_arg)].name, prof_param + 1);
+            at = static_cast<size_t>(prof_arg);
+          } else if (prof_param >= 0 && prof_arg < 0 && !passed[static_cast<size_t>(prof_param)].empty() &&
+                     kparam.count(BufferName(passed[static_cast<size_t>(prof_param)]))) {
+            why = fmt::format("{} takes the profiling buffer as parameter {} (\"{}\"), but {}.Init passes \"{}\" "
+                              "there and no profiling buffer at all; pass the kernel's profiling parameter",
+                              init.DisplayName(), prof_param + 1, init.params[static_cast<size_t>(prof_param)].name,
+                              c.object, passed[static_cast<size_t>(prof_param)]);
+            at = static_cast<size_t>(prof_param);
+          } else {
+            // A swap: argument a is named after parameter b's name and the other way round.
+            for (size_t a = 0; a < passed.size() && why.empty(); ++a) {
+              if (passed[a].empty() || !kparam.count(BufferName(passed[a]))) continue;
+              std::string pa = BufferName(init.params[a].name);
+              if (pa == BufferName(passed[a]) || !kparam.count(pa)) continue;
+              for (size_t b = 0; b < passed.size(); ++b) {
+                if (b == a || BufferName(passed[b]) != pa) continue;
+                if (BufferName(init.params[b].name) != BufferName(passed[a])) continue;
+                why = fmt::format("{}.Init passes \"{}\" and \"{}\" to {}'s parameters \"{}\" and \"{}\": the two "
+                                  "buffers are swapped; pass them in the order of the definition",
+                                  c.object, passed[a], passed[b], init.DisplayName(), init.params[a].name,
+                                  init.params[b].name);
+                at = a;
+                break;
+              }
+            }
           }
+          if (why.empty()) continue;
+          findings.push_back(std::move(why));
+          where = &s[c.args[at].first];
         }
+        if (candidates > 0 && findings.size() == candidates && where) {
+          ctx_.Report(where->file, where->line, where->column, "binding-init-order", findings.front());
+          continue;
+        }
+        CheckInitOutputOrder(k, c);
       }
+    }
+  }
+
+  // Heuristic (a warning): two of the operator's outputs passed to Init in the other order than
+  // the __global__ lists them. Inputs are left alone: shipping classes often take them in their
+  // own order; outputs follow the OpDef's order in nearly every operator.
+  void CheckInitOutputOrder(const index::FunctionDef& k, const index::CallSite& c) {
+    // The kernel's outputs: the parameters just before its profiling parameter (the OpDef's
+    // outputs in order, binding-kernel-order checks that), else those named like an output.
+    std::set<std::string> outputs;
+    int prof = -1;
+    for (size_t p = 0; p < k.params.size(); ++p)
+      if (IsProfilingName(k.params[p].name)) prof = static_cast<int>(p);
+    const int n_main = static_cast<int>(def_.outputs.size()) - 1;
+    if (prof >= n_main && n_main > 0) {
+      for (int p = prof - n_main; p < prof; ++p) outputs.insert(NormalizeName(k.params[static_cast<size_t>(p)].name));
+    } else {
+      for (const Param& o : def_.outputs) {
+        outputs.insert(NormalizeName(o.name));
+        outputs.insert(NormalizeName(o.name) + "out");
+      }
+    }
+    std::map<std::string, size_t> kpos;
+    for (size_t p = 0; p < k.params.size(); ++p) kpos[NormalizeName(k.params[p].name)] = p;
+    auto is_output = [&](const std::string& n) { return outputs.count(n) > 0; };
+    const index::TokenStream& s = *k.stream;
+    long prev = -1;
+    std::string prev_name;
+    for (const auto& arg : c.args) {
+      if (arg.second != arg.first + 1) continue;
+      std::string n(s.Text(arg.first));
+      std::string norm = NormalizeName(n);
+      auto it = kpos.find(norm);
+      if (it == kpos.end() || !is_output(norm) || IsProfilingName(n)) continue;
+      if (static_cast<long>(it->second) < prev) {
+        const index::StreamToken& at = s[arg.first];
+        ctx_.Report(at.file, at.line, at.column, "binding-init-outputs",
+                    fmt::format("{}.Init passes output \"{}\" after output \"{}\"; the __global__ {} lists them the "
+                                "other way round: check that Init's definition takes them in this order",
+                                c.object, n, prev_name, k.name));
+        return;
+      }
+      prev = static_cast<long>(it->second);
+      prev_name = n;
     }
   }
 

@@ -304,5 +304,50 @@ TEST(SampleRulesTest, OtherOperatorsAndStarredTargetsAreNotSampleOutput) {
               IsEmpty());
 }
 
+
+// --- Init: what is certain is where the profiling buffer lands --------------------------
+
+const char* kTwoOutputDef =
+    "class Op : public OpDef {\n public:\n  explicit Op(const char* n) : OpDef(n) {\n"
+    "    this->Input(\"q\").ParamType(REQUIRED);\n    this->Input(\"k\").ParamType(REQUIRED);\n"
+    "    this->Output(\"y\").ParamType(REQUIRED);\n    this->Output(\"lse\").ParamType(REQUIRED);\n"
+    "    this->Output(\"profiling_data\").ParamType(REQUIRED);\n  }\n};\n";
+const char* kTwoOutputInfer =
+    "graphStatus InferShape(gert::InferShapeContext* c) {\n  c->GetOutputShape(2)->SetDim(0, 8);\n  return 0;\n}\n"
+    "graphStatus InferDataType(gert::InferDataTypeContext* c) {\n  c->SetOutputDataType(2, DT_INT64);\n  return 0;\n}\n";
+
+std::vector<std::string> LintInit(const std::string& init_params, const std::string& call_args) {
+  return LintFiles({{"op_host/op.cpp", kTwoOutputDef}, {"op_host/op_infer.cpp", kTwoOutputInfer},
+                    {"op_kernel/op.cpp",
+                     "class K {\n public:\n  void Init(" + init_params + ") {}\n};\n"
+                     "extern \"C\" __global__ void op(GM_ADDR q, GM_ADDR k, GM_ADDR y, GM_ADDR lse,\n"
+                     "    GM_ADDR profiling_data, GM_ADDR workspace, GM_ADDR tiling) {\n  K op;\n  op.Init(" +
+                         call_args + ");\n}\n"}},
+                   true);
+}
+
+TEST(BindingInitTest, InputsInInitsOwnOrderAreNotAFinding) {
+  // flash_attention_score: Init takes (k, q, ...) while the __global__ lists (q, k, ...).
+  EXPECT_THAT(LintInit("GM_ADDR kGm, GM_ADDR qGm, GM_ADDR y, GM_ADDR lse, GM_ADDR prof", "k, q, y, lse, profiling_data"),
+              IsEmpty());
+}
+
+TEST(BindingInitTest, ProfilingPassedWhereInitTakesAnotherBufferIsAnError) {
+  EXPECT_THAT(LintInit("GM_ADDR q, GM_ADDR k, GM_ADDR profilingData, GM_ADDR y, GM_ADDR lse", "q, k, y, lse, profiling_data"),
+              ElementsAre("binding-init-order@op_kernel/op.cpp:8"));
+}
+
+TEST(BindingInitTest, SwappedBuffersNamedLikeTheEntrysAreAnError) {
+  EXPECT_THAT(LintInit("GM_ADDR qGM, GM_ADDR kGM, GM_ADDR yGM, GM_ADDR lseGM, GM_ADDR prof", "q, k, lse, y, profiling_data"),
+              ElementsAre("binding-init-order@op_kernel/op.cpp:8"));
+}
+
+TEST(BindingInitTest, OutputsAgainstTheEntrysOrderAreOnlyAWarning) {
+  // Init's parameters say nothing (out0, out1): the __global__ order is the only evidence.
+  std::vector<std::string> found = LintInit("GM_ADDR a, GM_ADDR b, GM_ADDR out0, GM_ADDR out1, GM_ADDR prof",
+                                            "q, k, lse, y, profiling_data");
+  EXPECT_THAT(found, ElementsAre("binding-init-outputs@op_kernel/op.cpp:8"));
+}
+
 }  // namespace
 }  // namespace optrace::source
