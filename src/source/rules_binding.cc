@@ -58,8 +58,35 @@ class BindingChecker {
       // an aclnn_*.cpp calls aclnnInner*GetWorkspaceSize itself and is the aclnn layer, not an adapter.
       bool kernel_or_host = StartsWith(rel, "op_kernel/") || rel.find("/op_kernel/") != std::string_view::npos ||
                             StartsWith(rel, "op_host/") || rel.find("/op_host/") != std::string_view::npos;
-      if (!kernel_or_host && !aclnn && CallsAdapter(*f)) pybind_.push_back(f);
+      if (!kernel_or_host && !aclnn && CallsAdapter(*f)) (IsExampleProgram(*f) ? examples_ : pybind_).push_back(f);
     }
+  }
+
+  // A C++ program that drives the operator through aclnn (examples/test_aclnn_*.cpp with a
+  // main()): a sample, not an adapter a framework calls; it returns no tensors.
+  static bool IsExampleProgram(const SourceFile& f) {
+    const auto& t = f.lex.tokens;
+    for (const Token& x : t)
+      if (x.active && !x.in_directive && (StartsWith(x.text, "EXEC_NPU_CMD") || x.Is("TORCH_LIBRARY") ||
+                                          x.Is("TORCH_LIBRARY_IMPL") || x.Is("PYBIND11_MODULE")))
+        return false;
+    for (size_t i = 1; i + 1 < t.size(); ++i)
+      if (t[i].active && t[i].Is("main") && t[i + 1].Is("(") && t[i - 1].Is("int")) return true;
+    std::filesystem::path p(f.rel);
+    for (const auto& part : p.parent_path())
+      if (part == "examples" || part == "example" || part == "tests" || part == "test") return true;
+    return false;
+  }
+
+  // Does the aclnn API `name` (aclnnGeluGetWorkspaceSize, EXEC_NPU_CMD's aclnnGelu) belong to
+  // this operator? One adapter file often launches several operators.
+  bool IsThisOperatorsApi(std::string_view name) const {
+    if (def_.class_name.empty() || !StartsWith(name, "aclnn")) return true;
+    std::string api = NormalizeName(name.substr(5));
+    std::string op = NormalizeName(def_.class_name);
+    for (std::string_view prefix : {"inplace", "inner"})
+      if (api.starts_with(prefix) && !op.starts_with(prefix)) api = api.substr(prefix.size());
+    return api.starts_with(op);
   }
 
   static bool CallsAdapter(const SourceFile& f) {
@@ -121,6 +148,7 @@ class BindingChecker {
     }
     CheckKernel();
     CheckPybind();
+    CheckExamples();
     CheckAclnn();
   }
 
@@ -186,6 +214,32 @@ class BindingChecker {
     return false;
   }
 
+  // How the operator's output dtypes are inferred: a registered InferDataType function (or the
+  // older SetInferDataType / IMPLEMT_INFERFUNC forms), `.InferOutDataTypeSameWithFirstInput()`
+  // (every output gets input 0's dtype: wrong for an int64 profiling output), or nothing, when
+  // the graph takes each output's dtype from the OpDef's DataType list (then the list decides).
+  enum class DtypeSource { kFunction, kSameAsFirstInput, kOpDef };
+  DtypeSource DtypeInference(const Token** same_first) const {
+    bool function = false;
+    for (const SourceFile* f : host_) {
+      const auto& t = f->lex.tokens;
+      for (size_t i = 1; i < t.size(); ++i) {
+        if (!t[i].active || t[i].in_directive || !t[i - 1].Is(".")) continue;
+        if (t[i].Is("InferOutDataTypeSameWithFirstInput")) {
+          *same_first = &t[i];
+          return DtypeSource::kSameAsFirstInput;
+        }
+        if (t[i].Is("InferDataType")) function = true;
+      }
+      for (const Token& x : t)
+        if (x.active && !x.in_directive &&
+            (x.Is("SetInferDataType") || x.Is("IMPLEMT_INFERFUNC") || x.Is("INFER_FUNC_REG") ||
+             x.Is("IMPLEMT_COMMON_INFERFUNC") || x.Is("COMMON_INFER_FUNC_REG")))
+          function = true;
+    }
+    return function ? DtypeSource::kFunction : DtypeSource::kOpDef;
+  }
+
   void CheckInfer() {
     if (!InferRegistered()) {
       const Param& prof = def_.outputs[static_cast<size_t>(def_.profiling)];
@@ -237,8 +291,24 @@ class BindingChecker {
         }
       }
     }
-    if (shape && dtype) return;
     const Param& prof = def_.outputs[static_cast<size_t>(def_.profiling)];
+    const Token* same_first = nullptr;
+    DtypeSource source = DtypeInference(&same_first);
+    if (!dtype && source == DtypeSource::kOpDef) dtype = true;  // the OpDef's DT_INT64 list is the dtype
+    if (!dtype && source == DtypeSource::kSameAsFirstInput) {
+      const SourceFile* f = nullptr;
+      for (const SourceFile* h : host_)
+        if (!h->lex.tokens.empty() && same_first >= &h->lex.tokens.front() && same_first <= &h->lex.tokens.back()) f = h;
+      if (f) {
+        ctx_.Report(f, same_first->line, same_first->column, "binding-infer",
+                    fmt::format("InferOutDataTypeSameWithFirstInput() gives output {} (\"{}\") the first input's "
+                                "dtype; it holds int64 records: register an InferDataType that sets "
+                                "SetOutputDataType({}, ge::DT_INT64) (optrace instrument does)",
+                                def_.profiling, prof.name, def_.profiling));
+        dtype = true;  // reported here, with its own message
+      }
+    }
+    if (shape && dtype) return;
     std::string missing = !shape && !dtype ? "shape and dtype" : !shape ? "shape" : "dtype";
     Where w = !shape ? shape_fn : dtype_fn;
     if (w.file == nullptr) w = {prof.file, prof.line, prof.column};
@@ -329,8 +399,11 @@ class BindingChecker {
         if (StartsWith(t[i].text, "EXEC_NPU_CMD")) {
           auto args = Args(t, i + 1);
           if (args.size() < 2) continue;
+          if (!IsThisOperatorsApi(JoinTokens(t, args[0].first, args[0].second))) continue;
           data.assign(args.begin() + 1, args.end());
-        } else if (StartsWith(t[i].text, "aclnn") && t[i].kind == TokenKind::kIdentifier) {
+        } else if (StartsWith(t[i].text, "aclnn") && t[i].kind == TokenKind::kIdentifier &&
+                   t[i].text.find("GetWorkspaceSize") != std::string_view::npos) {
+          if (!IsThisOperatorsApi(t[i].text)) continue;
           bool declaration = i > 0 && ((t[i - 1].kind == TokenKind::kIdentifier && !t[i - 1].Is("return")) ||
                                        t[i - 1].Is("*") || t[i - 1].Is("::"));
           if (declaration || cs.EnclosingFunction(i) < 0) continue;
@@ -346,6 +419,30 @@ class BindingChecker {
         }
         CheckOutputArgs(f, i, data);
         CheckReturn(f, cs, i);
+      }
+    }
+  }
+
+  // aclnn example programs: a hand step (a warning), not a broken binding: each call of this
+  // operator's aclnn*GetWorkspaceSize without a profiling tensor.
+  void CheckExamples() {
+    for (const SourceFile* f : examples_) {
+      const auto& t = f->lex.tokens;
+      const CodeStructure& cs = ctx_.Structure(f);
+      for (size_t i = 1; i + 1 < t.size(); ++i) {
+        if (!t[i].active || t[i].in_directive || !t[i + 1].Is("(") || t[i].kind != TokenKind::kIdentifier) continue;
+        if (!StartsWith(t[i].text, "aclnn") || t[i].text.find("GetWorkspaceSize") == std::string_view::npos) continue;
+        if (!IsThisOperatorsApi(t[i].text) || cs.EnclosingFunction(i) < 0) continue;
+        bool declaration = (t[i - 1].kind == TokenKind::kIdentifier && !t[i - 1].Is("return")) || t[i - 1].Is("*");
+        if (declaration) continue;
+        bool passes = false;
+        for (auto r : Args(t, i + 1)) passes = passes || IsProfilingName(JoinTokens(t, r.first, r.second));
+        if (passes) continue;
+        ctx_.Report(f, t[i].line, t[i].column, "binding-example",
+                    fmt::format("this example program calls {} without a profiling tensor, so it runs untraced: "
+                                "create an int64 aclTensor of [128 * 3 * PROF_SIZE_PER_CORE] elements and pass it after "
+                                "the outputs, then save it after aclrtSynchronizeStream",
+                                t[i].text));
       }
     }
   }
@@ -385,6 +482,19 @@ class BindingChecker {
     }
   }
 
+  // A `return` written as a macro argument (`CHECK_RET(ret == ACL_SUCCESS, return ret);`) is an
+  // early exit inside the macro, not the function's own return.
+  static bool InsideParentheses(const std::vector<Token>& t, size_t at) {
+    int depth = 0;
+    for (size_t i = at; i > 0; --i) {
+      const Token& x = t[i - 1];
+      if (x.Is(")")) ++depth;
+      if (x.Is("(") && --depth < 0) return true;
+      if (depth == 0 && (x.Is(";") || x.Is("{") || x.Is("}"))) return false;
+    }
+    return false;
+  }
+
   // The function around EXEC_NPU_CMD returns the profiling tensor last.
   void CheckReturn(const SourceFile* f, const CodeStructure& cs, size_t call) {
     const auto& t = f->lex.tokens;
@@ -392,7 +502,7 @@ class BindingChecker {
     if (fn < 0) return;
     const Block& b = cs.blocks[static_cast<size_t>(fn)];
     for (size_t i = call; i < b.close; ++i) {
-      if (!t[i].Is("return") || cs.EnclosingFunction(i) != fn) continue;
+      if (!t[i].Is("return") || cs.EnclosingFunction(i) != fn || InsideParentheses(t, i)) continue;
       size_t end = i + 1;
       while (end < b.close && !t[end].Is(";")) ++end;
       // Last top-level element of make_tuple(...) / {...} / a single value.
@@ -719,7 +829,7 @@ class BindingChecker {
   }
 
   LintContext& ctx_;
-  std::vector<const SourceFile*> host_, pybind_, aclnn_;
+  std::vector<const SourceFile*> host_, pybind_, aclnn_, examples_;
   OpDef def_;
   std::set<std::string> misordered_;  // kernels reported by binding-kernel-order
 };

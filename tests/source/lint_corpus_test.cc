@@ -61,6 +61,11 @@ TEST(LintCorpusTest, EveryRuleHasAVariant) {
 int ApplyVariant(const nlohmann::json& v, const fs::path& dir) {
   for (const auto& e : v["edits"]) {
     fs::path file = dir / e["file"].get<std::string>();
+    if (e.contains("create")) {
+      fs::create_directories(file.parent_path());
+      EXPECT_TRUE(WriteFileAtomic(file, e["create"].get<std::string>()).ok());
+      continue;
+    }
     std::string text = *ReadFileToString(file);
     if (e.contains("find")) {
       std::string find = e["find"], replace = e["replace"];

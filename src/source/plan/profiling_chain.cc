@@ -570,7 +570,10 @@ class ChainBuilder {
 
   // Hand-written aclnn: aclnnXxxGetWorkspaceSize(..., outputs, [profiling], uint64_t *workspaceSize, ...).
   void Aclnn() {
-    for (const SourceFile* f : host_) {
+    // op_host/op_api/aclnn_*.cpp, and the op_api/ folder at the operator root (ops-nn, ops-transformer).
+    std::vector<const SourceFile*> files = host_;
+    files.insert(files.end(), others_.begin(), others_.end());
+    for (const SourceFile* f : files) {
       std::string name = fs::path(f->rel).filename().string();
       if (name.rfind("aclnn_", 0) != 0) continue;
       const auto& t = f->lex.tokens;
