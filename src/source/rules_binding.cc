@@ -321,24 +321,41 @@ class BindingChecker {
 
   // GM_ADDR parameters that name OpDef outputs, in order: {output index, token}.
   std::vector<std::pair<int, const Token*>> OutputParams(const SourceFile* f, const Block& fn) {
-    std::vector<std::pair<int, const Token*>> out;
     const auto& t = f->lex.tokens;
+    std::set<std::string> inputs;
+    for (const Param& in : def_.inputs) inputs.insert(Normalize(in.name));
+    // Per output, the parameters named exactly like it and those named like it with a suffix
+    // (kernels often suffix outputs: recvX, dynamicScalesOut, yGm for recv_x, dynamic_scales, y).
+    std::vector<std::vector<const Token*>> exact(def_.outputs.size()), suffixed(def_.outputs.size());
     for (size_t i = fn.head_begin; i < fn.head_end; ++i) {
       if (t[i].kind != TokenKind::kIdentifier || !(i + 1 == fn.head_end || t[i + 1].Is(","))) continue;
-      // Kernels often suffix outputs: recvX, dynamicScalesOut, yGm for recv_x, dynamic_scales, y.
       std::string n = Normalize(t[i].text), bare = n;
-      for (std::string_view suffix : {"output", "out", "gm", "addr"})
+      for (std::string_view suffix : {"output", "out", "gm", "addr", "ref"})
         if (bare.size() > suffix.size() + 1 && bare.ends_with(suffix)) {
           bare.resize(bare.size() - suffix.size());
           break;
         }
-      int match = -1;
-      for (size_t k = 0; k < def_.outputs.size() && match < 0; ++k)
-        if (Normalize(def_.outputs[k].name) == n) match = static_cast<int>(k);
-      for (size_t k = 0; k < def_.outputs.size() && match < 0; ++k)
-        if (Normalize(def_.outputs[k].name) == bare) match = static_cast<int>(k);
-      if (match >= 0) out.push_back({match, &t[i]});
+      for (size_t k = 0; k < def_.outputs.size(); ++k) {
+        std::string o = Normalize(def_.outputs[k].name);
+        if (o == n) exact[k].push_back(&t[i]);
+        else if (o == bare) suffixed[k].push_back(&t[i]);
+      }
     }
+    std::vector<std::pair<int, const Token*>> out;
+    for (size_t k = 0; k < def_.outputs.size(); ++k) {
+      const Token* tok = nullptr;
+      if (inputs.count(Normalize(def_.outputs[k].name))) {
+        // An output that shares its name with an input (an in-place cache): the exactly named
+        // parameter is the input's; the output is its suffixed twin, else it cannot be told apart.
+        if (!suffixed[k].empty()) tok = suffixed[k].back();
+      } else if (!exact[k].empty()) {
+        tok = exact[k].front();
+      } else if (!suffixed[k].empty()) {
+        tok = suffixed[k].front();
+      }
+      if (tok) out.push_back({static_cast<int>(k), tok});
+    }
+    std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
     return out;
   }
 

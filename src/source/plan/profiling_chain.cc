@@ -287,9 +287,16 @@ class ChainBuilder {
     size_t after = params.size();
     if (!def_.outputs.empty()) {
       size_t want = def_.inputs.size() + def_.outputs.size();
+      // The last output's parameter: its name, or its name with the suffix kernels give outputs
+      // that share a name with an input (Input("kr_cache") / Output("kr_cache") -> krCache,
+      // krCacheOut; var / var_ref): the last such parameter, so the input's never wins.
       std::string last_out = NormalizeName(def_.outputs.back().name);
-      for (size_t p = 0; p < params.size(); ++p)
-        if (NormalizeName(s.Text(params[p].second - 1)) == last_out) after = p + 1;
+      for (size_t p = 0; p < params.size(); ++p) {
+        std::string n = NormalizeName(s.Text(params[p].second - 1));
+        if (n == last_out || n == last_out + "out" || n == last_out + "output" || n == last_out + "ref" ||
+            n == last_out + "gm" || n == "out" + last_out)
+          after = p + 1;
+      }
       if (after == params.size() && want <= params.size()) after = want;
       if (after > params.size()) after = params.size();
     }

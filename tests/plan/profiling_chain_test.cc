@@ -1,0 +1,62 @@
+// The profiling chain instrument wires into an operator with no profiling output yet, on small
+// trees shaped like the ops-nn / ops-transformer operators where it first went wrong.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "testing/cli_runner.h"
+#include "testing/temp_tree.h"
+
+namespace optrace {
+namespace {
+using ::testing::HasSubstr;
+using testing::RunCli;
+using testing::TempTree;
+
+// An in-place cache: Input("kv_cache") and Output("kv_cache"), the kernel takes kvCache (input)
+// and kvCacheOut (output), as mla_prolog does.
+TempTree InPlaceOutputOperator() {
+  return TempTree(
+      {{"op_host/op_def.cpp",
+        "namespace ops {\nclass Mla : public OpDef {\n public:\n  explicit Mla(const char* name) : OpDef(name) {\n"
+        "    this->Input(\"x\").ParamType(REQUIRED).DataType({ge::DT_FLOAT});\n"
+        "    this->Input(\"kv_cache\").ParamType(REQUIRED).DataType({ge::DT_FLOAT});\n"
+        "    this->Output(\"y\").ParamType(REQUIRED).DataType({ge::DT_FLOAT});\n"
+        "    this->Output(\"kv_cache\").ParamType(REQUIRED).DataType({ge::DT_FLOAT});\n  }\n};\nOP_ADD(Mla);\n}\n"},
+       {"op_kernel/mla.cpp",
+        "#include \"kernel_operator.h\"\n\n"
+        "extern \"C\" __global__ __aicore__ void mla(GM_ADDR x, GM_ADDR kvCache, GM_ADDR y, GM_ADDR kvCacheOut,\n"
+        "                                          GM_ADDR workspace, GM_ADDR tiling) {\n"
+        "  for (int i = 0; i < 4; ++i) {\n    Step(x, y);\n  }\n}\n"}});
+}
+
+TEST(ProfilingChainTest, AnOutputNamedLikeAnInputGetsTheBufferAfterItsOwnParameter) {
+  TempTree t = InPlaceOutputOperator();
+  auto r = RunCli({"instrument", "--op", t.path()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("mla: GM_ADDR profiling_data after \"kvCacheOut\""));
+  EXPECT_THAT(t.Read("op_kernel/mla.cpp"), HasSubstr("GM_ADDR kvCacheOut, GM_ADDR profiling_data,"));
+  auto lint = RunCli({"lint", "--op", t.path()});
+  EXPECT_THAT(lint.out, ::testing::Not(HasSubstr("[binding-kernel-order]"))) << lint.out;
+}
+
+TEST(ProfilingChainTest, AnAclnnLayerInOpApiAtTheOperatorRootIsEditedAndItsForwardingListed) {
+  TempTree t = InPlaceOutputOperator();
+  t.Write("op_api/aclnn_mla.h",
+          "aclnnStatus aclnnMlaGetWorkspaceSize(const aclTensor *x, aclTensor *kvCache, aclTensor *y,\n"
+          "                                     uint64_t *workspaceSize, aclOpExecutor **executor);\n");
+  t.Write("op_api/aclnn_mla.cpp",
+          "aclnnStatus aclnnMlaGetWorkspaceSize(const aclTensor *x, aclTensor *kvCache, aclTensor *y,\n"
+          "                                     uint64_t *workspaceSize, aclOpExecutor **executor) {\n"
+          "  auto out = l0op::Mla(x, kvCache, y, executor);\n  return ACLNN_SUCCESS;\n}\n");
+  auto r = RunCli({"instrument", "--op", t.path()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(t.Read("op_api/aclnn_mla.h"), HasSubstr("aclTensor *y, const aclTensor *profilingDataOut,"));
+  EXPECT_THAT(t.Read("op_api/aclnn_mla.cpp"), HasSubstr("aclTensor *y, const aclTensor *profilingDataOut,"));
+  EXPECT_THAT(r.out, HasSubstr("op_api/aclnn_mla.cpp:1: aclnnMlaGetWorkspaceSize does not forward to aclnnInner*"));
+  auto revert = RunCli({"instrument", "--op", t.path(), "--revert"});
+  EXPECT_EQ(revert.exit_code, 0);
+  EXPECT_THAT(t.Read("op_api/aclnn_mla.h"), ::testing::Not(HasSubstr("profiling")));
+}
+
+}  // namespace
+}  // namespace optrace
