@@ -388,6 +388,11 @@ class BindingChecker {
   }
 
   void CheckKernel() {
+    struct Kernel {
+      const SourceFile* file;
+      const Block* block;
+    };
+    std::vector<Kernel> kernels;
     for (const SourceFile* f : ctx_.files) {
       if (!StartsWith(f->rel, "op_kernel/")) continue;
       const CodeStructure& cs = ctx_.Structure(f);
@@ -399,9 +404,21 @@ class BindingChecker {
           if (x.Is(";") || x.Is("}")) break;
           if (x.Is("__global__")) global = true;
         }
-        if (global) CheckOrder(f, b, "binding-kernel-order", "kernel", true);
+        if (global) kernels.push_back({f, &b});
       }
     }
+    // A __global__ function another kernel calls (an arch35/ implementation the entry forwards
+    // to) runs inside that entry's buffer set-up: it is not an entry and takes no buffer.
+    std::set<std::string> called;
+    for (const Kernel& caller : kernels) {
+      const auto& t = caller.file->lex.tokens;
+      for (size_t i = caller.block->open + 1; i < caller.block->close && i + 1 < t.size(); ++i)
+        if (t[i].active && t[i].kind == TokenKind::kIdentifier && (t[i + 1].Is("(") || t[i + 1].Is("<")) &&
+            t[i].text != caller.block->name)
+          called.insert(std::string(t[i].text));
+    }
+    for (const Kernel& k : kernels)
+      if (!called.count(k.block->name)) CheckOrder(k.file, *k.block, "binding-kernel-order", "kernel", true);
   }
 
   // EXEC_NPU_CMD(aclnnOp, inputs..., attrs..., outputs...) and direct two-phase calls

@@ -58,5 +58,24 @@ TEST(ProfilingChainTest, AnAclnnLayerInOpApiAtTheOperatorRootIsEditedAndItsForwa
   EXPECT_THAT(t.Read("op_api/aclnn_mla.h"), ::testing::Not(HasSubstr("profiling")));
 }
 
+// ops-nn's elementwise operators register a shared infer function from outside the tree
+// (`IMPL_OP_INFERSHAPE(Erfinv).InferShape(Ops::Base::InferShape4Elewise)`) or a one-line one.
+TEST(ProfilingChainTest, AnInferShapeWithoutABodyToEditIsWrapped) {
+  for (const std::string fn : {"Ops::Base::InferShape4Elewise", "InferShape4Mla"}) {
+    TempTree t = InPlaceOutputOperator();
+    t.Write("op_host/op_infershape.cpp",
+            "namespace ops {\nstatic ge::graphStatus InferShape4Mla(gert::InferShapeContext* context) { return "
+            "Ops::Base::InferShape4Elewise(context); }\n\nIMPL_OP_INFERSHAPE(Mla).InferShape(" + fn + ");\n}\n");
+    auto r = RunCli({"instrument", "--op", t.path()});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const std::string text = t.Read("op_host/op_infershape.cpp");
+    EXPECT_THAT(text, HasSubstr(".InferShape(OptraceInferShapeWith<" + fn + ">);"));
+    EXPECT_THAT(text, HasSubstr("context->GetOutputShape(2);"));
+    EXPECT_THAT(RunCli({"lint", "--op", t.path()}).out, ::testing::Not(HasSubstr("[binding-infer]")));
+    ASSERT_EQ(RunCli({"instrument", "--op", t.path(), "--revert"}).exit_code, 0);
+    EXPECT_THAT(t.Read("op_host/op_infershape.cpp"), ::testing::Not(HasSubstr("Optrace")));
+  }
+}
+
 }  // namespace
 }  // namespace optrace

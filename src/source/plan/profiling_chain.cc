@@ -176,6 +176,70 @@ class ChainBuilder {
     return *s;
   }
 
+  // Where `.InferShape(Fn)` registers Fn in a chain at namespace scope (IMPL_OP_INFERSHAPE(Op)...):
+  // the file and the token range of Fn. {nullptr, 0, 0} when there is none.
+  struct Registration {
+    const SourceFile* file = nullptr;
+    size_t first = 0, last = 0;  // Fn's tokens [first, last]
+  };
+  Registration RegistrationOf(const char* a) {
+    for (const SourceFile* f : host_) {
+      const auto& t = f->lex.tokens;
+      const CodeStructure& cs = Structure(f);
+      for (size_t i = 1; i + 3 < t.size(); ++i) {
+        if (!Code(t[i]) || !t[i].Is(a) || !t[i - 1].Is(".") || !t[i + 1].Is("(")) continue;
+        if (cs.EnclosingFunction(i) >= 0) continue;  // `this->SetInferShape(Fn)` in a constructor: not here
+        size_t k = i + 2;
+        while (k < t.size() && (t[k].kind == TokenKind::kIdentifier || t[k].Is("::"))) ++k;
+        if (k == i + 2 || k >= t.size() || !t[k].Is(")") || t[k - 1].Is("::")) continue;
+        return {f, i + 2, k - 1};
+      }
+    }
+    return {};
+  }
+
+  // The infer shape Fn cannot take lines (defined outside the tree, Ops::Base::InferShape4Elewise,
+  // or a one-line body): register a wrapper that calls it and then sets the profiling output's
+  // shape. `.InferShape(Fn)` becomes `.InferShape(OptraceInferShapeWith<Fn>)`, two insertions
+  // on its line; the wrapper template goes before the registration statement.
+  bool WrapInferShape(size_t index) {
+    Registration r = RegistrationOf("InferShape");
+    if (!r.file) return false;
+    const auto& t = r.file->lex.tokens;
+    if (t[r.first].line != t[r.last].line || IsDirectiveLine(*r.file, t[r.first].line)) return false;
+    // The statement's first line: back to the token after the previous ';', '{' or '}'.
+    size_t start = r.first;
+    while (start > 0 && !t[start - 1].Is(";") && !t[start - 1].Is("{") && !t[start - 1].Is("}")) --start;
+    int line = t[start].line;
+    std::string indent = IndentOfLine(*r.file, line);
+    for (const char* code :
+         {"template <ge::graphStatus (*kInfer)(gert::InferShapeContext*)>",
+          "static ge::graphStatus OptraceInferShapeWith(gert::InferShapeContext* context) {"})
+      AddLine(*r.file, line, indent, code);
+    for (std::string code :
+         {std::string("  const ge::graphStatus optrace_status = kInfer(context);"),
+          std::string("  if (optrace_status != ge::GRAPH_SUCCESS) { return optrace_status; }"),
+          fmt::format("  gert::Shape* optrace_profiling_shape = context->GetOutputShape({});", index),
+          std::string("  if (optrace_profiling_shape == nullptr) { return ge::GRAPH_FAILED; }"),
+          std::string("  optrace_profiling_shape->SetDimNum(1);"),
+          fmt::format("  optrace_profiling_shape->SetDim(0, {});  /* blocks x cores x PROF_SIZE_PER_CORE */", kWords),
+          std::string("  return ge::GRAPH_SUCCESS;"), std::string("}")})
+      AddLine(*r.file, line, indent, code);
+    InsertAt(*r.file, t[r.first], "OptraceInferShapeWith<", true);
+    InsertAt(*r.file, t[r.last], ">");
+    Done(*r.file, t[r.first].line,
+         fmt::format("InferShape({}): wrapped, so output {} gets shape [{}]", JoinTokens(t, r.first, r.last + 1), index,
+                     kWords));
+    return true;
+  }
+
+  bool HasCall(const char* name) {
+    for (const SourceFile* f : host_)
+      for (const Token& t : f->lex.tokens)
+        if (Code(t) && t.Is(name)) return true;
+    return false;
+  }
+
   // Names registered as infer functions: `.InferShape(Fn)`, `SetInferShape(Fn)`, and the same for dtypes.
   std::string Registered(const char* a, const char* b) {
     for (const SourceFile* f : host_) {
@@ -208,6 +272,19 @@ class ChainBuilder {
     for (Want w : {Want{"shape", "InferShape", "SetInferShape"}, Want{"dtype", "InferDataType", "SetInferDataType"}}) {
       std::string name = Registered(w.reg_a, w.reg_b);
       auto [f, b] = name.empty() ? std::pair<const SourceFile*, int>{nullptr, -1} : FindFunction(name);
+      const bool shape = std::string(w.what) == "shape";
+      if (!f && shape && !name.empty() && WrapInferShape(index)) continue;
+      if (!f && !shape) {
+        Registration same = RegistrationOf("InferOutDataTypeSameWithFirstInput");
+        if (same.file != nullptr || HasCall("InferOutDataTypeSameWithFirstInput")) {
+          Manual(def_.file->rel,
+                 fmt::format("InferOutDataTypeSameWithFirstInput() gives output {} (\"{}\") the first input's dtype: "
+                             "replace it by an InferDataType function that sets outputs 0..{} from input 0 and "
+                             "output {} to ge::DT_INT64",
+                             index, kBuffer, index > 0 ? index - 1 : 0, index));
+          continue;
+        }
+      }
       if (!f) {
         Manual(def_.file->rel, fmt::format("no infer {} function registered in the operator tree; where the "
                                            "operator's outputs are inferred, set output {} (\"{}\") to {}",
@@ -234,6 +311,7 @@ class ChainBuilder {
       for (size_t k = fn.open; k < fn.close; ++k)
         if (Code(t[k]) && t[k].Is("return") && cs.InnermostBlock(k) == b) ret = k;
       if (ret >= t.size() || (ret > 0 && t[ret - 1].line == t[ret].line)) {
+        if (shape && WrapInferShape(index)) continue;
         Manual(fmt::format("{}:{}", f->rel, fn.line),
                fmt::format("{} has no final `return` on a line of its own; set output {} there by hand", name, index));
         continue;
