@@ -2,6 +2,7 @@
 // brace-balance, pp-balance, literal-closed, guard-closed, header-reachable, index-scope.
 #include <fmt/format.h>
 
+#include <optional>
 #include <set>
 #include <unordered_set>
 
@@ -37,9 +38,53 @@ void CheckBraces(LintContext& ctx, const SourceFile* f) {
   std::vector<OpenBracket> stack;
   int reported = 0;
   constexpr int kMaxReports = 3;  // the first mismatch explains the rest
+  // Arms of one #if / #elif / #else chain are alternatives: each starts from the brackets open at
+  // the #if (`#ifdef X  if (a) {  #else  if (b) {  #endif` opens one block, not two), and after
+  // #endif the first arm's state stands for all of them.
+  struct Frame {
+    std::vector<OpenBracket> at_if;
+    bool arm_active = true;  // the arm being read (#if X unknown: active; #if 0: not)
+    std::optional<std::vector<OpenBracket>> first_active_arm;  // the state after it
+  };
+  std::vector<Frame> frames;
+  const auto& dirs = f->lex.directives;
+  size_t d = 0;
+  auto directives_before = [&](uint32_t offset) {
+    for (; d < dirs.size() && dirs[d].offset < offset; ++d) {
+      const Directive& dir = dirs[d];
+      if (!dir.active) continue;
+      switch (dir.kind) {
+        case DirectiveKind::kIf:
+        case DirectiveKind::kIfdef:
+        case DirectiveKind::kIfndef:
+          frames.push_back({stack, dir.branch_active, std::nullopt});
+          break;
+        case DirectiveKind::kElif:
+        case DirectiveKind::kElse: {
+          if (frames.empty()) break;
+          Frame& fr = frames.back();
+          if (fr.arm_active && !fr.first_active_arm) fr.first_active_arm = stack;
+          stack = fr.at_if;
+          fr.arm_active = dir.branch_active;
+          break;
+        }
+        case DirectiveKind::kEndif: {
+          if (frames.empty()) break;
+          Frame& fr = frames.back();
+          if (fr.arm_active && !fr.first_active_arm) fr.first_active_arm = stack;
+          if (fr.first_active_arm) stack = *fr.first_active_arm;
+          frames.pop_back();
+          break;
+        }
+        default:
+          break;
+      }
+    }
+  };
   for (size_t i = 0; i < t.size() && reported < kMaxReports; ++i) {
     const Token& x = t[i];
     if (!x.active || x.in_directive || x.kind != TokenKind::kPunct) continue;
+    directives_before(x.offset);
     if (x.Is("(") || x.Is("[") || x.Is("{")) {
       stack.push_back({i});
       continue;

@@ -27,6 +27,24 @@ TEST(CompileRulesTest, MismatchedBracketIsBraceBalance) {
   EXPECT_THAT(LintFiles({{"k.cpp", "void f() {\n  g(a, b];\n}\n"}}), ElementsAre("brace-balance@k.cpp:2"));
 }
 
+// fused_patch_mlp: `#ifdef __CCE_KT_TEST__  if (true) {  #else  if ASCEND_IS_AIV {  #endif`: the
+// arms are alternatives that open the same block.
+TEST(CompileRulesTest, IfdefArmsThatEachOpenTheBlockAreBalanced) {
+  EXPECT_THAT(LintFiles({{"k.cpp", "void f(int a) {\n#ifdef X\n  if (a) {\n#elif defined(Y)\n  if (a > 2) {\n#else\n"
+                                   "  if (a > 1) {\n#endif\n    a--;\n  }\n}\n"}}),
+              IsEmpty());
+}
+
+TEST(CompileRulesTest, AnIfZeroArmDoesNotHideTheOpeningOfTheActiveArm) {
+  EXPECT_THAT(LintFiles({{"k.cpp", "void f(int a) {\n#if 0\n  if (a) {\n#else\n  if (!a) {\n#endif\n    a++;\n  }\n}\n"}}),
+              IsEmpty());
+}
+
+TEST(CompileRulesTest, AnArmThatIsUnbalancedOnItsOwnIsStillFound) {
+  EXPECT_THAT(LintFiles({{"k.cpp", "void f(int a) {\n#ifdef X\n  if (a) {\n    a++;\n#endif\n}\n"}}),
+              ElementsAre("brace-balance@k.cpp:1"));
+}
+
 TEST(CompileRulesTest, BalancedCodeWithBracesInStringsIsFine) {
   EXPECT_THAT(LintFiles({{"k.cpp", "void f() {\n  puts(\"{(\");  // }\n  char c = '}';\n}\n"}}), IsEmpty());
 }
