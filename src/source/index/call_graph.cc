@@ -11,6 +11,7 @@ namespace optrace::source::index {
 namespace {
 
 constexpr size_t kMaxNodes = 20000;
+constexpr size_t kMaxVariants = 16;  // template instantiations of one function kept apart
 constexpr int kMaxDepth = 48;
 
 std::string NoSpace(std::string_view s) {
@@ -213,6 +214,7 @@ CallGraph CallGraph::Build(const CodeIndex& index, const FunctionDef& kernel) {
   if (inferred != kCoreBoth) {
     g.nodes_.clear();
     g.by_key_.clear();
+    g.variants_.clear();
     g.truncated_ = false;
     g.Grow(inferred);
   }
@@ -222,6 +224,7 @@ CallGraph CallGraph::Build(const CodeIndex& index, const FunctionDef& kernel) {
 void CallGraph::Grow(unsigned root_cores) {
   nodes_.clear();
   by_key_.clear();
+  variants_.clear();
   nodes_.push_back(GraphNode{});
   nodes_[0].inst.fn = kernel_;
   nodes_[0].cores = root_cores;
@@ -236,11 +239,14 @@ void CallGraph::Grow(unsigned root_cores) {
 }
 
 int CallGraph::NodeFor(const CallTarget& t, unsigned cores, const std::string& role, int caller) {
-  std::string key = std::to_string(t.inst.fn->id) + (t.inst.fn->is_lambda ? "L" : "F") +
-                    std::to_string(reinterpret_cast<uintptr_t>(t.inst.fn)) + "|" + t.inst.bindings.Key() + "|" +
-                    std::to_string(t.inst.cls ? t.inst.cls->id : -1) + "|" + std::to_string(cores) + "|" + role;
+  const std::string site = std::to_string(t.inst.fn->id) + (t.inst.fn->is_lambda ? "L" : "F") +
+                           std::to_string(reinterpret_cast<uintptr_t>(t.inst.fn)) + "|" +
+                           std::to_string(t.inst.cls ? t.inst.cls->id : -1) + "|" + std::to_string(cores) + "|" + role;
+  std::string key = site + "|" + t.inst.bindings.Key();
   auto it = by_key_.find(key);
   if (it != by_key_.end()) return it->second;
+  std::vector<int>& variants = variants_[site];
+  if (variants.size() >= kMaxVariants) return variants.front();
   if (nodes_.size() >= kMaxNodes || nodes_[static_cast<size_t>(caller)].depth + 1 > kMaxDepth) {
     truncated_ = true;
     return -1;
@@ -254,6 +260,7 @@ int CallGraph::NodeFor(const CallTarget& t, unsigned cores, const std::string& r
   nodes_.push_back(std::move(n));
   int id = static_cast<int>(nodes_.size()) - 1;
   by_key_[key] = id;
+  variants.push_back(id);
   return id;
 }
 

@@ -74,6 +74,11 @@ class CallGraph {
   const FunctionDef* kernel_ = nullptr;
   std::vector<GraphNode> nodes_;
   std::map<std::string, int> by_key_;
+  // Per (function, class, cores, role): the nodes made for it under distinct template bindings.
+  // Past kMaxVariants the first one stands for the rest (the body is the same text): a kernel
+  // that instantiates a template stack for every tiling key (softmax_v2: 20,000 nodes, the cap)
+  // stays linear in its code instead of in the product of its template arguments.
+  std::map<std::string, std::vector<int>> variants_;
   KernelType type_;
   bool truncated_ = false;
 };

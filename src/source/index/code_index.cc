@@ -73,6 +73,8 @@ const SourceFile* CodeIndex::SpliceTarget(const SourceFile* from, const Directiv
   return nullptr;
 }
 
+CodeIndex::~CodeIndex() = default;
+
 CodeIndex::CodeIndex(const std::vector<const SourceFile*>& files) : files_(files), macros_(files) {
   for (const SourceFile* f : files_) streams_[f] = TokenStream::ForFile(*f, macros_, &ResolveSplice, this);
   for (const SourceFile* f : files_) {
@@ -203,7 +205,21 @@ TypeName CodeIndex::CloseDepth(const TypeName& t, const Env& env, int depth) con
   }
   std::string key = t.Str();
   key += t.pointer ? "*|" : "|";
-  key += fmt::format("{}|{}|{}|", static_cast<const void*>(env.fn), env.pos, static_cast<const void*>(env.cls));
+  // env.pos matters only through the block-scoped aliases of env.fn visible there: key by those.
+  key += fmt::format("{}|{}|", static_cast<const void*>(env.fn), static_cast<const void*>(env.cls));
+  if (env.fn) {
+    const FunctionBody& body = Body(*env.fn);
+    int at = -2;
+    for (size_t i = 0; i < body.locals.size(); ++i) {
+      const auto& l = body.locals[i];
+      if (!l.is_alias || l.pos >= env.pos) continue;
+      if (at == -2) at = body.ControlAt(env.pos);
+      bool visible = l.control < 0;
+      for (int c = at; c >= 0 && !visible; c = body.controls[static_cast<size_t>(c)].parent) visible = c == l.control;
+      if (visible) key += fmt::format("{},", i);
+    }
+    key += '|';
+  }
   if (env.bindings) key += env.bindings->Key();
   if (auto it = close_cache_.find(key); it != close_cache_.end()) return it->second;
   // A type whose closing needs itself (a template parameter looked up through a base class whose

@@ -53,6 +53,7 @@ struct Env {
 class CodeIndex {
  public:
   explicit CodeIndex(const std::vector<const SourceFile*>& files);
+  ~CodeIndex();
   CodeIndex(const CodeIndex&) = delete;
   CodeIndex& operator=(const CodeIndex&) = delete;
 
