@@ -35,6 +35,7 @@ const std::vector<index::CallGraph>& LintContext::Graphs() {
     graphs_ = std::make_unique<std::vector<index::CallGraph>>();
     const index::CodeIndex& idx = Index();
     for (const index::FunctionDef* k : idx.Kernels()) {
+      if (idx.CalledByAnotherKernel(*k)) continue;  // part of the entry that calls it
       bool entry = false;
       for (const IncludeTree& t : trees) entry = entry || t.entry == k->file;
       if (entry) graphs_->push_back(index::CallGraph::Build(idx, *k));

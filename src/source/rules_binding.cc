@@ -563,7 +563,9 @@ class BindingChecker {
       for (size_t i = 0; i + 1 < t.size(); ++i) {
         if (!t[i].active || t[i].kind != TokenKind::kIdentifier || !t[i + 1].Is("(")) continue;
         std::string_view name = t[i].text;
-        if (!StartsWith(name, "aclnn") || name.find("GetWorkspaceSize") == std::string_view::npos) continue;
+        // The API is aclnn<Op>GetWorkspaceSize (and aclnnInner*); a file's own helpers named
+        // ...GetWorkspaceSizeCommon / ...CommonProcess are not part of it.
+        if (!StartsWith(name, "aclnn") || !name.ends_with("GetWorkspaceSize")) continue;
         auto args = Args(t, i + 1);
         bool declaration = i > 0 && ((t[i - 1].kind == TokenKind::kIdentifier && !t[i - 1].Is("return")) || t[i - 1].Is("*"));
         // Position of the profiling argument vs the last aclTensor* / tensor argument.
@@ -674,8 +676,10 @@ class BindingChecker {
         index::Instance inst;
         inst.fn = &k;
         std::vector<std::string> findings;  // one per candidate definition; reported when all have one
+        std::vector<std::string> swaps;     // the same for a swap by name (a warning)
         size_t candidates = 0;
         const index::StreamToken* where = nullptr;
+        const index::StreamToken* swap_where = nullptr;
         for (const index::CallTarget& t : index::ResolveCall(idx, inst, c)) {
           const index::FunctionDef& init = *t.inst.fn;
           if (init.params.size() != c.args.size()) continue;
@@ -699,8 +703,14 @@ class BindingChecker {
                               init.DisplayName(), prof_param + 1, init.params[static_cast<size_t>(prof_param)].name,
                               c.object, passed[static_cast<size_t>(prof_param)]);
             at = static_cast<size_t>(prof_param);
-          } else {
-            // A swap: argument a is named after parameter b's name and the other way round.
+          }
+          if (!why.empty()) {
+            findings.push_back(std::move(why));
+            where = &s[c.args[at].first];
+            continue;
+          }
+          {
+            // A swap by name (a warning: a parameter may be misnamed but used as what it gets).
             for (size_t a = 0; a < passed.size() && why.empty(); ++a) {
               if (passed[a].empty() || !kparam.count(BufferName(passed[a]))) continue;
               std::string pa = BufferName(init.params[a].name);
@@ -708,8 +718,8 @@ class BindingChecker {
               for (size_t b = 0; b < passed.size(); ++b) {
                 if (b == a || BufferName(passed[b]) != pa) continue;
                 if (BufferName(init.params[b].name) != BufferName(passed[a])) continue;
-                why = fmt::format("{}.Init passes \"{}\" and \"{}\" to {}'s parameters \"{}\" and \"{}\": the two "
-                                  "buffers are swapped; pass them in the order of the definition",
+                why = fmt::format("{}.Init passes \"{}\" and \"{}\" to {}'s parameters \"{}\" and \"{}\": by their "
+                                  "names the two buffers look swapped; check which one the definition uses as which",
                                   c.object, passed[a], passed[b], init.DisplayName(), init.params[a].name,
                                   init.params[b].name);
                 at = a;
@@ -718,11 +728,15 @@ class BindingChecker {
             }
           }
           if (why.empty()) continue;
-          findings.push_back(std::move(why));
-          where = &s[c.args[at].first];
+          swaps.push_back(std::move(why));
+          swap_where = &s[c.args[at].first];
         }
         if (candidates > 0 && findings.size() == candidates && where) {
           ctx_.Report(where->file, where->line, where->column, "binding-init-order", findings.front());
+          continue;
+        }
+        if (candidates > 0 && swaps.size() == candidates && swap_where) {
+          ctx_.Report(swap_where->file, swap_where->line, swap_where->column, "binding-init-names", swaps.front());
           continue;
         }
         CheckInitOutputOrder(k, c);
@@ -763,7 +777,7 @@ class BindingChecker {
       if (it == kpos.end() || !is_output(norm) || IsProfilingName(n)) continue;
       if (static_cast<long>(it->second) < prev) {
         const index::StreamToken& at = s[arg.first];
-        ctx_.Report(at.file, at.line, at.column, "binding-init-outputs",
+        ctx_.Report(at.file, at.line, at.column, "binding-init-names",
                     fmt::format("{}.Init passes output \"{}\" after output \"{}\"; the __global__ {} lists them the "
                                 "other way round: check that Init's definition takes them in this order",
                                 c.object, n, prev_name, k.name));

@@ -551,7 +551,7 @@ const std::vector<std::pair<std::string, Planter>>& HandPlanters() {
          l.replace(c, std::string(", c, expertTokenNums,").size(), ", expertTokenNums, c,");
          WriteLines(p, at->first, lines);
          // Init names them outGM / expertTokenNums: only the __global__ order tells (a warning).
-         p.rule = "binding-init-outputs", p.file = at->first, p.lines = {static_cast<int>(at->second) + 1};
+         p.rule = "binding-init-names", p.file = at->first, p.lines = {static_cast<int>(at->second) + 1};
          p.warning = true;
          return true;
        }},

@@ -265,3 +265,27 @@ TEST(PlanErrorsTest, DirectoryWithoutKernelEntryNamesWhatToDo) {
 
 }  // namespace
 }  // namespace optrace::source
+
+namespace optrace::source {
+namespace {
+
+// incre_flash_attention: the entry forwards to incre_flash_attention_FIAS, another __global__ of
+// the same file; the callee is part of the entry, not a second kernel with its own root range.
+TEST(PlanEntriesTest, AGlobalThatAnotherKernelCallsIsNotAnEntry) {
+  testing::TempTree t(
+      {{"op_kernel/attn.cpp",
+        "#include \"kernel_operator.h\"\n"
+        "template <int T>\n__global__ __aicore__ void attn_FIAS(GM_ADDR q, GM_ADDR out, GM_ADDR tiling) {\n"
+        "  for (int i = 0; i < 4; ++i) {\n    Step(q, out);\n  }\n}\n"
+        "template <int T>\n__global__ __aicore__ void attn(GM_ADDR q, GM_ADDR out, GM_ADDR tiling) {\n"
+        "  attn_FIAS<T>(q, out, tiling);\n}\n"}});
+  PlanOptions o;
+  o.op_dir = t.path();
+  Result<Plan> p = BuildPlan(o);
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  ASSERT_EQ(p->kernels.size(), 1u);
+  EXPECT_EQ(p->kernels[0].function, "attn");
+}
+
+}  // namespace
+}  // namespace optrace::source

@@ -305,6 +305,20 @@ TEST(SampleRulesTest, OtherOperatorsAndStarredTargetsAreNotSampleOutput) {
 }
 
 
+// quant_batch_matmul: a file-local helper aclnnQuantMatmulGetWorkspaceSizeCommonProcess(...) is not
+// the aclnn API (aclnn<Op>GetWorkspaceSize) and takes no profiling tensor.
+TEST(BindingRulesTest, AclnnHelpersOfTheApiFileAreNotTheApi) {
+  EXPECT_THAT(LintFiles({{"op_host/op.cpp", OpDef()}, {"op_host/op_infer.cpp", kInfer},
+                         {"op_api/aclnn_op.cpp",
+                          "static aclnnStatus aclnnOpGetWorkspaceSizeCommonProcess(const aclTensor *x, aclTensor *y) {\n"
+                          "  return 0;\n}\n"
+                          "aclnnStatus aclnnOpGetWorkspaceSize(const aclTensor *x, aclTensor *y, const aclTensor "
+                          "*profilingDataOut,\n    uint64_t *workspaceSize, aclOpExecutor **executor) {\n"
+                          "  return aclnnOpGetWorkspaceSizeCommonProcess(x, y);\n}\n"}},
+                        true),
+              ::testing::Not(::testing::Contains(::testing::StartsWith("binding-aclnn"))));
+}
+
 // --- Init: what is certain is where the profiling buffer lands --------------------------
 
 const char* kTwoOutputDef =
@@ -337,16 +351,18 @@ TEST(BindingInitTest, ProfilingPassedWhereInitTakesAnotherBufferIsAnError) {
               ElementsAre("binding-init-order@op_kernel/op.cpp:8"));
 }
 
-TEST(BindingInitTest, SwappedBuffersNamedLikeTheEntrysAreAnError) {
+// instance_norm: Init(x, beta, gamma, ...) called with (x, gamma, beta, ...): by the names a swap,
+// but a parameter may be misnamed and used as what it gets: a warning, not an error.
+TEST(BindingInitTest, BuffersSwappedByTheirNamesAreAWarning) {
   EXPECT_THAT(LintInit("GM_ADDR qGM, GM_ADDR kGM, GM_ADDR yGM, GM_ADDR lseGM, GM_ADDR prof", "q, k, lse, y, profiling_data"),
-              ElementsAre("binding-init-order@op_kernel/op.cpp:8"));
+              ElementsAre("binding-init-names@op_kernel/op.cpp:8"));
 }
 
 TEST(BindingInitTest, OutputsAgainstTheEntrysOrderAreOnlyAWarning) {
   // Init's parameters say nothing (out0, out1): the __global__ order is the only evidence.
   std::vector<std::string> found = LintInit("GM_ADDR a, GM_ADDR b, GM_ADDR out0, GM_ADDR out1, GM_ADDR prof",
                                             "q, k, lse, y, profiling_data");
-  EXPECT_THAT(found, ElementsAre("binding-init-outputs@op_kernel/op.cpp:8"));
+  EXPECT_THAT(found, ElementsAre("binding-init-names@op_kernel/op.cpp:8"));
 }
 
 }  // namespace

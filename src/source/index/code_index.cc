@@ -154,6 +154,15 @@ void CodeIndex::Link() {
   }
 }
 
+bool CodeIndex::CalledByAnotherKernel(const FunctionDef& k) const {
+  for (const FunctionDef* other : kernels_) {
+    if (other == &k || other->name == k.name) continue;
+    for (const CallSite& c : Body(*other).calls)
+      if (c.name == k.name) return true;
+  }
+  return false;
+}
+
 const FunctionBody& CodeIndex::Body(const FunctionDef& f) const {
   if (!f.body) ParseBody(f, &lambdas_);
   return *f.body;

@@ -60,6 +60,10 @@ class CodeIndex {
   const std::vector<const SourceFile*>& files() const { return files_; }
   // __global__ functions, in file order (macro-generated ones included).
   const std::vector<const FunctionDef*>& Kernels() const { return kernels_; }
+  // The kernels no other kernel calls: the entries a launch starts. A __global__ that another
+  // calls (incre_flash_attention -> incre_flash_attention_FIAS, an arch35 implementation) runs
+  // inside that entry and is a function of it, not an entry of its own.
+  bool CalledByAnotherKernel(const FunctionDef& k) const;
   const std::vector<std::unique_ptr<FunctionDef>>& functions() const { return decls_.functions; }
   const std::vector<std::unique_ptr<ClassDef>>& classes() const { return decls_.classes; }
   // The body of a function, parsed on first use.

@@ -1263,6 +1263,7 @@ int PlanOnIndex(const SourceSet& set, const ix::CodeIndex& index, const std::vec
   int kernels = 0;
   for (const FunctionDef* k : index.Kernels()) {
     if (std::find(entry_files.begin(), entry_files.end(), k->file) == entry_files.end()) continue;
+    if (index.CalledByAnotherKernel(*k)) continue;  // planned inside the entry that calls it
     b.AddKernel(*k);
     ++kernels;
   }

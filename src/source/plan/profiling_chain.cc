@@ -665,7 +665,7 @@ class ChainBuilder {
       for (size_t i = 0; i + 1 < t.size(); ++i) {
         if (!Code(t[i]) || t[i].kind != TokenKind::kIdentifier || !t[i + 1].Is("(")) continue;
         std::string_view n = t[i].text;
-        if (n.rfind("aclnn", 0) != 0 || n.find("GetWorkspaceSize") == std::string_view::npos) continue;
+        if (n.rfind("aclnn", 0) != 0 || !n.ends_with("GetWorkspaceSize")) continue;  // not ...Common helpers
         bool inner = n.rfind("aclnnInner", 0) == 0;
         std::vector<std::pair<size_t, size_t>> args = Args(t, i + 1);
         int ws = -1;
