@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <ostream>
 
+#include "core/file_io.h"
+
 namespace optrace::cli {
 
 std::optional<int> ParseCommandLine(CLI::App& app, const CommandArgs& args, CommandIo& io) {
@@ -38,6 +40,20 @@ CLI::Validator FiniteRange(double lo, double hi) {
         return {};
       },
       fmt::format("FLOAT in [{} - {}]", lo, hi));
+}
+
+std::optional<int> RefuseOutputsThatAreInputs(std::string_view command,
+                                              const std::vector<std::pair<std::string, std::string>>& outputs,
+                                              const std::vector<std::string>& inputs, CommandIo& io) {
+  std::vector<std::filesystem::path> in;
+  for (const std::string& i : inputs)
+    if (!i.empty()) in.push_back(ResolveAgainstCwd(i));
+  for (const auto& [flag, path] : outputs) {
+    if (path.empty()) continue;
+    if (Status st = CheckNotAnInput(flag, ResolveAgainstCwd(path), in); !st.ok())
+      return ReportError(std::string(command), st, io);
+  }
+  return std::nullopt;
 }
 
 }  // namespace optrace::cli

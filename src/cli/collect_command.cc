@@ -58,6 +58,7 @@ int RunCollectCommand(const CommandArgs& args, CommandIo& io) {
   if (extra_mode == "nest") job.options.mode = collect::PairMode::kNest;
   job.trace_path = output;
   if (!map_path.empty()) job.other_inputs.push_back(map_path);
+  if (!source_dir.empty()) job.other_inputs.push_back(source_dir);
   if (!roles_path.empty()) job.other_inputs.push_back(roles_path);
   if (!stats_path.empty()) job.stats_path = stats_path;
   job.trace.align = align == "global" ? collect::Align::kGlobal

@@ -32,6 +32,13 @@ int RunEnvCommand(const CommandArgs& args, CommandIo& io) {
       ->capture_default_str();
   app.add_option("-o,--output", output, "also write DIR/environment.json and DIR/environment.md");
   if (auto rc = ParseCommandLine(app, args, io)) return *rc;
+  if (!output.empty()) {
+    std::vector<std::pair<std::string, std::string>> outs{
+        {"-o", output},
+        {"-o", (std::filesystem::path(output) / "environment.json").string()},
+        {"-o", (std::filesystem::path(output) / "environment.md").string()}};
+    if (auto rc = RefuseOutputsThatAreInputs("env", outs, {source, compile_commands, build_log, fields}, io)) return *rc;
+  }
 
   evidence::EnvironmentOptions opt = evidence::DefaultEnvironmentOptions();
   opt.tool_timeout = std::chrono::milliseconds(static_cast<long long>(timeout_s * 1000));

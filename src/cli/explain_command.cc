@@ -50,6 +50,18 @@ int RunExplainCommand(const CommandArgs& args, CommandIo& io) {
   app.add_option("-o,--output", output,
                  "write explain.md, explain.json, explain.html and the CSV tables into this directory");
   if (auto rc = ParseCommandLine(app, args, io)) return *rc;
+  {
+    std::vector<std::pair<std::string, std::string>> outs;
+    if (!output.empty()) {
+      for (const char* name : {"", "explain.md", "explain.json", "explain.html", "explain_phases.csv",
+                               "explain_categories.csv", "explain_critical.csv", "explain_overlaps.csv",
+                               "explain_findings.csv"})
+        outs.push_back({"-o", *name ? (std::filesystem::path(output) / name).string() : output});
+    }
+    std::vector<std::string> ins = inputs;
+    for (const std::string& p : {map_path, source_dir, phase_map, roles_path}) ins.push_back(p);
+    if (auto rc = RefuseOutputsThatAreInputs("explain", outs, ins, io)) return *rc;
+  }
 
   auto rules = explain::LoadPhaseRules(phase_map);
   if (!rules.ok()) return ReportError("explain", rules.status(), io);

@@ -66,6 +66,14 @@ int RunLatencyCommand(const CommandArgs& args, CommandIo& io) {
                  "directory for latency.svg and latency_per_iteration.csv (with --compare: latency_compare.svg)");
   app.add_flag("--strict", strict, "exit 1 when data problems (missing pairs, unequal counts) are found");
   if (auto rc = ParseCommandLine(app, args, io)) return *rc;
+  if (!out_dir.empty()) {
+    std::vector<std::pair<std::string, std::string>> outs;
+    for (const char* name : {"", "latency.svg", "latency_per_iteration.csv", "latency_compare.svg"})
+      outs.push_back({"-o", *name ? (std::filesystem::path(out_dir) / name).string() : out_dir});
+    std::vector<std::string> ins = inputs;
+    ins.insert(ins.end(), compare.begin(), compare.end());
+    if (auto rc = RefuseOutputsThatAreInputs("latency", outs, ins, io)) return *rc;
+  }
   if (!compare.empty()) {
     if (!inputs.empty()) {
       io.err << "optrace latency: error: --compare BEFORE AFTER takes no other CSV argument\n";

@@ -20,6 +20,11 @@ int RunPlanCommand(const CommandArgs& args, CommandIo& io) {
   app.add_option("--format", format, "output format")->check(CLI::IsMember({"text", "json"}));
   app.add_option("-o,--output", output, "write the plan here instead of stdout");
   if (auto rc = ParseCommandLine(app, args, io)) return *rc;
+  {
+    std::vector<std::string> ins{op_dir, entry};
+    ins.insert(ins.end(), includes.begin(), includes.end());
+    if (auto rc = RefuseOutputsThatAreInputs("plan", {{"-o", output}}, ins, io)) return *rc;
+  }
   source::PlanOptions options;
   options.op_dir = op_dir;
   options.entry = entry;

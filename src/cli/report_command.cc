@@ -36,6 +36,13 @@ int RunReportCommand(const CommandArgs& args, CommandIo& io) {
                  "bandwidth is printed");
   app.add_option("-o,--output", output, "write the report here instead of stdout");
   if (auto rc = ParseCommandLine(app, args, io)) return *rc;
+  {
+    std::vector<std::string> ins = latency;
+    ins.insert(ins.end(), pipe.begin(), pipe.end());
+    ins.insert(ins.end(), compare.begin(), compare.end());
+    for (const std::string& p : {roles_path, stall, env_path, bytes_path}) ins.push_back(p);
+    if (auto rc = RefuseOutputsThatAreInputs("report", {{"-o", output}}, ins, io)) return *rc;
+  }
   if (latency.empty() && pipe.empty() && stall.empty()) {
     io.err << "optrace report: error: give at least one of --latency, --pipe, --stall\n";
     return kExitBadInput;

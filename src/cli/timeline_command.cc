@@ -23,6 +23,11 @@ int RunTimelineCommand(const CommandArgs& args, CommandIo& io) {
   app.add_option("--format", format, "output format")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
   app.add_option("-o,--output", trace_out, "write one Chrome/Perfetto JSON trace merging every input");
   if (auto rc = ParseCommandLine(app, args, io)) return *rc;
+  {
+    std::vector<std::string> ins = inputs;
+    ins.push_back(roles_path);
+    if (auto rc = RefuseOutputsThatAreInputs("timeline", {{"-o", trace_out}}, ins, io)) return *rc;
+  }
 
   std::optional<RoleMap> roles;
   if (!roles_path.empty()) {

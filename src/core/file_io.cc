@@ -61,6 +61,46 @@ Result<fs::path> WriteTarget(const fs::path& path) {
   return target;
 }
 
+// What an existing output path is: a regular file (or nothing) is replaced atomically; a FIFO or
+// a character device (-o /dev/null, -o /dev/stdout) is written as it is, never replaced by a
+// regular file; anything else (a socket, a block device, a directory) is refused.
+enum class OutputKind { kReplace, kWriteInPlace };
+Result<OutputKind> KindOfOutput(const fs::path& target, const fs::path& requested) {
+  struct stat st {};
+  if (::stat(target.c_str(), &st) != 0) return OutputKind::kReplace;
+  if (S_ISREG(st.st_mode)) return OutputKind::kReplace;
+  if (S_ISDIR(st.st_mode)) return BadInputError("{}: is a directory; name a file to write", requested.string());
+  if (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)) return OutputKind::kWriteInPlace;
+  return BadInputError("{}: is not a regular file, a FIFO or a character device (a socket?); name a file to write",
+                       requested.string());
+}
+
+// Opens a FIFO or character device for writing: a FIFO nobody reads is an error, not a hang.
+Result<int> OpenInPlace(const fs::path& target, const fs::path& requested) {
+  int fd = ::open(target.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENXIO)
+      return IoError("{}: a FIFO with no reader; start the reader first, or name a file", requested.string());
+    return IoError("{}: cannot open for writing: {}", requested.string(), std::strerror(errno));
+  }
+  int flags = ::fcntl(fd, F_GETFL);
+  if (flags >= 0) ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+  return fd;
+}
+
+Status WriteAll(int fd, std::string_view contents, const fs::path& requested) {
+  size_t off = 0;
+  while (off < contents.size()) {
+    ssize_t n = ::write(fd, contents.data() + off, contents.size() - off);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return IoError("{}: write failed: {}", requested.string(), std::strerror(errno));
+    }
+    off += static_cast<size_t>(n);
+  }
+  return Status::Ok();
+}
+
 // Temp files being written, removed if the process is interrupted (Ctrl-C) mid-write.
 constexpr int kMaxPending = 16;
 char g_pending[kMaxPending][4096];
@@ -107,6 +147,13 @@ class PendingTemp {
 
 Status WriteFileAtomic(const fs::path& requested, std::string_view contents) {
   OPTRACE_ASSIGN_OR_RETURN(const fs::path path, WriteTarget(requested));
+  OPTRACE_ASSIGN_OR_RETURN(OutputKind kind, KindOfOutput(path, requested));
+  if (kind == OutputKind::kWriteInPlace) {
+    OPTRACE_ASSIGN_OR_RETURN(int fd, OpenInPlace(path, requested));
+    Status st = WriteAll(fd, contents, requested);
+    ::close(fd);
+    return st;
+  }
   fs::path dir = path.parent_path();
   if (!dir.empty()) OPTRACE_RETURN_IF_ERROR(EnsureDirectory(dir));
   std::string tmpl = path.string() + ".tmp.XXXXXX";
@@ -145,12 +192,24 @@ Status WriteFileAtomic(const fs::path& requested, std::string_view contents) {
 
 Status CheckNotAnInput(std::string_view flag, const fs::path& out, const std::vector<fs::path>& inputs) {
   std::error_code ec;
-  if (!fs::exists(out, ec)) return Status::Ok();
+  if (out.empty() || !fs::exists(out, ec)) return Status::Ok();  // a new file destroys nothing
+  const fs::path real_out = fs::weakly_canonical(ResolveAgainstCwd(out), ec);
   for (const fs::path& in : inputs) {
+    if (in.empty()) continue;
     if (fs::equivalent(out, in, ec)) {
       return UsageError("{} {} is an input of this command ({}); writing it would destroy that input: name another "
                         "file",
                         flag, out.string(), in.string());
+    }
+    // An existing file inside an input directory is one of the files the command reads.
+    if (fs::is_directory(in, ec) && fs::is_regular_file(out, ec)) {
+      const fs::path real_in = fs::weakly_canonical(ResolveAgainstCwd(in), ec);
+      fs::path rel = real_out.lexically_relative(real_in);
+      if (!rel.empty() && *rel.begin() != "..") {
+        return UsageError("{} {} is a file of the input directory {}; writing it would destroy an input: name a file "
+                          "outside it",
+                          flag, out.string(), in.string());
+      }
     }
   }
   return Status::Ok();
@@ -187,8 +246,19 @@ fs::path ResolveAgainstCwd(const fs::path& path) {
 Status WriteStreamAtomic(const std::filesystem::path& path, const std::function<Status(std::ostream&)>& write) {
   OPTRACE_ASSIGN_OR_RETURN(const fs::path through, WriteTarget(path));
   const std::filesystem::path target = ResolveAgainstCwd(through);
+  OPTRACE_ASSIGN_OR_RETURN(OutputKind kind, KindOfOutput(target, path));
+  if (kind == OutputKind::kWriteInPlace) {
+    // A FIFO or device: stream into it as it is (the writer's output is not held in memory).
+    OPTRACE_ASSIGN_OR_RETURN(int fd, OpenInPlace(target, path));
+    ::close(fd);  // it has a reader; std::ofstream opens it again, without O_NONBLOCK
+    std::ofstream os(target, std::ios::binary);
+    if (!os) return IoError("{}: cannot open for writing", path.string());
+    Status st = write(os);
+    os.flush();
+    if (st.ok() && !os) st = IoError("{}: write failed", path.string());
+    return st.ok() ? st : st.WithContext(path.string());
+  }
   if (target.has_parent_path()) OPTRACE_RETURN_IF_ERROR(EnsureDirectory(target.parent_path()));
-  if (fs::is_directory(target)) return BadInputError("{}: is a directory; name a file to write", path.string());
   std::filesystem::path tmp = target;
   tmp += fmt::format(".tmp.{}", static_cast<long>(::getpid()));
   PendingTemp pending(tmp.string());

@@ -25,8 +25,9 @@ Status WriteFileAtomic(const std::filesystem::path& path, std::string_view conte
 // file's permissions. On failure nothing is left behind.
 //   OPTRACE_RETURN_IF_ERROR(WriteStreamAtomic("out/trace.json", [&](std::ostream& os) { ... }));
 Status WriteStreamAtomic(const std::filesystem::path& path, const std::function<Status(std::ostream&)>& write);
-// An output that is one of the command's inputs (the same file, through any link) would be
-// overwritten: a usage error naming both and the flag.
+// An output that is one of the command's inputs (the same file through any link, or an existing
+// file inside an input directory) would be overwritten: a usage error naming both and the flag.
+// Every command checks each output path against all its input paths before writing.
 //   OPTRACE_RETURN_IF_ERROR(CheckNotAnInput("-o", out, {dump, map}));
 Status CheckNotAnInput(std::string_view flag, const std::filesystem::path& out,
                        const std::vector<std::filesystem::path>& inputs);

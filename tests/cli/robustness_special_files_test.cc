@@ -1,0 +1,101 @@
+// Issue 29 regressions, files that are not regular: outputs that are FIFOs or devices are written
+// as they are (or refused), never replaced by a regular file; every command refuses an output
+// that is one of its inputs; inputs that never end (FIFOs, /dev/zero links) are not read.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fstream>
+
+#include "collect/dump_builder.h"
+#include "testing/cli_runner.h"
+#include "testing/example_tree.h"
+#include "testing/temp_tree.h"
+
+namespace optrace {
+namespace {
+using ::testing::HasSubstr;
+using testing::RunCli;
+using testing::TempTree;
+namespace fs = std::filesystem;
+using collect::testing::SmallNativeDump;
+
+bool IsFifo(const fs::path& p) {
+  struct stat st {};
+  return ::lstat(p.c_str(), &st) == 0 && S_ISFIFO(st.st_mode);
+}
+
+std::string Read(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+const char* kLatency = "rank,iteration,elapsed_us\n0,0,5\n0,1,6\n1,0,5\n1,1,7\n";
+
+// --- outputs that are not regular files ----------------------------------------------------
+
+TEST(SpecialOutputs, AFifoWithoutAReaderIsRefusedAndStaysAFifo) {
+  TempTree t({{"dumps/rank0.bin", SmallNativeDump()}, {"lat.csv", kLatency}});
+  ASSERT_EQ(::mkfifo(t.path("out").c_str(), 0644), 0);
+  for (std::vector<std::string> cmd :
+       {std::vector<std::string>{"collect", t.path("dumps"), "-o", t.path("out")},
+        {"report", "--latency", t.path("lat.csv"), "-o", t.path("out")},
+        {"plan", "--op", testing::ExampleOperatorDir().string(), "-o", t.path("out")}}) {
+    auto r = RunCli(cmd);
+    EXPECT_NE(r.exit_code, 0) << cmd[0];
+    EXPECT_THAT(r.err, HasSubstr("a FIFO with no reader")) << cmd[0];
+    EXPECT_TRUE(IsFifo(t.path("out"))) << cmd[0] << " replaced the FIFO by a regular file";
+  }
+}
+
+TEST(SpecialOutputs, DevNullIsWrittenIntoNotReplaced) {
+  if (::access("/dev/null", W_OK) != 0) GTEST_SKIP() << "/dev/null not writable";
+  struct stat before {};
+  ASSERT_EQ(::stat("/dev/null", &before), 0);
+  TempTree t({{"dumps/rank0.bin", SmallNativeDump()}});
+  EXPECT_EQ(RunCli({"plan", "--op", testing::ExampleOperatorDir().string(), "-o", "/dev/null"}).exit_code, 0);
+  EXPECT_EQ(RunCli({"collect", t.path("dumps"), "-o", "/dev/null"}).exit_code, 0);
+  struct stat after {};
+  ASSERT_EQ(::stat("/dev/null", &after), 0);
+  EXPECT_TRUE(S_ISCHR(after.st_mode)) << "/dev/null is no longer a device";
+  EXPECT_EQ(after.st_rdev, before.st_rdev);
+}
+
+// --- outputs that are inputs: one rule for every command -----------------------------------
+
+TEST(OutputsAreNotInputs, LatencyReportTimelineAndEnvRefuseToOverwriteTheirInput) {
+  TempTree t({{"lat.csv", kLatency}, {"roles.txt", "send: aiv 0-3\n"}, {"fields.txt", "clock_mhz: 50\n"}});
+  const std::string timeline = std::string(OPTRACE_TEST_DATA_DIR) + "/evidence/timeline/pipe_timeline.json";
+  for (std::vector<std::string> cmd :
+       {std::vector<std::string>{"latency", t.path("lat.csv"), "-o", t.path("lat.csv")},
+        {"report", "--latency", t.path("lat.csv"), "-o", t.path("lat.csv")},
+        {"timeline", timeline, "--roles", t.path("roles.txt"), "-o", t.path("roles.txt")},
+        {"env", "--fields", t.path("fields.txt"), "-o", t.path("fields.txt")}}) {
+    const std::string victim = cmd.back();
+    const std::string before = Read(victim);
+    auto r = RunCli(cmd);
+    EXPECT_EQ(r.exit_code, 2) << cmd[0];
+    EXPECT_THAT(r.err, HasSubstr("is an input of this command")) << cmd[0];
+    EXPECT_EQ(Read(victim), before) << cmd[0];
+  }
+}
+
+TEST(OutputsAreNotInputs, PlanExplainAndCollectRefuseAFileOfTheirInputDirectory) {
+  TempTree t({{"dumps/rank0.bin", SmallNativeDump()}});
+  testing::CopyExampleOperator(t, "op");
+  const std::string src = t.path("op/op_kernel/moe_dispatch_combine.cpp");
+  const std::string before = Read(src);
+  for (std::vector<std::string> cmd : {std::vector<std::string>{"plan", "--op", t.path("op"), "-o", src},
+                                       {"collect", t.path("dumps"), "--source", t.path("op"), "-o", src},
+                                       {"explain", t.path("dumps"), "--source", t.path("op"), "-o", src}}) {
+    auto r = RunCli(cmd);
+    EXPECT_EQ(r.exit_code, 2) << cmd[0] << r.err;
+    EXPECT_THAT(r.err, HasSubstr("is a file of the input directory")) << cmd[0];
+    EXPECT_EQ(Read(src), before) << cmd[0];
+  }
+}
+
+}  // namespace
+}  // namespace optrace
