@@ -20,6 +20,7 @@
 
 #include "analyze/normalize.h"
 #include "core/csv_reader.h"
+#include "core/file_io.h"
 
 namespace optrace::analyze {
 namespace {
@@ -370,8 +371,7 @@ bool ReadEventArray(JsonStream& in, TraceSink& sink) {
 }
 
 Status ReadTraceView(const std::filesystem::path& path, TraceSink& sink) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return IoError("{}: cannot open: {}", path.string(), std::strerror(errno));
+  OPTRACE_ASSIGN_OR_RETURN(int fd, OpenRegularFile(path));
   JsonStream in(fd, path.string());
   int c = in.GetNonSpace();
   bool found = false;

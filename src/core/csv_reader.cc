@@ -1,5 +1,7 @@
 #include "core/csv_reader.h"
 
+#include "core/file_io.h"
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -79,11 +81,7 @@ size_t SplitUnquoted(const char* data, size_t i, size_t stop, std::vector<std::s
 }  // namespace
 
 Result<CsvReader> CsvReader::Open(const std::filesystem::path& path, size_t buffer_bytes) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    if (errno == ENOENT) return NotFoundError("{}: no such file; check the path", path.string());
-    return IoError("{}: cannot open: {}", path.string(), std::strerror(errno));
-  }
+  OPTRACE_ASSIGN_OR_RETURN(int fd, OpenRegularFile(path));
 #ifdef POSIX_FADV_SEQUENTIAL
   ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 #endif

@@ -14,17 +14,46 @@
 namespace optrace {
 namespace fs = std::filesystem;
 
-Result<std::string> ReadFileToString(const fs::path& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+Result<int> OpenRegularFile(const fs::path& path) {
+  // O_NONBLOCK: opening a FIFO without a writer must not block; cleared again below.
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) {
-    if (errno == ENOENT) return NotFoundError("{}: no such file; check the path", path.string());
-    return IoError("{}: cannot open: {}", path.string(), std::strerror(errno));
+    int e = errno;
+    if (e == ENOENT) return NotFoundError("{}: no such file (or a dangling symlink); check the path", path.string());
+    if (e == ELOOP) return BadInputError("{}: a symlink loop; point it at the real file", path.string());
+    return IoError("{}: cannot open: {}", path.string(), std::strerror(e));
   }
   struct stat st {};
-  if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+  if (::fstat(fd, &st) != 0) {
+    int e = errno;
     ::close(fd);
-    return BadInputError("{}: is a directory, expected a file", path.string());
+    return IoError("{}: cannot stat: {}", path.string(), std::strerror(e));
   }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    if (S_ISDIR(st.st_mode)) return BadInputError("{}: is a directory, expected a file", path.string());
+    const char* what = S_ISFIFO(st.st_mode) ? "a FIFO"
+                       : S_ISCHR(st.st_mode) ? "a character device (such as /dev/zero, which never ends)"
+                       : S_ISBLK(st.st_mode) ? "a block device"
+                       : S_ISSOCK(st.st_mode) ? "a socket"
+                                              : "not a regular file";
+    return BadInputError("{}: is {}; optrace reads regular files only: save the data to a file first", path.string(),
+                         what);
+  }
+  int flags = ::fcntl(fd, F_GETFL);
+  if (flags >= 0) ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+  return fd;
+}
+
+bool IsRegularFile(const fs::path& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+Result<std::string> ReadFileToString(const fs::path& path) {
+  OPTRACE_ASSIGN_OR_RETURN(int fd, OpenRegularFile(path));
+  struct stat st {};
+  ::fstat(fd, &st);
   std::string out;
   if (st.st_size > 0) out.reserve(static_cast<size_t>(st.st_size));
   char buf[1 << 16];

@@ -18,6 +18,13 @@
 
 namespace optrace {
 
+// Opens an input for reading, read-only: a regular file only. A FIFO (which would block on open
+// and may never end), a device (/dev/zero never ends), a socket or a directory is refused with
+// a message saying so; a symlink is followed to what it names.
+Result<int> OpenRegularFile(const std::filesystem::path& path);
+// Whether `path` (through links) is a regular file; directory walkers skip and name the rest.
+bool IsRegularFile(const std::filesystem::path& path);
+
 Result<std::string> ReadFileToString(const std::filesystem::path& path);
 Status WriteFileAtomic(const std::filesystem::path& path, std::string_view contents);
 // Like WriteFileAtomic, for contents too large to hold in one string: `write` streams into a

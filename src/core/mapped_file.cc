@@ -14,22 +14,12 @@
 namespace optrace {
 
 Result<MappedFile> MappedFile::Open(const std::filesystem::path& path, Access access) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    int e = errno;
-    if (e == ENOENT) return NotFoundError("{}: no such file (or a dangling symlink); check the path", path.string());
-    if (e == ELOOP) return BadInputError("{}: a symlink loop; point it at the real file", path.string());
-    return IoError("{}: cannot open: {}", path.string(), std::strerror(e));
-  }
+  OPTRACE_ASSIGN_OR_RETURN(int fd, OpenRegularFile(path));
   struct stat st {};
   if (::fstat(fd, &st) != 0) {
     int e = errno;
     ::close(fd);
     return IoError("{}: cannot stat: {}", path.string(), std::strerror(e));
-  }
-  if (S_ISDIR(st.st_mode)) {
-    ::close(fd);
-    return BadInputError("{}: is a directory, expected a file", path.string());
   }
   MappedFile f;
   if (S_ISREG(st.st_mode) && st.st_size > 0) {
@@ -42,7 +32,7 @@ Result<MappedFile> MappedFile::Open(const std::filesystem::path& path, Access ac
       return f;
     }
   }
-  // Not mappable (a pipe, an empty file): read it the way every other input is read.
+  // Not mappable (an empty file, a failed mmap): read it the way every other input is read.
   ::close(fd);
   OPTRACE_ASSIGN_OR_RETURN(f.copy_, ReadFileToString(path));
   return f;

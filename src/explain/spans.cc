@@ -5,6 +5,8 @@
 // the parse because metadata (process_name, thread_name) may come after the events.
 #include "explain/spans.h"
 
+#include "core/file_io.h"
+
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -531,12 +533,13 @@ Result<SpanSet> ParseTraceSpans(std::string_view json_text, std::string_view ori
 
 Result<SpanSet> ReadTraceSpans(const std::filesystem::path& path) {
   const std::string name = path.string();
-  const int fd = ::open(name.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    const int err = errno;
-    if (err == ENOENT) return NotFoundError("{}: no such file; give the trace optrace collect wrote", name);
-    return IoError("{}: cannot open: {}", name, std::strerror(err));
+  Result<int> opened = OpenRegularFile(path);
+  if (!opened.ok()) {
+    if (opened.status().code() == StatusCode::kNotFound)
+      return NotFoundError("{}: no such file; give the trace optrace collect wrote", name);
+    return opened.status();
   }
+  const int fd = *opened;
   struct stat st {};
   if (::fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
     ::close(fd);

@@ -79,3 +79,29 @@ TEST(ProfilingChainTest, AnInferShapeWithoutABodyToEditIsWrapped) {
 
 }  // namespace
 }  // namespace optrace
+
+namespace optrace {
+namespace {
+
+// moe_token_unpermute.h: its last #include sits under `#if __CCE_AICORE__ == 200`; the trace
+// include must not go in there, or every other build sees marks without TRACE_POINT (found by
+// instrument --check-compile against the asc-devkit headers).
+TEST(InstrumentIncludeTest, TheTraceIncludeGoesAtTheFilesTopLevelNotIntoAConditional) {
+  testing::TempTree t(
+      {{"op_kernel/op.cpp",
+        "#include \"op.h\"\n\nextern \"C\" __global__ __aicore__ void op(GM_ADDR x, GM_ADDR y) {\n  Kernel k;\n"
+        "  k.Process(x, y);\n}\n"},
+       {"op_kernel/op.h",
+        "#ifndef OP_H\n#define OP_H\n\n#include \"kernel_operator.h\"\n#if __CCE_AICORE__ == 200\n#include \"op_200.h\"\n"
+        "#endif\n\nclass Kernel {\n public:\n  __aicore__ inline void Process(GM_ADDR x, GM_ADDR y) {\n"
+        "    for (int i = 0; i < 4; ++i) {\n      Step(x, y);\n    }\n  }\n};\n#endif\n"}});
+  auto r = testing::RunCli({"instrument", "--op", t.path()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string h = t.Read("op_kernel/op.h");
+  const size_t inc = h.find("#include \"optrace/trace.h\"");
+  ASSERT_NE(inc, std::string::npos) << h;
+  EXPECT_LT(inc, h.find("#if __CCE_AICORE__ == 200")) << h;
+}
+
+}  // namespace
+}  // namespace optrace

@@ -586,15 +586,21 @@ bool DefinesTracing(const SourceFile& f) {
   return false;
 }
 
-// The line before which `#include "optrace/trace.h"` goes: after the last #include, else after
-// the include guard, else at the top.
+// The line before which `#include "optrace/trace.h"` goes: after the last #include that is not
+// inside a conditional (an include under `#if __CCE_AICORE__ == 200` would hide the macros from
+// every other build), else after the include guard, else at the top.
 int IncludeLine(const SourceFile& f) {
-  int after = 0;
   const auto& d = f.lex.directives;
-  for (const Directive& x : d)
-    if (x.kind == DirectiveKind::kInclude && x.active && x.brace_depth == 0) after = x.line;
-  if (after == 0 && d.size() >= 2 && d[0].kind == DirectiveKind::kIfndef && d[1].kind == DirectiveKind::kDefine)
-    after = d[1].line;
+  const bool guarded = d.size() >= 2 && d[0].kind == DirectiveKind::kIfndef && d[1].kind == DirectiveKind::kDefine;
+  int after = 0, depth = 0;
+  for (size_t i = 0; i < d.size(); ++i) {
+    const Directive& x = d[i];
+    if (x.kind == DirectiveKind::kIf || x.kind == DirectiveKind::kIfdef || x.kind == DirectiveKind::kIfndef) ++depth;
+    if (x.kind == DirectiveKind::kEndif) --depth;
+    // The include guard's own #ifndef is the file's top level.
+    if (x.kind == DirectiveKind::kInclude && x.active && x.brace_depth == 0 && depth == (guarded ? 1 : 0)) after = x.line;
+  }
+  if (after == 0 && guarded) after = d[1].line;
   return after + 1;
 }
 
