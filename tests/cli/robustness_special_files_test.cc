@@ -5,8 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <fstream>
 
 #include "collect/dump_builder.h"
@@ -94,6 +96,43 @@ TEST(OutputsAreNotInputs, PlanExplainAndCollectRefuseAFileOfTheirInputDirectory)
     EXPECT_EQ(r.exit_code, 2) << cmd[0] << r.err;
     EXPECT_THAT(r.err, HasSubstr("is a file of the input directory")) << cmd[0];
     EXPECT_EQ(Read(src), before) << cmd[0];
+  }
+}
+
+// --- inputs that never end ------------------------------------------------------------------
+
+// Runs the real binary with a deadline: a command that blocks on a FIFO or reads /dev/zero is
+// killed at 20 s (exit 124) instead of hanging the test. Returns the exit code; stderr in *err.
+int RunBounded(const std::string& args, std::string* err) {
+  testing::TempTree out;
+  const std::string cmd = "timeout 20 " + std::string(OPTRACE_BINARY) + " " + args + " >" + out.path("err") + " 2>&1";
+  int status = std::system(cmd.c_str());
+  *err = Read(out.path("err"));
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+TEST(EndlessInputs, ADumpLinkedToDevZeroIsThatRanksProblemNotAHang) {
+  TempTree t({{"dumps/rank0.bin", SmallNativeDump()}});
+  fs::create_symlink("/dev/zero", t.path("dumps/rank1.bin"));
+  std::string err;
+  int rc = RunBounded("collect " + t.path("dumps") + " -o " + t.path("t.json"), &err);
+  EXPECT_NE(rc, 124) << "collect read /dev/zero forever";
+  EXPECT_TRUE(fs::exists(t.path("t.json"))) << err;  // rank 0 is collected
+  EXPECT_THAT(err, HasSubstr("character device"));
+}
+
+TEST(EndlessInputs, EveryDirectlyNamedFifoIsRefusedAtOnce) {
+  TempTree t({{"dumps/rank0.bin", SmallNativeDump()}});
+  ASSERT_EQ(::mkfifo(t.path("fifo").c_str(), 0644), 0);
+  const std::string f = t.path("fifo");
+  for (const std::string& args :
+       {"collect " + t.path("dumps") + " --map " + f + " -o " + t.path("t.json"), "hook verify --script " + f,
+        "latency " + f, "stall " + f, "timeline " + f, "pipe " + f, "env --fields " + f, "report --latency " + f}) {
+    std::string err;
+    int rc = RunBounded(args, &err);
+    EXPECT_NE(rc, 124) << args << ": blocked on the FIFO";
+    EXPECT_NE(rc, 0) << args;
+    EXPECT_THAT(err, HasSubstr("FIFO")) << args;
   }
 }
 
