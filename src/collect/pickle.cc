@@ -138,6 +138,7 @@ class Machine {
         return Err(at, "_rebuild_tensor_v2 with unexpected arguments");
       }
       t->items.push_back(a[0]);
+      t->depth = a[0]->depth + 1;
       t->i = a[1]->i;
       return t;
     }
@@ -147,6 +148,22 @@ class Machine {
     PyRef o = Make(Kind::kObject);
     o->s = name;
     return o;
+  }
+
+  // Puts `child` into `parent`, keeping the nesting bounded.
+  Status Nest(PyObj& parent, PyRef child, size_t at) {
+    const uint32_t d = child->depth + 1;
+    if (d > parent.depth) parent.depth = d;
+    if (parent.depth > kMaxPickleDepth)
+      return BadInputError("{}: byte {}: the pickle nests containers more than {} levels deep; a torch.save of "
+                           "profiling tensors nests 4: this is not a profiling dump",
+                           origin_, at, kMaxPickleDepth);
+    parent.items.push_back(std::move(child));
+    return Status::Ok();
+  }
+  Status NestAll(PyObj& parent, std::vector<PyRef> children, size_t at) {
+    for (PyRef& c : children) OPTRACE_RETURN_IF_ERROR(Nest(parent, std::move(c), at));
+    return Status::Ok();
   }
 
   Status Step(uint8_t op, size_t at) {
@@ -229,7 +246,7 @@ class Machine {
       case 't': {
         OPTRACE_ASSIGN_OR_RETURN(std::vector<PyRef> items, PopMark(at));
         PyRef t = Make(Kind::kTuple);
-        t->items = std::move(items);
+        OPTRACE_RETURN_IF_ERROR(NestAll(*t, std::move(items), at));
         return Push(t);
       }
       case 0x85:
@@ -238,35 +255,32 @@ class Machine {
         size_t n = op - 0x84;
         if (stack_.size() < n) return Err(at, "stack underflow");
         PyRef t = Make(Kind::kTuple);
-        t->items.assign(stack_.end() - static_cast<std::ptrdiff_t>(n), stack_.end());
+        std::vector<PyRef> items(stack_.end() - static_cast<std::ptrdiff_t>(n), stack_.end());
         stack_.resize(stack_.size() - n);
+        OPTRACE_RETURN_IF_ERROR(NestAll(*t, std::move(items), at));
         return Push(t);
       }
       case 'a': {
         OPTRACE_ASSIGN_OR_RETURN(PyRef v, Pop(at));
         if (stack_.empty() || stack_.back()->kind != Kind::kList) return Err(at, "APPEND to a non-list");
-        stack_.back()->items.push_back(std::move(v));
-        return Status::Ok();
+        return Nest(*stack_.back(), std::move(v), at);
       }
       case 'e': {
         OPTRACE_ASSIGN_OR_RETURN(std::vector<PyRef> items, PopMark(at));
         if (stack_.empty() || stack_.back()->kind != Kind::kList) return Err(at, "APPENDS to a non-list");
-        for (PyRef& v : items) stack_.back()->items.push_back(std::move(v));
-        return Status::Ok();
+        return NestAll(*stack_.back(), std::move(items), at);
       }
       case 's': {
         OPTRACE_ASSIGN_OR_RETURN(PyRef v, Pop(at));
         OPTRACE_ASSIGN_OR_RETURN(PyRef k, Pop(at));
         if (stack_.empty() || stack_.back()->kind != Kind::kDict) return Err(at, "SETITEM on a non-dict");
-        stack_.back()->items.push_back(std::move(k));
-        stack_.back()->items.push_back(std::move(v));
-        return Status::Ok();
+        OPTRACE_RETURN_IF_ERROR(Nest(*stack_.back(), std::move(k), at));
+        return Nest(*stack_.back(), std::move(v), at);
       }
       case 'u': {
         OPTRACE_ASSIGN_OR_RETURN(std::vector<PyRef> items, PopMark(at));
         if (stack_.empty() || stack_.back()->kind != Kind::kDict || items.size() % 2) return Err(at, "bad SETITEMS");
-        for (PyRef& v : items) stack_.back()->items.push_back(std::move(v));
-        return Status::Ok();
+        return NestAll(*stack_.back(), std::move(items), at);
       }
       case 'Q': {
         OPTRACE_ASSIGN_OR_RETURN(PyRef pid, Pop(at));

@@ -31,7 +31,13 @@ struct PyObj {
   std::vector<PyRef> items;     // tuple, list; dict as key, value, key, value...; tensor: {storage}
   std::vector<int64_t> shape;   // tensor
   std::vector<int64_t> stride;  // tensor
+  uint32_t depth = 1;           // nesting: 1 + the deepest item (bounded by RunPickle, see kMaxPickleDepth)
 };
+
+// Deepest nesting of containers RunPickle accepts: a torch.save of profiling tensors nests 4
+// (list -> tensor -> storage); a pickle 300,000 lists deep would overflow the stack when its
+// objects are freed (each frees the next).
+inline constexpr uint32_t kMaxPickleDepth = 256;
 
 Result<PyRef> RunPickle(std::string_view data, std::string_view origin);
 

@@ -146,6 +146,17 @@ Result<std::string_view> ZipArchive::Read(const ZipEntry& e) {
     return BadInputError("{}: '{}' claims {} bytes from {} compressed; the file is corrupt", path_, e.name, e.size,
                          raw.size());
   }
+  // A deflated entry is inflated in full (its CRC covers all of it): bound what one file may make
+  // us allocate. Profiling tensors are a few MiB; a zip bomb (zeros deflate ~1000:1) is refused
+  // before anything is allocated.
+  if (e.size > kMaxInflatedEntryBytes || inflated_total_ + e.size > kMaxInflatedFileBytes) {
+    return BadInputError("{}: '{}' inflates to {} bytes ({} MiB in this file so far): more than the {} MiB optrace "
+                         "inflates per entry and {} MiB per file; a profiling dump is far smaller, so this is not "
+                         "one (or not one optrace will read)",
+                         path_, e.name, e.size, inflated_total_ >> 20, kMaxInflatedEntryBytes >> 20,
+                         kMaxInflatedFileBytes >> 20);
+  }
+  inflated_total_ += e.size;
   std::string& out = inflated_.emplace_back(e.size, '\0');
   z_stream zs{};
   if (inflateInit2(&zs, -MAX_WBITS) != Z_OK) return InternalError("zlib inflateInit2 failed");

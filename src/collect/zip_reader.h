@@ -27,6 +27,10 @@ struct ZipEntry {
   uint32_t crc32 = 0;  // of the uncompressed data, from the central directory
 };
 
+// Bounds on inflation (zip bombs): one deflated entry, and all of one file's entries together.
+inline constexpr uint64_t kMaxInflatedEntryBytes = uint64_t{512} << 20;
+inline constexpr uint64_t kMaxInflatedFileBytes = uint64_t{1} << 30;
+
 class ZipArchive {
  public:
   // Fails with "not a zip file" when no end-of-central-directory record is found.
@@ -41,6 +45,7 @@ class ZipArchive {
   std::string path_;
   std::vector<ZipEntry> entries_;
   std::deque<std::string> inflated_;  // owns inflated entries; deque keeps views stable
+  uint64_t inflated_total_ = 0;
 };
 
 }  // namespace optrace::collect

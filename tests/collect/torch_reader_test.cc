@@ -98,3 +98,41 @@ TEST(LegacyReader, RowsNeverWrittenEverywhereSaySynchronise) {
 
 }  // namespace
 }  // namespace optrace::collect
+
+#include "collect/zip_reader.h"
+#include "zip_builder.h"
+
+namespace optrace::collect {
+namespace {
+
+// A 2 MiB deflated entry claiming 2 GiB: refused before anything is allocated.
+TEST(ZipBomb, AnEntryThatInflatesPastTheBoundIsRefusedBeforeAllocating) {
+  testing::ZipFile bomb{"a/data/0", std::string(2u << 20, '\x5a'), false};
+  std::string zip = testing::BuildZip({bomb});
+  // Turn the stored entry into a deflated one that claims 2 GiB (method and size fields).
+  zip[8] = 8;                                  // local header: method
+  zip[22] = 0, zip[23] = 0, zip[24] = 0, zip[25] = static_cast<char>(0x80);  // local: uncompressed 2 GiB
+  const size_t cd = zip.rfind(std::string("\x50\x4b\x01\x02", 4));
+  zip[cd + 10] = 8;
+  zip[cd + 24] = 0, zip[cd + 25] = 0, zip[cd + 26] = 0, zip[cd + 27] = static_cast<char>(0x80);
+  Result<ZipArchive> a = ZipArchive::Open(zip, "bomb.pt");
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  ASSERT_EQ(a->entries().size(), 1u);
+  EXPECT_EQ(a->entries()[0].size, uint64_t{2} << 30);
+  Result<std::string_view> r = a->Read(a->entries()[0]);
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(r.status().message(), ::testing::HasSubstr("inflates to 2147483648 bytes"));
+}
+
+TEST(ZipBomb, AnHonestDeflatedEntryIsStillRead) {
+  const std::string data(1 << 20, '\0');
+  std::string zip = testing::BuildZip({{"a/data/0", data, true}});
+  Result<ZipArchive> a = ZipArchive::Open(zip, "ok.pt");
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  Result<std::string_view> r = a->Read(a->entries()[0]);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->size(), data.size());
+}
+
+}  // namespace
+}  // namespace optrace::collect
