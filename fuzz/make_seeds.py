@@ -115,6 +115,38 @@ seed("fuzz_evidence_csv", ["evidence/stall/*.csv"], 2)
 seed("fuzz_evidence_csv", ["evidence/opprof/roles*.txt"], 3)
 seed("fuzz_source", ["index/**/*.cpp", "lint/**/*.cpp", "plan/**/*.cpp"], 0, limit=64 << 10)
 seed("fuzz_source", ["index/**/*.h", "index/**/*.hpp", "lint/**/*.h"], 1, limit=64 << 10)
+# Pickle machine: the data.pkl of every legacy dump; zip reader: the dumps and one deflated archive.
+import io
+import zipfile
+n = 0
+for p in files("collect/**/*.pt"):
+    try:
+        with zipfile.ZipFile(p) as z:
+            for name in z.namelist():
+                if name.endswith("data.pkl"):
+                    write("fuzz_pickle", f"pkl{n}", z.read(name))
+                    n += 1
+    except zipfile.BadZipFile:
+        pass
+write("fuzz_pickle", "nested", b"\x80\x02" + b"]" * 64 + b"." )
+seed("fuzz_zip", ["collect/**/*.pt"])
+buf = io.BytesIO()
+with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+    z.writestr("archive/data.pkl", b"\x80\x02]q\x00.")
+    z.writestr("archive/data/0", bytes(4096))
+write("fuzz_zip", "deflated", buf.getvalue())
+# Macro expander: every fixture header that defines macros, and the doubly exponential bomb.
+n = 0
+examples = sorted(glob.glob(os.path.join(src, "examples", "**", "*.h"), recursive=True))
+for p in files("**/*.h") + files("**/*.cpp") + examples:
+    b = read(p)
+    if b"#define" in b and len(b) < (64 << 10):
+        write("fuzz_macro", f"m{n}", b, n % 2)
+        n += 1
+write("fuzz_macro", "bomb", b"#define A0(x) x x\n#define A1(x) A0(A0(x))\n#define A2(x) A1(A1(x))\n"
+      b"#define A3(x) A2(A2(x))\n#define A4(x) A3(A3(x))\n#define USE(x) A4(A4(x))\n#define KERNEL_BODY USE(y)\n", 1)
+write("fuzz_macro", "paste", b"#define CAT(a, b) a##b\n#define STR(a) #a\n#define V(f, ...) f(__VA_ARGS__)\n"
+      b"void k() { V(CAT, x, y)(); STR(V(a)); }\n", 0)
 seed("fuzz_hook", ["hook/*.sh"])
 write("fuzz_hook", "minimal", b"#!/bin/bash\nset -e\ncp -r src dst\nbash build.sh\n")
 for t in sorted(os.listdir(out)):

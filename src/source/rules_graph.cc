@@ -48,6 +48,13 @@ class GraphRules {
   explicit GraphRules(LintContext& ctx) : ctx_(ctx), index_(ctx.Index()) {}
 
   void Run() {
+    for (const SourceFile* f : index_.files()) {
+      const ix::TokenStream* s = index_.Stream(f);
+      if (s && s->expansion_capped())
+        ctx_.Report(f, 1, 1, "macro-budget",
+                    "macro expansion in this file reached its token budget (4M per file, 12M per tree); the rest "
+                    "was read with its macros unexpanded, so rules past that point may miss code");
+    }
     std::set<const ix::FunctionDef*> loops_checked;
     for (const ix::CallGraph& g : ctx_.Graphs()) {
       Processing(g);

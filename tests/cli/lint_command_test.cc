@@ -1,3 +1,7 @@
+#include <fstream>
+#include <iterator>
+#include <string>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -94,6 +98,33 @@ TEST(LintCommandTest, ListRulesPrintsEveryRuleWithAFix) {
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_THAT(r.out, HasSubstr("binding-required-null"));
   EXPECT_THAT(r.out, HasSubstr("fix: "));
+}
+
+TEST(LintCommandTest, ReadmeRuleTableNamesEveryRuleWithItsSeverity) {
+  std::ifstream in(std::string(OPTRACE_TEST_DATA_DIR) + "/../../README.md");
+  std::string readme((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_FALSE(readme.empty());
+  for (const source::LintRule& rule : source::AllLintRules()) {
+    size_t row = readme.find(std::string("| `") + rule.id + "` | " + rule.gate + " |");
+    ASSERT_NE(row, std::string::npos) << rule.id << " is missing from the README rule table";
+    std::string line = readme.substr(row, readme.find('\n', row) - row);
+    bool marked = line.find("(warning)") != std::string::npos || line.find("(note)") != std::string::npos;
+    EXPECT_EQ(marked, rule.severity != source::Severity::kError) << line;
+  }
+}
+
+TEST(LintCommandTest, SourceGuideRuleTableNamesEveryRuleWithItsSeverity) {
+  std::ifstream in(std::string(OPTRACE_TEST_DATA_DIR) + "/../../docs/source.md");
+  std::string doc((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_FALSE(doc.empty());
+  for (const source::LintRule& rule : source::AllLintRules()) {
+    std::string severity = rule.severity == source::Severity::kError     ? "error"
+                           : rule.severity == source::Severity::kWarning ? "warning"
+                                                                         : "note";
+    EXPECT_NE(doc.find(std::string("| `") + rule.id + "` | " + rule.gate + " | " + severity + " | " + rule.group + " |"),
+              std::string::npos)
+        << rule.id << " is missing from the docs/source.md rule table";
+  }
 }
 
 TEST(LintCommandTest, MissingPathExitsTwoNamingIt) {

@@ -21,6 +21,38 @@ std::string WithoutTags(const std::string& text) {
   return std::regex_replace(text, kTag, "optrace:auto");
 }
 
+std::string FromBase64(const std::string& b64) {
+  static const std::string kAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  unsigned v = 0;
+  int bits = 0;
+  for (char c : b64) {
+    size_t at = kAlphabet.find(c);
+    if (at == std::string::npos) break;  // '=' padding
+    v = (v << 6) | static_cast<unsigned>(at);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out += static_cast<char>((v >> bits) & 0xff);
+    }
+  }
+  return out;
+}
+
+// Lines changed in place keep their original as `// optrace:orig-b64:<base64>:<tag>`; the
+// expectations read it as `// optrace:orig <original>`.
+std::string Readable(const std::string& text) {
+  static const std::regex kOrig(R"(optrace:orig-b64:([A-Za-z0-9+/=]*):[0-9a-f]{6})");
+  std::string out;
+  auto begin = std::sregex_iterator(text.begin(), text.end(), kOrig);
+  size_t last = 0;
+  for (auto it = begin; it != std::sregex_iterator(); ++it) {
+    out += text.substr(last, it->position() - last) + "optrace:orig " + FromBase64((*it)[1].str());
+    last = it->position() + it->length();
+  }
+  return WithoutTags(out + text.substr(last));
+}
+
 class InstrumentTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -41,7 +73,7 @@ class InstrumentTest : public ::testing::Test {
       EXPECT_TRUE(r->warnings.empty()) << r->warnings.front();
       for (const FileChange& c : r->changes) tree_.Write(c.rel, c.after);
     }
-    return WithoutTags(tree_.Read(rel));
+    return Readable(tree_.Read(rel));
   }
   testing::TempTree tree_;
 };
@@ -123,6 +155,91 @@ TEST_F(InstrumentTest, CrlfFilesKeepTheirLineEndingsThroughARoundTrip) {
   EXPECT_EQ(tree_.Read("op_kernel/kern.cpp"), crlf);
 }
 
+// What clang-format does to instrumented code: re-indents, one space before a trailing comment,
+// spaces inside parentheses, and a braced one-liner broken over several lines.
+std::string Reformatted(const std::string& text) {
+  std::string out;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t nl = text.find('\n', pos);
+    std::string line = text.substr(pos, nl == std::string::npos ? std::string::npos : nl - pos);
+    pos = nl == std::string::npos ? text.size() : nl + 1;
+    if (size_t at = line.find("  // optrace:auto:"); at != std::string::npos) {
+      line = "  " + line.substr(0, at) + " // optrace:auto:" + line.substr(at + 18);
+      if (size_t m = line.find("MoeTracing(TRACE_POINT("); m != std::string::npos) line.insert(m + 11, " ");
+    }
+    size_t orig = line.find("  // optrace:orig-b64:");
+    size_t brace = line.find(") { ");
+    if (orig != std::string::npos && brace != std::string::npos && brace < orig) {
+      std::string indent = line.substr(0, line.find_first_not_of(' '));
+      std::string body = line.substr(brace + 4, line.rfind(" }", orig) - brace - 4);
+      out += line.substr(0, brace + 3) + "\n";
+      for (size_t b = 0; b < body.size();) {
+        size_t semi = body.find("; ", b);
+        size_t e = semi == std::string::npos ? body.size() : semi + 1;
+        out += indent + "  " + body.substr(b, e - b) + "\n";
+        b = semi == std::string::npos ? body.size() : semi + 2;
+      }
+      line = indent + "}" + line.substr(orig);
+    }
+    out += line + (nl == std::string::npos ? "" : "\n");
+  }
+  return out;
+}
+
+TEST_F(InstrumentTest, RevertUndoesATreeAFormatterRewrote) {
+  // Issue 29.7: after clang-format, revert left the respaced marks in and instrument doubled them.
+  std::map<std::string, std::string> before;
+  for (const auto& [rel, text] : testing::PlanFixtureFiles()) before[rel] = text;
+  InstrumentAndRead("op_kernel/kern.cpp");
+  std::string stage = tree_.Read("op_kernel/stage/stage.h");
+  ASSERT_NE(Reformatted(stage), stage);
+  ASSERT_THAT(Reformatted(stage), HasSubstr("{\n      MoeTracing(TRACE_POINT("));  // a one-liner was broken
+  for (const auto& [rel, text] : before) tree_.Write(rel, Reformatted(tree_.Read(rel)));
+  Result<InstrumentResult> r = RevertInstrumentation(tree_.path());
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_TRUE(r->warnings.empty()) << r->warnings.front();
+  for (const FileChange& c : r->changes) tree_.Write(c.rel, c.after);
+  for (const auto& [rel, text] : before) EXPECT_EQ(tree_.Read(rel), text) << rel;
+}
+
+TEST_F(InstrumentTest, InstrumentingAFormattedTreeAgainDoesNotDoubleTheMarks) {
+  InstrumentAndRead("op_kernel/kern.cpp");
+  auto marks = [&] {
+    size_t n = 0;
+    for (const auto& [rel, text] : testing::PlanFixtureFiles()) {
+      std::string now = tree_.Read(rel);
+      for (size_t p = now.find("TRACE_POINT("); p != std::string::npos; p = now.find("TRACE_POINT(", p + 1)) ++n;
+    }
+    return n;
+  };
+  size_t once = marks();
+  for (const auto& [rel, text] : testing::PlanFixtureFiles()) tree_.Write(rel, Reformatted(tree_.Read(rel)));
+  Result<InstrumentResult> again = Instrument(MakePlan());
+  ASSERT_TRUE(again.ok()) << again.status().message();
+  for (const FileChange& c : again->changes) tree_.Write(c.rel, c.after);
+  EXPECT_EQ(marks(), once);
+}
+
+TEST_F(InstrumentTest, AnEditedMarkStopsInstrumentAndRevertKeepsIt) {
+  InstrumentAndRead("op_kernel/kern.cpp");
+  std::string stage = tree_.Read("op_kernel/stage/stage.h");
+  size_t at = stage.find("\"cube-work aic\", \"B\"");
+  ASSERT_NE(at, std::string::npos);
+  stage.replace(at, 15, "\"cube-work-2 aic\"");
+  tree_.Write("op_kernel/stage/stage.h", stage);
+  Result<InstrumentResult> again = Instrument(MakePlan());
+  ASSERT_FALSE(again.ok());
+  EXPECT_THAT(again.status().message(), HasSubstr("op_kernel/stage/stage.h:"));
+  EXPECT_THAT(again.status().message(), HasSubstr("no longer matches its code"));
+  Result<InstrumentResult> r = RevertInstrumentation(tree_.path());
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r->warnings.size(), 1u);
+  EXPECT_THAT(r->warnings.front(), HasSubstr("kept: its optrace:auto tag no longer matches"));
+  for (const FileChange& c : r->changes) tree_.Write(c.rel, c.after);
+  EXPECT_THAT(tree_.Read("op_kernel/stage/stage.h"), HasSubstr("\"cube-work-2 aic\""));
+}
+
 TEST_F(InstrumentTest, InstrumentedFixturePassesLint) {
   InstrumentAndRead("op_kernel/kern.cpp");
   LintOptions o;
@@ -180,14 +297,14 @@ const char* kContinueInBraces =
 
 TEST(InstrumentExitsTest, ContinueInsideExistingBracesGetsItsEndMarkInsideThem) {
   std::string after = InstrumentOne(kContinueInBraces, {Site(SiteKind::kLoopBody, 3, "for i", "step")});
-  EXPECT_THAT(after, HasSubstr("    if (i == 2) { x_ = 0; MoeTracing(TRACE_POINT(\"step\", \"E\")); continue; }"
+  EXPECT_THAT(Readable(after), HasSubstr("    if (i == 2) { x_ = 0; MoeTracing(TRACE_POINT(\"step\", \"E\")); continue; }"
                                "  // optrace:orig     if (i == 2) { x_ = 0; continue; }\n"));
   EXPECT_EQ(RevertText(after), kContinueInBraces);
 }
 
 TEST(InstrumentExitsTest, UnbracedContinueIsStillWrappedInBraces) {
   std::string after = InstrumentOne(kContinueInBraces, {Site(SiteKind::kLoopBody, 3, "for i", "step")});
-  EXPECT_THAT(after, HasSubstr("    if (i == 3) { MoeTracing(TRACE_POINT(\"step\", \"E\")); continue; }"
+  EXPECT_THAT(Readable(after), HasSubstr("    if (i == 3) { MoeTracing(TRACE_POINT(\"step\", \"E\")); continue; }"
                                "  // optrace:orig     if (i == 3) continue;\n"));
 }
 
@@ -230,9 +347,9 @@ std::vector<PlanSite> ReturnSites() {
 
 TEST(InstrumentExitsTest, ReturnOfATracedCallClosesTheParentAfterTheCall) {
   std::string after = InstrumentOne(kReturnsCall, ReturnSites());
-  EXPECT_THAT(after, HasSubstr("  { auto optrace_ret = G(n) + 1; MoeTracing(TRACE_POINT(\"f\", \"E\")); "
+  EXPECT_THAT(Readable(after), HasSubstr("  { auto optrace_ret = G(n) + 1; MoeTracing(TRACE_POINT(\"f\", \"E\")); "
                                "return optrace_ret; }  // optrace:orig   return G(n) + 1;\n"));
-  EXPECT_THAT(after, HasSubstr("  if (n > 2) { V(n); MoeTracing(TRACE_POINT(\"h\", \"E\")); return; }"
+  EXPECT_THAT(Readable(after), HasSubstr("  if (n > 2) { V(n); MoeTracing(TRACE_POINT(\"h\", \"E\")); return; }"
                                "  // optrace:orig   if (n > 2) return V(n);\n"));
   EXPECT_EQ(RevertText(after), kReturnsCall);
 }
@@ -290,6 +407,35 @@ TEST(RevertTextTest, UserCodeEndingInTheMarkerIsKept) {
   EXPECT_EQ(RevertText(edited + "\n"), edited + "\n");
   // Lines of earlier versions (untagged) are removed when the code is optrace's own.
   EXPECT_EQ(RevertText("  MoeTracing(TRACE_POINT(\"x\", \"B\"));  // optrace:auto\n"), "");
+}
+
+TEST(RevertTextTest, MarkBrokenOverTwoLinesIsRemovedWhole) {
+  std::string code = "MoeTracing(TRACE_POINT(\"a long label aiv\", \"E\"), groupIdx);";
+  std::string tag = AutoMarkerFor(code, false);
+  std::string broken = "  Work();\n  MoeTracing(TRACE_POINT(\"a long label aiv\", \"E\"),\n             groupIdx);" + tag + "\n}\n";
+  EXPECT_EQ(RevertText(broken), "  Work();\n}\n");
+}
+
+TEST(RevertTextTest, UntaggedLineOfAnOlderVersionIsRemovedOnlyWhenItIsABareMark) {
+  EXPECT_EQ(RevertText("  MoeTracing(TRACE_POINT(\"x\", \"E\"), i);  // optrace:auto\n"), "");
+  const std::string user = "  MoeTracing(TRACE_POINT(\"x\", \"E\")); Flush();  // optrace:auto\n";
+  EXPECT_EQ(RevertText(user), user);
+}
+
+TEST(RevertTextTest, OriginalSurvivesAnyCharactersThroughBase64) {
+  const std::string original = "    if (p) return;  /* it's \"done\" */ // optrace:auto \\\n";
+  std::string after = InstrumentOne("#include \"optrace/trace.h\"\nvoid F(int p) {\n  Prep();\n" + original + "  Work();\n}\n",
+                                    {Site(SiteKind::kFunction, 2, "F", "f")});
+  EXPECT_THAT(after, HasSubstr("optrace:orig-b64:"));
+  EXPECT_EQ(RevertText(after), "#include \"optrace/trace.h\"\nvoid F(int p) {\n  Prep();\n" + original + "  Work();\n}\n");
+}
+
+TEST(RevertTextTest, EditedTaggedLineIsReportedByLine) {
+  std::string tagged = "  MoeTracing(TRACE_POINT(\"x\", \"B\"));" + AutoMarkerFor("  MoeTracing(TRACE_POINT(\"x\", \"B\"));", false);
+  tagged.replace(tagged.find("\"x\""), 3, "\"y\"");
+  std::vector<int> stale;
+  EXPECT_EQ(RevertText("a\n" + tagged + "\n", &stale), "a\n" + tagged + "\n");
+  EXPECT_EQ(stale, std::vector<int>{2});
 }
 
 TEST(MarkCodeTest, IndexArgumentsFollowThePoint) {

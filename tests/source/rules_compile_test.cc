@@ -92,6 +92,17 @@ TEST(CompileRulesTest, HeaderIncludedAfterBaseByTheTranslationUnitReaches) {
               IsEmpty());
 }
 
+TEST(CompileRulesTest, MacroExpandingPastTheBudgetIsAWarningNotACrash) {
+  // issue 29.6: seven lines of doubly exponential macros took lint to 10-19 GB and a crash.
+  std::string bomb =
+      "#define A0(x) x x\n#define A1(x) A0(A0(x))\n#define A2(x) A1(A1(x))\n#define A3(x) A2(A2(x))\n"
+      "#define A4(x) A3(A3(x))\n#define A5(x) A4(A4(x))\n#define A6(x) A5(A5(x))\n";
+  EXPECT_THAT(LintFiles({{"op_kernel/bomb.h", bomb},
+                         {"op_kernel/k.cpp", "#include \"bomb.h\"\n" + Kernel("  A6(n++;)\n")}},
+                        /*op=*/true),
+              ::testing::Contains("macro-budget@op_kernel/k.cpp:1"));
+}
+
 TEST(CompileRulesTest, UndeclaredIndexIsIndexScope) {
   EXPECT_THAT(LintFiles({{"k.cpp", Kernel("  for (int g = 0; g < n; ++g) {\n  }\n"
                                           "  MoeTracing(TRACE_POINT(\"x\", \"B\"), groupIdx);\n"

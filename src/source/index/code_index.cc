@@ -76,7 +76,7 @@ const SourceFile* CodeIndex::SpliceTarget(const SourceFile* from, const Directiv
 CodeIndex::~CodeIndex() = default;
 
 CodeIndex::CodeIndex(const std::vector<const SourceFile*>& files) : files_(files), macros_(files) {
-  for (const SourceFile* f : files_) streams_[f] = TokenStream::ForFile(*f, macros_, &ResolveSplice, this);
+  for (const SourceFile* f : files_) streams_[f] = TokenStream::ForFile(*f, macros_, &ResolveSplice, this, &expansion_budget_);
   for (const SourceFile* f : files_) {
     if (spliced_.count(f)) continue;  // its declarations are read inside the body that includes it
     ParseDeclarations(*streams_[f], &decls_);

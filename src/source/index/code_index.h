@@ -109,6 +109,7 @@ class CodeIndex {
   MacroTable macros_;
   std::map<const SourceFile*, std::unique_ptr<TokenStream>> streams_;
   mutable std::set<const SourceFile*> spliced_;
+  size_t expansion_budget_ = 12'000'000;  // tokens macro expansion may make in the whole tree
   Declarations decls_;
   mutable std::vector<std::unique_ptr<FunctionDef>> lambdas_;
   // Close and ResolveClassAll are pure functions of their arguments (the index never changes

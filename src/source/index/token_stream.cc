@@ -24,7 +24,9 @@ bool AlnumEnd(std::string_view s, bool back) {
   return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
 }
 
-constexpr size_t kMaxStreamTokens = 4'000'000;  // a runaway macro stops expanding here
+// Every token expansion makes (argument pre-expansion and substitution included) is charged to
+// a budget, so doubly exponential macros stop expanding instead of filling memory.
+constexpr size_t kMaxExpansionTokens = 4'000'000;  // per file
 constexpr int kMaxMacroDepth = 24;
 
 }  // namespace
@@ -81,8 +83,9 @@ const MacroDef* MacroTable::Find(std::string_view name) const {
 
 class StreamBuilder {
  public:
-  StreamBuilder(TokenStream& s, const MacroTable& m, TokenStream::IncludeResolver resolve, const void* ctx)
-      : s_(s), macros_(m), resolve_(resolve), ctx_(ctx) {}
+  StreamBuilder(TokenStream& s, const MacroTable& m, TokenStream::IncludeResolver resolve, const void* ctx,
+                size_t* shared_budget)
+      : s_(s), macros_(m), resolve_(resolve), ctx_(ctx), shared_budget_(shared_budget) {}
 
   void Build(const SourceFile& file) {
     std::vector<StreamToken> raw;
@@ -97,8 +100,12 @@ class StreamBuilder {
       s_.toks_ = std::move(raw);
     } else {
       s_.toks_.reserve(raw.size() + raw.size() / 8);
+      budget_ = std::min(kMaxExpansionTokens, shared_budget_ ? *shared_budget_ : kMaxExpansionTokens);
       std::vector<const MacroDef*> disabled;
+      size_t start = budget_;
+      if (budget_ == 0) s_.expansion_capped_ = true;
       Expand(raw, 0, raw.size(), disabled, &s_.toks_);
+      if (shared_budget_) *shared_budget_ -= start - budget_;
     }
     MatchBrackets();
   }
@@ -159,13 +166,22 @@ class StreamBuilder {
     return TokenKind::kPunct;
   }
 
+  void Charge(size_t n) {
+    if (n >= budget_) {
+      budget_ = 0;
+      s_.expansion_capped_ = true;
+    } else {
+      budget_ -= n;
+    }
+  }
+
   // Expands macros in in[b, e) into `out`.
   void Expand(const std::vector<StreamToken>& in, size_t b, size_t e, std::vector<const MacroDef*>& disabled,
               std::vector<StreamToken>* out) {
     for (size_t i = b; i < e; ++i) {
       const StreamToken& x = in[i];
       const MacroDef* m = nullptr;
-      if (x.IsIdentifier() && out->size() < kMaxStreamTokens && static_cast<int>(disabled.size()) < kMaxMacroDepth)
+      if (x.IsIdentifier() && budget_ > 0 && static_cast<int>(disabled.size()) < kMaxMacroDepth)
         m = macros_.Find(x.text());
       if (m && std::find(disabled.begin(), disabled.end(), m) != disabled.end()) m = nullptr;
       if (!m) {
@@ -250,7 +266,7 @@ class StreamBuilder {
     };
     std::vector<StreamToken> out;
     bool paste_next = false;
-    for (size_t k = m.body_begin; k < m.body_end; ++k) {
+    for (size_t k = m.body_begin; k < m.body_end && budget_ > 0; ++k) {
       const Token& bt = t[k];
       if (bt.Is("##")) {
         paste_next = true;
@@ -281,6 +297,7 @@ class StreamBuilder {
       } else {
         piece.push_back(body_token(k));
       }
+      Charge(piece.size());
       if (paste_next && !out.empty() && !piece.empty()) {
         StreamToken left = out.back();
         out.pop_back();
@@ -326,13 +343,16 @@ class StreamBuilder {
   const MacroTable& macros_;
   TokenStream::IncludeResolver resolve_;
   const void* ctx_;
+  size_t* shared_budget_;
+  size_t budget_ = 0;
 };
 
 std::unique_ptr<TokenStream> TokenStream::ForFile(const SourceFile& file, const MacroTable& macros,
-                                                  IncludeResolver resolve, const void* resolve_ctx) {
+                                                  IncludeResolver resolve, const void* resolve_ctx,
+                                                  size_t* expansion_budget) {
   auto s = std::make_unique<TokenStream>();
   s->file_ = &file;
-  StreamBuilder(*s, macros, resolve, resolve_ctx).Build(file);
+  StreamBuilder(*s, macros, resolve, resolve_ctx, expansion_budget).Build(file);
   return s;
 }
 

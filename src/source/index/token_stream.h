@@ -65,10 +65,12 @@ class MacroTable {
 class TokenStream {
  public:
   // The stream of `file`: active code tokens, macros expanded, in-body includes of files that
-  // `resolve` finds spliced in (null: no splicing).
+  // `resolve` finds spliced in (null: no splicing). Expansion makes at most 4M tokens per file and,
+  // when `expansion_budget` is given, draws them from it (one budget for a whole tree).
   using IncludeResolver = const SourceFile* (*)(const void* ctx, const SourceFile* from, const Directive& d);
   static std::unique_ptr<TokenStream> ForFile(const SourceFile& file, const MacroTable& macros,
-                                              IncludeResolver resolve = nullptr, const void* resolve_ctx = nullptr);
+                                              IncludeResolver resolve = nullptr, const void* resolve_ctx = nullptr,
+                                              size_t* expansion_budget = nullptr);
 
   size_t size() const { return toks_.size(); }
   const StreamToken& operator[](size_t i) const { return toks_[i]; }
@@ -83,6 +85,8 @@ class TokenStream {
   // Tokens [b, e) joined: a space only where the source had one.
   std::string Join(size_t b, size_t e) const;
   const SourceFile* file() const { return file_; }
+  // True when the file's macro expansion hit its token budget and the rest stayed unexpanded.
+  bool expansion_capped() const { return expansion_capped_; }
 
  private:
   friend class StreamBuilder;
@@ -91,6 +95,7 @@ class TokenStream {
   std::vector<size_t> match_;
   std::deque<Token> made_;         // pasted / stringized tokens
   std::deque<std::string> texts_;  // their text
+  bool expansion_capped_ = false;
 };
 
 }  // namespace optrace::source::index

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <climits>
 #include <cstring>
 #include <map>
@@ -96,7 +97,6 @@ size_t TokenAt(const std::vector<Token>& t, int line, int column) {
 }
 
 constexpr char kB64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-constexpr std::string_view kOrigB64 = "/* optrace:orig-b64:";
 
 std::string Base64(std::string_view in) {
   std::string out;
@@ -134,6 +134,29 @@ bool Unbase64(std::string_view in, std::string* out) {
   return true;
 }
 
+// The code with whitespace outside literals dropped: a formatter that re-indents a line or
+// changes the spaces before its comment leaves the tag valid.
+std::string Normalized(std::string_view code) {
+  std::string out;
+  out.reserve(code.size());
+  char quote = 0;
+  for (size_t i = 0; i < code.size(); ++i) {
+    char c = code[i];
+    if (quote) {
+      out += c;
+      if (c == '\\' && i + 1 < code.size()) {
+        out += code[++i];
+      } else if (c == quote) {
+        quote = 0;
+      }
+      continue;
+    }
+    if (c == '"' || c == '\'') quote = c;
+    if (c != ' ' && c != '\t' && c != '\r' && c != '\n' && c != '\v' && c != '\f') out += c;
+  }
+  return out;
+}
+
 std::string LineTag(std::string_view code) {
   uint32_t h = 2166136261u;
   for (char c : code) {
@@ -143,47 +166,156 @@ std::string LineTag(std::string_view code) {
   return fmt::format("{:06x}", h & 0xffffff);
 }
 
-// Inserted by optrace (its tag matches what precedes it), else nullopt-like false.
-bool IsTaggedAutoLine(std::string_view content) {
-  // "<code>  // optrace:auto:abcdef"
-  constexpr size_t kTag = 7;  // ":abcdef"
-  if (content.size() >= kAutoMarker.size() + kTag &&
-      content.substr(content.size() - kTag - kAutoMarker.size(), kAutoMarker.size()) == kAutoMarker &&
-      content[content.size() - kTag] == ':') {
-    std::string_view code = content.substr(0, content.size() - kTag - kAutoMarker.size());
-    return LineTag(code) == content.substr(content.size() - 6);
+bool IsSpace(char c) { return c == ' ' || c == '\t'; }
+std::string_view TrimRight(std::string_view s) {
+  while (!s.empty() && IsSpace(s.back())) s.remove_suffix(1);
+  return s;
+}
+bool IsHex6(std::string_view s) {
+  return s.size() == 6 && std::all_of(s.begin(), s.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); });
+}
+
+// A trailing tag, `<code> // optrace:auto:abcdef` or, in a #define body,
+// `<code> /* optrace:auto:abcdef */ \`, with any spacing around its parts.
+struct TrailingTag {
+  std::string_view code;  // what precedes the comment, trailing spaces dropped
+  std::string_view tag;   // the 6 hex digits
+};
+std::optional<TrailingTag> ParseTrailingTag(std::string_view content) {
+  constexpr std::string_view kWord = "optrace:auto:";
+  std::string_view c = TrimRight(content);
+  bool macro = false;
+  if (!c.empty() && c.back() == '\\') {
+    macro = true;
+    c = TrimRight(c.substr(0, c.size() - 1));
+    if (!c.ends_with("*/")) return std::nullopt;
+    c = TrimRight(c.substr(0, c.size() - 2));
   }
-  return false;
+  if (c.size() < kWord.size() + 6 || !IsHex6(c.substr(c.size() - 6))) return std::nullopt;
+  std::string_view tag = c.substr(c.size() - 6);
+  c = c.substr(0, c.size() - 6);
+  if (!c.ends_with(kWord)) return std::nullopt;
+  c = TrimRight(c.substr(0, c.size() - kWord.size()));
+  std::string_view opener = macro ? "/*" : "//";
+  if (!c.ends_with(opener)) return std::nullopt;
+  return TrailingTag{TrimRight(c.substr(0, c.size() - 2)), tag};
 }
 
-bool IsTaggedMacroAutoLine(std::string_view content) {
-  // "<code> /* optrace:auto:abcdef */ \"
-  constexpr std::string_view kOpen = " /* optrace:auto:";
-  constexpr std::string_view kClose = " */ \\";
-  if (!content.ends_with(kClose)) return false;
-  size_t at = content.rfind(kOpen);
-  if (at == std::string_view::npos || at + kOpen.size() + 6 + kClose.size() != content.size()) return false;
-  return LineTag(content.substr(0, at)) == content.substr(at + kOpen.size(), 6);
+// Inserted by optrace: its tag is the hash of the code before it (whitespace ignored; files of
+// earlier versions hashed the code exactly as inserted).
+bool TagMatches(std::string_view code, std::string_view tag) {
+  return LineTag(Normalized(code)) == tag || LineTag(code) == tag;
 }
 
-// Lines of earlier versions carry an untagged marker: removed only when the code is optrace's own.
-bool LooksInserted(std::string_view code) {
-  for (std::string_view w : {"MoeTracing", "TRACE_POINT", "OPTRACE_", "optrace", "profiling", "Profiling"})
-    if (code.find(w) != std::string_view::npos) return true;
-  return false;
+// Lines of versions before tags carry an untagged `  // optrace:auto`; those versions inserted
+// only marks, so only a line that is one bare MoeTracing(TRACE_POINT(...)...) statement is theirs.
+bool IsBareMark(std::string_view code) {
+  std::string n = Normalized(code);
+  if (!n.starts_with("MoeTracing(TRACE_POINT(\"") || !n.ends_with(");")) return false;
+  char quote = 0;
+  int depth = 0;
+  for (size_t i = 0; i < n.size(); ++i) {
+    char c = n[i];
+    if (quote) {
+      if (c == '\\') ++i;
+      else if (c == quote) quote = 0;
+      continue;
+    }
+    if (c == '"' || c == '\'') quote = c;
+    else if (c == '(') ++depth;
+    else if (c == ')' && --depth < 0) return false;
+    else if (c == ';' && (depth != 0 || i + 1 != n.size())) return false;
+    else if (c == '{' || c == '}') return false;
+  }
+  return depth == 0 && !quote;
+}
+
+bool IsLegacyAutoLine(std::string_view content) {
+  constexpr std::string_view kLegacy = "// optrace:auto";
+  std::string_view c = TrimRight(content);
+  bool macro = false;
+  if (!c.empty() && c.back() == '\\') {
+    c = TrimRight(c.substr(0, c.size() - 1));
+    if (!c.ends_with("/* optrace:auto */")) return false;
+    c = c.substr(0, c.size() - std::string_view("/* optrace:auto */").size());
+    macro = true;
+  }
+  if (!macro) {
+    if (!c.ends_with(kLegacy)) return false;
+    c = c.substr(0, c.size() - kLegacy.size());
+  }
+  return IsBareMark(c);
+}
+
+bool IsB64(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '+' || c == '/' || c == '='; }
+
+// A line instrument changed in place: `<changed>  // optrace:orig-b64:<original>:<tag>` (a
+// block comment before a #define's `\`), the tag a hash of <changed> with whitespace dropped.
+// Earlier versions wrote `<changed>  // optrace:orig <original>` or the block form without a
+// tag; those are restored as they are.
+struct OrigLine {
+  std::string original;
+  std::string_view code;  // <changed>, trailing spaces dropped
+  std::string_view tag;   // empty: an untagged form
+};
+std::optional<OrigLine> ParseOrigLine(std::string_view content) {
+  constexpr std::string_view kB64Word = "optrace:orig-b64:";
+  size_t at = content.find(kB64Word);
+  if (at != std::string_view::npos) {
+    size_t p = at + kB64Word.size(), q = p;
+    while (q < content.size() && IsB64(content[q])) ++q;
+    OrigLine o;
+    if (!Unbase64(content.substr(p, q - p), &o.original)) return std::nullopt;
+    if (q + 7 <= content.size() && content[q] == ':' && IsHex6(content.substr(q + 1, 6))) o.tag = content.substr(q + 1, 6);
+    std::string_view before = TrimRight(content.substr(0, at));
+    if (!before.ends_with("//") && !before.ends_with("/*")) return std::nullopt;
+    o.code = TrimRight(before.substr(0, before.size() - 2));
+    return o;
+  }
+  constexpr std::string_view kOrig = "// optrace:orig ";  // whatever spacing precedes it
+  at = content.find(kOrig);
+  if (at == std::string_view::npos) return std::nullopt;
+  OrigLine o;
+  o.original = std::string(content.substr(at + kOrig.size()));
+  o.code = TrimRight(content.substr(0, at));
+  return o;
 }
 
 }  // namespace
 
 std::string AutoMarkerFor(std::string_view code, bool in_macro) {
-  if (in_macro) return fmt::format(" /* optrace:auto:{} */ \\", LineTag(code));
-  return fmt::format("{}:{}", kAutoMarker, LineTag(code));
+  std::string tag = LineTag(Normalized(code));
+  if (in_macro) return fmt::format(" /* optrace:auto:{} */ \\", tag);
+  return fmt::format("{}:{}", kAutoMarker, tag);
 }
 
-std::string RevertText(std::string_view text) {
+std::string RevertText(std::string_view text, std::vector<int>* stale_tags) {
   std::string out;
   out.reserve(text.size());
+  // The lines kept just before this one, for a line a formatter broke over several lines (the
+  // tag is on the last; the hash covers them all).
+  struct Kept {
+    size_t out_begin;
+    std::string_view content;
+  };
+  std::vector<Kept> kept;
+  constexpr size_t kMaxJoined = 16;
+  // True when `code`, alone or after up to kMaxJoined kept lines, hashes to `tag`; those kept
+  // lines are then taken back out of `out`.
+  auto ours = [&](std::string_view code, std::string_view tag) {
+    if (TagMatches(code, tag)) return true;
+    std::string joined(code);
+    for (size_t k = 1; k <= kMaxJoined && k <= kept.size(); ++k) {
+      joined.insert(0, std::string(kept[kept.size() - k].content) + "\n");
+      if (LineTag(Normalized(joined)) != tag) continue;
+      out.resize(kept[kept.size() - k].out_begin);
+      kept.resize(kept.size() - k);
+      return true;
+    }
+    return false;
+  };
   size_t pos = 0;
+  int line_no = 0;
   while (pos < text.size()) {
     size_t nl = text.find('\n', pos);
     size_t end = nl == std::string_view::npos ? text.size() : nl + 1;
@@ -191,40 +323,30 @@ std::string RevertText(std::string_view text) {
     std::string_view eol = line.ends_with("\r\n") ? "\r\n" : line.ends_with("\n") ? "\n" : "";
     std::string_view content = line.substr(0, line.size() - eol.size());
     pos = end;
-    if (IsTaggedAutoLine(content)) continue;
-    if (content.ends_with(kAutoMarker) && LooksInserted(content.substr(0, content.size() - kAutoMarker.size())))
+    ++line_no;
+    if (std::optional<TrailingTag> tag = ParseTrailingTag(content)) {
+      if (ours(tag->code, tag->tag)) continue;
+      if (stale_tags) stale_tags->push_back(line_no);
+    } else if (IsLegacyAutoLine(content)) {
       continue;
-    {
-      std::string_view c = content;
-      while (!c.empty() && (c.back() == ' ' || c.back() == '\t')) c.remove_suffix(1);
-      if (IsTaggedMacroAutoLine(c)) continue;
-      if (c.ends_with(kMacroAutoMarker) && LooksInserted(c.substr(0, c.size() - kMacroAutoMarker.size()))) continue;
-    }
-    size_t b64 = content.find(kOrigB64);
-    if (b64 != std::string_view::npos) {
-      size_t stop = content.find(" */", b64);
-      std::string decoded;
-      if (stop != std::string_view::npos &&
-          Unbase64(content.substr(b64 + kOrigB64.size(), stop - b64 - kOrigB64.size()), &decoded)) {
-        out += decoded;
+    } else if (std::optional<OrigLine> orig = ParseOrigLine(content)) {
+      if (orig->tag.empty() || ours(orig->code, orig->tag)) {
+        kept.clear();
+        out += orig->original;
         out += eol;
         continue;
       }
+      if (stale_tags) stale_tags->push_back(line_no);
     }
-    size_t orig = content.find(kOrigMarker);
-    if (orig != std::string_view::npos) {
-      out += content.substr(orig + kOrigMarker.size());
-      out += eol;
-      continue;
-    }
+    kept.push_back({out.size(), content});
+    if (kept.size() > kMaxJoined) kept.erase(kept.begin());
     out += line;
   }
   return out;
 }
 
 bool HasInstrumentation(std::string_view text) {
-  return text.find("optrace:auto") != std::string_view::npos || text.find(kOrigMarker) != std::string_view::npos ||
-         text.find(kOrigB64) != std::string_view::npos;
+  return text.find("optrace:auto") != std::string_view::npos || text.find("optrace:orig") != std::string_view::npos;
 }
 
 std::string MarkCode(const PlanSite& site, char type) {
@@ -558,16 +680,14 @@ Result<std::string> ApplyMarks(const SourceFile& file, const CodeStructure* cs, 
       if (!changed.empty() && changed.back() == '\\') changed.pop_back();
       while (!changed.empty() && (changed.back() == ' ' || changed.back() == '\t')) changed.pop_back();
       out += changed;
-      out += " ";
-      out += kOrigB64;
-      out += Base64(content);
-      out += " */ \\";
+      out += " /* optrace:orig-b64:" + Base64(content) + ":" + LineTag(Normalized(changed)) + " */ \\";
       out += le;
       continue;
     }
+    // Encoded, so a formatter cannot reflow the original over several comment lines; tagged, so
+    // revert still finds <changed> when a formatter breaks it over several lines.
     out += changed;
-    out += kOrigMarker;
-    out += content;
+    out += "  // optrace:orig-b64:" + Base64(content) + ":" + LineTag(Normalized(changed));
     out += le;
   }
   return out;
@@ -611,12 +731,22 @@ Result<InstrumentResult> Instrument(const Plan& plan) {
   OPTRACE_ASSIGN_OR_RETURN(std::vector<fs::path> paths, ListSourceFiles(plan.op_dir));
   SourceSet set(plan.op_dir);
   std::map<std::string, std::string> original;
+  std::vector<std::string> stale;
   for (const fs::path& p : paths) {
     OPTRACE_ASSIGN_OR_RETURN(std::string text, ReadFileToString(p));
     std::string rel = set.Relative(p);
-    set.AddText(rel, RevertText(text));
+    std::vector<int> lines;
+    set.AddText(rel, RevertText(text, &lines));
+    for (int l : lines) stale.push_back(fmt::format("{}:{}", rel, l));
     original[rel] = std::move(text);
   }
+  // A line still tagged as optrace's whose code was edited: re-instrumenting would take it for a
+  // hand mark and could leave its range unbalanced, so nothing is written.
+  if (!stale.empty())
+    return BadInputError(
+        "{}: carries an optrace:auto tag that no longer matches its code (edited since instrument ran){}; restore "
+        "the line, delete it, or remove the tag to keep it as your own, then run instrument again",
+        stale.front(), stale.size() > 1 ? fmt::format(" (and {} more line(s))", stale.size() - 1) : "");
   // Which files reach a MoeTracing definition (optrace/trace.h or the tree's own) through their
   // own includes.
   std::map<const SourceFile*, bool> reaches;
@@ -695,10 +825,16 @@ Result<InstrumentResult> RevertInstrumentation(const fs::path& op_dir) {
   for (const fs::path& p : paths) {
     OPTRACE_ASSIGN_OR_RETURN(std::string text, ReadFileToString(p));
     if (!HasInstrumentation(text)) continue;
-    std::string after = RevertText(text);
+    std::vector<int> stale;
+    std::string after = RevertText(text, &stale);
+    std::string rel = set.Relative(p);
+    for (int l : stale)
+      result.warnings.push_back(fmt::format("{}:{}: kept: its optrace:auto tag no longer matches the code (edited since "
+                                            "instrument ran); delete the line by hand if it is not yours",
+                                            rel, l));
     if (after == text) continue;
     int removed = static_cast<int>(std::count(text.begin(), text.end(), '\n') - std::count(after.begin(), after.end(), '\n'));
-    result.changes.push_back({p, set.Relative(p), text, std::move(after), removed});
+    result.changes.push_back({p, rel, text, std::move(after), removed});
   }
   return result;
 }

@@ -4,10 +4,10 @@
 //   OPTRACE_ASSIGN_OR_RETURN(InstrumentResult r, Instrument(plan));   // computes, writes nothing
 //   for (const FileChange& c : r.changes) WriteFileAtomic(c.path, c.after);
 //
-// Every inserted line ends with `// optrace:auto`; a line that had to be changed in place (an
-// early `return` that is the body of an unbraced if) carries `// optrace:orig <original line>`.
-// RevertText drops the first and restores the second, so instrument then revert gives back
-// every file byte for byte. Instrument starts from the reverted text, so running it twice
+// Every inserted line ends with `// optrace:auto:<tag>`; a line that had to be changed in place
+// (an early `return` that is the body of an unbraced if, a parameter list) carries
+// `// optrace:orig-b64:<original line, base64>:<tag>`. RevertText drops the first and restores
+// the second, so instrument then revert gives back every file byte for byte. Instrument starts from the reverted text, so running it twice
 // equals running it once.
 #pragma once
 
@@ -24,18 +24,21 @@
 
 namespace optrace::source {
 
-// An inserted line ends with `// optrace:auto:<6 hex>`, the hex a hash of the line before the
-// marker: revert removes a line only when the hash matches, so user code that happens to end
-// in `// optrace:auto` (or an inserted line the user edited since) is never deleted.
+// An inserted line ends with `// optrace:auto:<6 hex>`, the hex a hash of the code before the
+// marker with whitespace dropped: revert removes a line only when the hash matches, so user code
+// that happens to end in `// optrace:auto` (or an inserted line the user edited since) is never
+// deleted, while clang-format's re-spacing (`;  //` -> `; //`) and re-indenting are ignored.
 inline constexpr std::string_view kAutoMarker = "  // optrace:auto";
-inline constexpr std::string_view kOrigMarker = "  // optrace:orig ";
 // Lines inserted inside a #define body: a line comment would swallow the continuation.
 inline constexpr std::string_view kMacroAutoMarker = " /* optrace:auto */ \\";
 // The marker for an inserted `code` line (code = indent + statement).
 std::string AutoMarkerFor(std::string_view code, bool in_macro);
 
-// The text without optrace-inserted lines, in-place changes restored.
-std::string RevertText(std::string_view text);
+// The text without optrace-inserted lines, in-place changes restored. A line whose tag matches
+// its code (whitespace ignored, so a formatter's re-indenting and re-spacing, or its breaking a
+// long line over up to 17 lines, is still recognised) is optrace's. A tag that matches nothing (the
+// line edited since) is kept, and its 1-based line goes to `stale_tags`.
+std::string RevertText(std::string_view text, std::vector<int>* stale_tags = nullptr);
 bool HasInstrumentation(std::string_view text);
 
 // Where one site's marks go in a file, before they are turned into text.

@@ -1210,7 +1210,13 @@ Result<Plan> BuildPlan(const PlanOptions& options) {
   OPTRACE_ASSIGN_OR_RETURN(std::vector<fs::path> files, ListSourceFiles(op_dir));
   for (const fs::path& p : files) {
     OPTRACE_ASSIGN_OR_RETURN(std::string text, ReadFileToString(p));
-    set.AddText(set.Relative(p), RevertText(text));
+    std::vector<int> stale;
+    set.AddText(set.Relative(p), RevertText(text, &stale));
+    for (int l : stale)
+      plan.warnings.push_back(fmt::format("{}:{}: its optrace:auto tag no longer matches the code (edited since "
+                                          "instrument ran); it is read as a hand mark, and instrument refuses the tree "
+                                          "until the line is restored, deleted or untagged",
+                                          set.Relative(p), l));
   }
   std::vector<fs::path> entries;
   if (!options.entry.empty()) {

@@ -69,7 +69,7 @@ TEST(NewCompileErrorsTest, AnErrorOnAnInsertedLineIsNew) {
 
 TEST(NewCompileErrorsTest, ARewrittenLineComparesByItsOriginalCode) {
   auto before = OneUnit({Error(3, "unknown type name 'T'", "void f(T x) {")});
-  auto after = OneUnit({Error(3, "unknown type name 'T'", "void f(T x, GM_ADDR p) {  // optrace:orig void f(T x) {",
+  auto after = OneUnit({Error(3, "unknown type name 'T'", "void f(T x, GM_ADDR p) {  // optrace:orig-b64:dm9pZCBmKFQgeCkgew==:0a1b2c",
                               true, "void f(T x) {")});
   EXPECT_TRUE(NewCompileErrors(before, after).empty());
 }

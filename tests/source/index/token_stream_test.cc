@@ -198,6 +198,33 @@ TEST(TokenStreamTest, MacrosOfEveryIndexedFileAreExpandedInTheOthers) {
   EXPECT_EQ(Find(s, "GENERAL_OP_IMPL"), s.size());
 }
 
+// Each level doubles its argument twice: A6 alone would be 2^64 tokens. Arguments are expanded
+// before substitution, so the budget has to cover that work too, not only the stream's length.
+constexpr const char* kDoublyExponentialMacros =
+    "#define A0(x) x x\n"
+    "#define A1(x) A0(A0(x))\n"
+    "#define A2(x) A1(A1(x))\n"
+    "#define A3(x) A2(A2(x))\n"
+    "#define A4(x) A3(A3(x))\n"
+    "#define A5(x) A4(A4(x))\n"
+    "#define A6(x) A5(A5(x))\n";
+
+TEST(TokenStreamTest, DoublyExponentialMacroStopsAtTheBudgetAndSaysSo) {
+  SingleFile f(std::string(kDoublyExponentialMacros) + "void k() { A6(a++;) }\nvoid after() {}\n");
+  const TokenStream& s = f.stream();
+  EXPECT_TRUE(s.expansion_capped());
+  EXPECT_LT(s.size(), 20'000'000u);
+  EXPECT_LT(Find(s, "after"), s.size());  // code past the invocation is still read
+}
+
+TEST(TokenStreamTest, OrdinaryExpansionIsNotCapped) {
+  SingleFile f(std::string(kDoublyExponentialMacros) + "void k() { A2(a++;) }\n");
+  EXPECT_FALSE(f.stream().expansion_capped());
+  size_t n = 0;
+  for (size_t i = 0; i < f.stream().size(); ++i) n += f.stream().Is(i, "a");
+  EXPECT_EQ(n, 16u);
+}
+
 TEST(TokenStreamTest, MatchPairsBracketsMadeByAnExpansion) {
   SingleFile f(
       "#define FOR_EACH_CORE(i) for (uint32_t i = 0; i < coreNum; ++i)\n"
