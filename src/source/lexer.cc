@@ -38,6 +38,8 @@ class Lexer {
   }
 
   LexedFile Run() {
+    // A UTF-8 byte order mark opens many Windows-edited headers; it is not part of line 1.
+    if (s_.starts_with("\xEF\xBB\xBF")) pos_ = line_start_ = 3;
     while (pos_ < n_) Step();
     if (in_directive_) FinishDirective();
     for (const Frame& f : frames_) {

@@ -35,6 +35,20 @@ TEST_F(PlanBuilderTest, EntryIsTheGlobalFunctionAndTheRootIsProcessing) {
   EXPECT_EQ(root.decision, Decision::kPhase);
 }
 
+TEST_F(PlanBuilderTest, ByteOrderMarksDoNotHideSites) {
+  testing::TempTree bom;
+  for (const auto& [rel, text] : testing::PlanFixtureFiles()) bom.Write(rel, "\xEF\xBB\xBF" + text);
+  PlanOptions o;
+  o.op_dir = bom.path();
+  Result<Plan> p = BuildPlan(o);
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  EXPECT_EQ(p->sites.size(), plan_.sites.size());
+  for (size_t i = 0; i < p->sites.size() && i < plan_.sites.size(); ++i) {
+    EXPECT_EQ(p->sites[i].label, plan_.sites[i].label);
+    EXPECT_EQ(p->sites[i].line, plan_.sites[i].line);
+  }
+}
+
 TEST_F(PlanBuilderTest, TemplateFunctorResolvesThroughBoundCoreType) {
   // Run<AscendC::AIC> calls stage.template operator()<CORE_TYPE>(); if constexpr picks the branch.
   const PlanSite* cube = FindSite(plan_, "Stage::CubeWork");

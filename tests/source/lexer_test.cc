@@ -25,6 +25,18 @@ TEST(LexerTest, TokensCarryLineAndColumn) {
   EXPECT_EQ(f.tokens[5].kind, TokenKind::kNumber);
 }
 
+TEST(LexerTest, ByteOrderMarkIsNotPartOfTheFirstLine) {
+  // Issue 29.8: the BOM hid the header's first #include, and with it most of the tree.
+  LexedFile f = Lex("\xEF\xBB\xBF#include \"a.h\"\nint x;\n");
+  ASSERT_EQ(f.directives.size(), 1u);
+  EXPECT_EQ(f.directives[0].kind, DirectiveKind::kInclude);
+  LexedFile g = Lex("\xEF\xBB\xBFint x;\n");
+  ASSERT_EQ(g.tokens.size(), 3u);
+  EXPECT_EQ(g.tokens[0].text, "int");
+  EXPECT_EQ(g.tokens[0].column, 1);
+  EXPECT_EQ(g.tokens[0].offset, 3u);
+}
+
 TEST(LexerTest, CommentsAreNotTokens) {
   LexedFile f = Lex("a /* b\n c */ d // e\nf");
   EXPECT_EQ(ActiveTexts(f), (std::vector<std::string>{"a", "d", "f"}));
