@@ -437,12 +437,15 @@ void SlowOperators(AnalysisResult& res, const Rules& rules, Builder& b) {
   std::vector<Hit> hits;
   for (auto& [key, list] : by_op) {
     if (list.size() < 2) continue;
-    for (const OperatorSummary* o : list) {
-      std::vector<double> others;
-      for (const OperatorSummary* x : list)
-        if (x != o) others.push_back(x->stats.p50_us);
-      std::sort(others.begin(), others.end());
-      double ref = 0.5 * (others[(others.size() - 1) / 2] + others[others.size() / 2]);
+    // One sort per operator: the others' median is the sorted medians with this rank's taken
+    // out, read at two indices (O(R log R) per operator, not O(R^2 log R): thousands of ranks).
+    std::stable_sort(list.begin(), list.end(),
+                     [](const OperatorSummary* a, const OperatorSummary* c) { return a->stats.p50_us < c->stats.p50_us; });
+    const size_t m = list.size() - 1;  // how many others
+    for (size_t i = 0; i < list.size(); ++i) {
+      const OperatorSummary* o = list[i];
+      auto other = [&](size_t k) { return list[k < i ? k : k + 1]->stats.p50_us; };
+      double ref = 0.5 * (other((m - 1) / 2) + other(m / 2));
       if (ref < th.slow_operator_min_us || o->stats.p50_us < th.slow_operator_ratio * ref) continue;
       hits.push_back({o, o->stats.p50_us / ref, ref, static_cast<int>(list.size())});
     }

@@ -79,6 +79,7 @@ class Machine {
     if (marks_.empty()) return Err(at, "no MARK");
     size_t m = marks_.back();
     marks_.pop_back();
+    if (m > stack_.size()) return Err(at, "stack underflow below the MARK");
     std::vector<PyRef> items(std::make_move_iterator(stack_.begin() + m), std::make_move_iterator(stack_.end()));
     stack_.resize(m);
     return items;
@@ -253,7 +254,8 @@ class Machine {
       case 0x86:
       case 0x87: {
         size_t n = op - 0x84;
-        if (stack_.size() < n) return Err(at, "stack underflow");
+        // Not through the last MARK (as CPython's fence): that would leave the mark past the top.
+        if (stack_.size() < n + (marks_.empty() ? 0 : marks_.back())) return Err(at, "stack underflow");
         PyRef t = Make(Kind::kTuple);
         std::vector<PyRef> items(stack_.end() - static_cast<std::ptrdiff_t>(n), stack_.end());
         stack_.resize(stack_.size() - n);

@@ -353,6 +353,21 @@ TEST(DiagnoseTest, OperatorConsistentlySlowerOnOneRankIsAFinding) {
   EXPECT_EQ(slow->evidence[0].row_last, 96u);
 }
 
+TEST(DiagnoseTest, SlowOperatorIsMeasuredAgainstTheMedianOfTheOtherRanksOnly) {
+  // Issue 29.9: the others' median now comes from one sorted array per operator; the rank under
+  // test must be the one taken out (others of rank 3: 96, 100, 102, 104 -> 101).
+  testing::TempDir tmp;
+  const double us[] = {100, 104, 96, 200, 102};
+  for (int r = 0; r < 5; ++r) WriteDispatchRank(tmp, r, us[r]);
+  AnalysisResult r = testing::Analyze(tmp.path() / "job");
+  const Finding* slow = nullptr;
+  for (const Finding& f : r.findings)
+    if (f.type == "slow_operator") slow = &f;
+  ASSERT_NE(slow, nullptr);
+  EXPECT_EQ(slow->ranks, (std::vector<int>{3}));
+  EXPECT_NE(slow->summary.find("median 200.0 us vs 101.0 us over 48 calls (1.98x"), std::string::npos) << slow->summary;
+}
+
 TEST(DiagnoseTest, EqualOperatorsOnAllRanksAreNoSlowOperator) {
   testing::TempDir tmp;
   WriteDispatchRank(tmp, 0, 100);

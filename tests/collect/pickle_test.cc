@@ -40,5 +40,20 @@ TEST(PickleTest, TuplesNestedThroughMarksAreBoundedToo) {
   EXPECT_THAT(r.status().message(), HasSubstr("levels deep"));
 }
 
+TEST(PickleTest, TupleTakingItemsFromBelowAMarkIsAnUnderflowNotAnAbort) {
+  // Found by fuzz_pickle: TUPLE2 reached under the MARK, the mark was left past the top and TUPLE
+  // built a vector of negative size (std::length_error, abort).
+  Result<PyRef> r = RunPickle(std::string("\x80\x02]](\x86t.", 8), "mark.pt");
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(r.status().message(), HasSubstr("stack underflow"));
+  EXPECT_THAT(r.status().message(), HasSubstr("mark.pt"));
+}
+
+TEST(PickleTest, TupleAboveTheMarkIsRead) {
+  Result<PyRef> r = RunPickle(std::string("\x80\x02(]]\x86t.", 8), "ok.pt");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ((*r)->kind, PyObj::Kind::kTuple);
+}
+
 }  // namespace
 }  // namespace optrace::collect

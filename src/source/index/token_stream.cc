@@ -211,6 +211,9 @@ class StreamBuilder {
           }
           cur.push_back(y);
         }
+        // Scanning for the arguments is work too: names followed by an unclosed '(' would each
+        // scan to the end of a rescanned body (quadratic; found by fuzz_macro).
+        Charge(j - i);
         if (j >= e) {
           out->push_back(x);  // unclosed invocation: leave it
           continue;
