@@ -29,6 +29,11 @@ class Analyzer {
         b.open = ti;
         b.close = t_.size();
         b.parent = open.empty() ? -1 : open.back();
+        // Kept per block so EnclosingFunction is O(1): walking parents is O(depth) per token.
+        if (b.kind == BlockKind::kFunction || b.kind == BlockKind::kLambda)
+          b.function = static_cast<int>(cs_.blocks.size());
+        else
+          b.function = b.parent < 0 ? -1 : cs_.blocks[static_cast<size_t>(b.parent)].function;
         if (b.line == 0) {
           b.line = tok.line;
           b.column = tok.column;
@@ -236,11 +241,8 @@ class Analyzer {
 }  // namespace
 
 int CodeStructure::EnclosingFunction(size_t token) const {
-  for (int b = InnermostBlock(token); b >= 0; b = blocks[static_cast<size_t>(b)].parent) {
-    BlockKind k = blocks[static_cast<size_t>(b)].kind;
-    if (k == BlockKind::kFunction || k == BlockKind::kLambda) return b;
-  }
-  return -1;
+  int b = InnermostBlock(token);
+  return b < 0 ? -1 : blocks[static_cast<size_t>(b)].function;
 }
 
 bool CodeStructure::Within(int inner, int outer) const {

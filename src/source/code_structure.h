@@ -24,6 +24,7 @@ struct Block {
   BlockKind kind = BlockKind::kOther;
   size_t open = 0, close = 0;  // token indices of '{' and '}' (close == tokens.size(): never closed)
   int parent = -1;             // enclosing block, -1 at file scope
+  int function = -1;           // this block if a function or lambda body, else the innermost one around it
   std::string name;            // function: "Process", "operator()"; control: "if", "for", "else", ...
   std::string template_args;   // function: "AscendC::AIV" for operator()<AscendC::AIV>
   size_t head_begin = 0, head_end = 0;  // function: parameter tokens; control: condition tokens [begin, end)

@@ -16,6 +16,18 @@ TEST(LabelRulesTest, CleanKernelHasNoFindings) {
               IsEmpty());
 }
 
+TEST(LabelRulesTest, DeeplyNestedKernelIsLintedInLinearTime) {
+  // Issue 29.10: finding each mark's function walked every enclosing block: 80,000 nested braces
+  // took > 20 s (then overflowed the stack in the body parser).
+  std::string text = "#include \"optrace/trace.h\"\nextern \"C\" __global__ __aicore__ void k(GM_ADDR x) {\n";
+  for (int i = 0; i < 80000; ++i) text += "{\n";
+  text += "MoeTracing(TRACE_POINT(\"inner\", \"B\"));\nWork();\nMoeTracing(TRACE_POINT(\"inner\", \"E\"));\n";
+  for (int i = 0; i < 80000; ++i) text += "}\n";
+  text += "}\n";
+  std::vector<std::string> f = LintFiles({{"op_kernel/k.cpp", text}});
+  for (const std::string& x : f) EXPECT_EQ(x.find("pairing"), std::string::npos) << x;
+}
+
 TEST(LabelRulesTest, UppercaseOrUnderscoreLabelIsLabelStyle) {
   EXPECT_THAT(LintFiles({{"k.cpp", Kernel("  MoeTracing(TRACE_POINT(\"Dispatch_Send\", \"B\"));\n"
                                           "  MoeTracing(TRACE_POINT(\"Dispatch_Send\", \"E\"));\n")}}),

@@ -45,6 +45,15 @@ class BodyParser {
   // Statements in [b, e). In a switch body, `case X:` / `default:` open a kCase control that
   // holds the statements up to the next label.
   void ParseBlock(size_t b, size_t e, int parent, bool switch_body) {
+    // Blocks nested deeper than any real kernel are left unread: the parser recurses per level
+    // (80,000 nested braces overflowed the stack; issue 29.10).
+    if (depth_ >= kMaxBlockDepth) return;
+    ++depth_;
+    ParseStatements(b, e, parent, switch_body);
+    --depth_;
+  }
+
+  void ParseStatements(size_t b, size_t e, int parent, bool switch_body) {
     int current = parent;
     size_t i = b;
     while (i < e) {
@@ -621,6 +630,7 @@ class BodyParser {
   const TokenStream& s_;
   FunctionBody& b_;
   std::vector<std::unique_ptr<FunctionDef>>* lambdas_;
+  int depth_ = 0;
 };
 
 }  // namespace

@@ -135,6 +135,9 @@ struct CallSite {
   TypeName type;                     // construct: the type as written
 };
 
+// Blocks nested deeper than this inside one function are not parsed (real kernels nest < 20).
+inline constexpr int kMaxBlockDepth = 256;
+
 struct FunctionBody {
   std::vector<Control> controls;
   std::vector<LocalDecl> locals;     // variables, aliases, named lambdas; in order

@@ -32,6 +32,18 @@ class FunctionBodyTest : public ::testing::Test {
   const FunctionDef* fn_ = nullptr;
 };
 
+TEST_F(FunctionBodyTest, BlocksNestedPastTheBoundAreNotReadNotAStackOverflow) {
+  // Issue 29.10: the parser recursed once per level; 80,000 nested braces overflowed the stack.
+  std::string text = "void f() {\n  Before();\n";
+  for (int i = 0; i < 80000; ++i) text += "{";
+  text += " Inner(); ";
+  for (int i = 0; i < 80000; ++i) text += "}";
+  text += "\n  After();\n}\n";
+  const FunctionBody& b = Parse(text);
+  EXPECT_LE(b.controls.size(), static_cast<size_t>(kMaxBlockDepth));
+  EXPECT_THAT(Calls(), ElementsAre("Before", "After"));
+}
+
 TEST_F(FunctionBodyTest, ElseIfChainHangsFromItsElse) {
   // dispatch_normal_a2.cpp selects the kernel by tiling key.
   const FunctionBody& b = Parse(R"cc(
