@@ -100,6 +100,34 @@ int64_t Int(sqlite3_stmt* st, int col, int64_t missing = -1) {
   return sqlite3_column_type(st, col) == SQLITE_NULL ? missing : sqlite3_column_int64(st, col);
 }
 
+// No task runs a day: a longer one is a corrupt time (INT64_MAX endNs gave a 237-year step).
+constexpr int64_t kMaxTaskNs = int64_t{24} * 3600 * 1000000000;
+
+// Task times as the profiler writes them: integer ns, >= 0, end >= start, at most a day apart.
+enum class TaskTime { kOk, kMissing, kBackwards, kImpossible };
+TaskTime ReadTaskTimes(sqlite3_stmt* st, int start_col, int end_col, int64_t* start, int64_t* end) {
+  auto one = [&](int col, int64_t* out) {
+    switch (sqlite3_column_type(st, col)) {
+      case SQLITE_NULL: return TaskTime::kMissing;
+      case SQLITE_FLOAT: {  // sqlite3_column_int64 would saturate 9.9e300 to INT64_MAX
+        double d = sqlite3_column_double(st, col);
+        if (!(d >= 0 && d < 9.0e18)) return TaskTime::kImpossible;
+        *out = static_cast<int64_t>(d);
+        return TaskTime::kOk;
+      }
+      default:
+        *out = sqlite3_column_int64(st, col);
+        return *out >= 0 ? TaskTime::kOk : TaskTime::kImpossible;
+    }
+  };
+  TaskTime a = one(start_col, start), b = one(end_col, end);
+  if (a == TaskTime::kMissing || b == TaskTime::kMissing) return TaskTime::kMissing;
+  if (a != TaskTime::kOk || b != TaskTime::kOk) return TaskTime::kImpossible;
+  if (*end < *start) return TaskTime::kBackwards;
+  if (*end - *start > kMaxTaskNs) return TaskTime::kImpossible;
+  return TaskTime::kOk;
+}
+
 }  // namespace
 
 Status ReadTorchDb(const std::filesystem::path& path, const Rules& rules, StringTable& strings, RankTable& table,
@@ -209,26 +237,33 @@ Status ReadTorchDb(const std::filesystem::path& path, const Rules& rules, String
   };
   // A task without both times, or ending before it starts, is not an operator run: it is
   // counted as a data issue, never turned into a 1.7e15 us or 0 us operator.
-  uint64_t joined = 0, no_time = 0, backwards = 0;
-  std::string no_time_example, backwards_example;
+  uint64_t joined = 0, no_time = 0, backwards = 0, impossible = 0;
+  std::string no_time_example, backwards_example, impossible_example;
   OPTRACE_RETURN_IF_ERROR(db.Query(sql, [&](sqlite3_stmt* st) {
     ++joined;
-    if (sqlite3_column_type(st, 1) == SQLITE_NULL || sqlite3_column_type(st, 2) == SQLITE_NULL) {
-      if (no_time++ == 0) no_time_example = fmt::format("{}: TASK row {}", path.string(), sqlite3_column_int64(st, 0));
-      return;
-    }
-    if (sqlite3_column_int64(st, 2) < sqlite3_column_int64(st, 1)) {
-      if (backwards++ == 0)
-        backwards_example = fmt::format("{}: TASK row {}: endNs {} < startNs {}", path.string(),
-                                        sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 2),
-                                        sqlite3_column_int64(st, 1));
-      return;
+    int64_t start = 0, end = 0;
+    switch (ReadTaskTimes(st, 1, 2, &start, &end)) {
+      case TaskTime::kOk: break;
+      case TaskTime::kMissing:
+        if (no_time++ == 0) no_time_example = fmt::format("{}: TASK row {}", path.string(), sqlite3_column_int64(st, 0));
+        return;
+      case TaskTime::kBackwards:
+        if (backwards++ == 0)
+          backwards_example =
+              fmt::format("{}: TASK row {}: endNs {} < startNs {}", path.string(), sqlite3_column_int64(st, 0), end, start);
+        return;
+      case TaskTime::kImpossible:
+        if (impossible++ == 0)
+          impossible_example = fmt::format("{}: TASK row {}: startNs {}, endNs {}", path.string(),
+                                           sqlite3_column_int64(st, 0), reinterpret_cast<const char*>(sqlite3_column_text(st, 1)),
+                                           reinterpret_cast<const char*>(sqlite3_column_text(st, 2)));
+        return;
     }
     Event e;
     e.row = static_cast<uint32_t>(sqlite3_column_int64(st, 0));
     e.file = task_file;
-    e.start_ns = sqlite3_column_int64(st, 1);
-    e.dur_ns = sqlite3_column_int64(st, 2) - e.start_ns;
+    e.start_ns = start;
+    e.dur_ns = end - start;
     int64_t stream = Int(st, 3), task = Int(st, 4);
     e.stream_id = stream >= 0 && stream <= INT32_MAX ? static_cast<int32_t>(stream) : -1;
     e.task_id = task >= 0 && task <= INT32_MAX ? static_cast<int32_t>(task) : -1;
@@ -264,6 +299,11 @@ Status ReadTorchDb(const std::filesystem::path& path, const Rules& rules, String
   for (uint64_t k = 0; k < backwards; ++k)
     AddIssue(issues, "db_task_time_backwards", "data_loss", "a db task ends before it starts: it is left out",
              backwards_example);
+  for (uint64_t k = 0; k < impossible; ++k)
+    AddIssue(issues, "db_task_time_impossible", "data_loss",
+             "a db task time is not a possible ns count (negative, past 9e18, or a task longer than a day): it is "
+             "left out",
+             impossible_example);
   {
     // Compute tasks whose TASK row is missing (an empty or cut TASK table) vanish in the join.
     if (compute > joined) {
@@ -279,19 +319,26 @@ Status ReadTorchDb(const std::filesystem::path& path, const Rules& rules, String
     uint32_t hccl = strings.Intern("HCCL");
     OPTRACE_RETURN_IF_ERROR(
         db.Query("SELECT rowid, opName, startNs, endNs, opType FROM COMMUNICATION_OP", [&](sqlite3_stmt* st) {
-          if (sqlite3_column_type(st, 2) == SQLITE_NULL || sqlite3_column_type(st, 3) == SQLITE_NULL ||
-              sqlite3_column_int64(st, 3) < sqlite3_column_int64(st, 2)) {
-            AddIssue(issues, "db_task_time_missing", "data_loss",
-                     "a db task has no startNs or endNs: it is left out (not an operator of unknown length)",
-                     fmt::format("{}: COMMUNICATION_OP row {}", path.string(), sqlite3_column_int64(st, 0)));
+          int64_t start = 0, end = 0;
+          TaskTime tt = ReadTaskTimes(st, 2, 3, &start, &end);
+          if (tt != TaskTime::kOk) {
+            std::string where = fmt::format("{}: COMMUNICATION_OP row {}", path.string(), sqlite3_column_int64(st, 0));
+            if (tt == TaskTime::kImpossible)
+              AddIssue(issues, "db_task_time_impossible", "data_loss",
+                       "a db task time is not a possible ns count (negative, past 9e18, or a task longer than a "
+                       "day): it is left out",
+                       where);
+            else
+              AddIssue(issues, "db_task_time_missing", "data_loss",
+                       "a db task has no startNs or endNs: it is left out (not an operator of unknown length)", where);
             return;
           }
           Event e;
           e.row = static_cast<uint32_t>(sqlite3_column_int64(st, 0));
           e.file = comm_file;
           e.name = str(st, 1);
-          e.start_ns = sqlite3_column_int64(st, 2);
-          e.dur_ns = std::max<int64_t>(0, sqlite3_column_int64(st, 3) - e.start_ns);
+          e.start_ns = start;
+          e.dur_ns = end - start;
           e.type = str(st, 4);
           e.core = hccl;
           e.block_dim = 0;

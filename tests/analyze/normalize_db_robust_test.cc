@@ -56,6 +56,32 @@ TEST(NormalizeDbRobust, EndBeforeStartIsADataIssue) {
   ASSERT_NE(Issue(r, "db_task_time_backwards"), nullptr);
 }
 
+// Issue 29.11: INT64_MAX or 9.9e300 gave a 237-year step, exit 0, no data issue.
+TEST(NormalizeDbRobust, EndAtInt64MaxIsAnImpossibleTimeNotA237YearStep) {
+  AnalysisResult r = Normalized(DbRootWith("max", "UPDATE TASK SET endNs = 9223372036854775807 WHERE globalTaskId = (SELECT MIN(globalTaskId) FROM COMPUTE_TASK_INFO)"));
+  const DataIssue* i = Issue(r, "db_task_time_impossible");
+  ASSERT_NE(i, nullptr);
+  EXPECT_NE(i->example.find("endNs 9223372036854775807"), std::string::npos) << i->example;
+  for (const RankTable& rank : r.ranks)
+    for (const Event& e : rank.events) EXPECT_LT(e.dur_ns, int64_t{3600} * 1000000000);
+}
+
+TEST(NormalizeDbRobust, HugeRealTimeIsAnImpossibleTime) {
+  AnalysisResult r = Normalized(DbRootWith("real", "UPDATE TASK SET endNs = 9.9e300 WHERE globalTaskId = (SELECT MIN(globalTaskId) FROM COMPUTE_TASK_INFO)"));
+  ASSERT_NE(Issue(r, "db_task_time_impossible"), nullptr);
+  for (const RankTable& rank : r.ranks)
+    for (const Event& e : rank.events) EXPECT_LT(e.dur_ns, int64_t{3600} * 1000000000);
+}
+
+TEST(NormalizeDbRobust, IntegralRealTimeIsRead) {
+  // A time stored as REAL but integral and in range is still a time (some writers use REAL).
+  AnalysisResult before = Normalized(DbRootWith("int", "SELECT 1"));
+  AnalysisResult r = Normalized(DbRootWith("intreal", "UPDATE TASK SET startNs = CAST(startNs AS REAL), endNs = CAST(endNs AS REAL)"));
+  EXPECT_EQ(Issue(r, "db_task_time_impossible"), nullptr);
+  ASSERT_EQ(r.ranks.size(), before.ranks.size());
+  EXPECT_EQ(r.ranks[0].events.size(), before.ranks[0].events.size());
+}
+
 TEST(NormalizeDbRobust, EmptiedTaskTableIsNamedWithTheCounts) {
   AnalysisResult r = Normalized(DbRootWith("empty", "DELETE FROM TASK"));
   const DataIssue* i = Issue(r, "db_tasks_without_times");
