@@ -7,8 +7,10 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <sstream>
 
 #include "analyze/pipeline.h"
+#include "analyze/report/markdown_table.h"
 #include "core/file_io.h"
 #include "core/json_text.h"
 
@@ -206,7 +208,9 @@ Result<CompareResult> RunCompare(const CompareOptions& opt) {
     out.html = opt.out_dir / "compare.html";
     auto num = [](double v) { return IsMissing(v) ? std::string("-") : fmt::format("{:.3f}", v); };
     auto pct = [](double v) { return IsMissing(v) ? std::string("-") : fmt::format("{:+.1f}%", v * 100); };
-    OPTRACE_RETURN_IF_ERROR(WriteStreamAtomic(out.markdown, [&](std::ostream& os) {
+    OPTRACE_RETURN_IF_ERROR(WriteStreamAtomic(out.markdown, [&](std::ostream& md) {
+      // Written whole, then escaped: keys are operator names from the captures (issue 29.14).
+      std::ostringstream os;
       os << "# optrace compare\n\n";
       os << fmt::format("A: `{}`  \nB: `{}`\n\n", opt.a.string(), opt.b.string());
       os << fmt::format(
@@ -218,7 +222,7 @@ Result<CompareResult> RunCompare(const CompareOptions& opt) {
       int n = 0;
       for (const CompareRow& r : out.rows)
         if (r.significant) {
-          os << fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", r.kind, r.key, num(r.a), num(r.b), num(r.delta),
+          os << fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", r.kind, internal::Cellify(r.key), num(r.a), num(r.b), num(r.delta),
                             pct(r.relative), num(r.noise));
           ++n;
         }
@@ -230,8 +234,9 @@ Result<CompareResult> RunCompare(const CompareOptions& opt) {
       os << "## Every compared key\n\n| kind | key | A | B | delta | relative | noise | samples A/B |\n"
             "|---|---|---|---|---|---|---|---|\n";
       for (const CompareRow& r : out.rows)
-        os << fmt::format("| {} | {} | {} | {} | {} | {} | {} | {}/{} |\n", r.kind, r.key, num(r.a), num(r.b),
+        os << fmt::format("| {} | {} | {} | {} | {} | {} | {} | {}/{} |\n", r.kind, internal::Cellify(r.key), num(r.a), num(r.b),
                           num(r.delta), pct(r.relative), num(r.noise), r.samples_a, r.samples_b);
+      md << internal::EscapeMarkdownHtml(os.str());
       return Status::Ok();
     }));
     nlohmann::ordered_json rows = nlohmann::ordered_json::array();

@@ -18,8 +18,9 @@ using testing::TempDir;
 
 // A copy of the 8-rank sample with every call of `op` `factor` times longer (the fields before the
 // quoted shapes hold no commas, so the split is exact for Name and Duration).
-fs::path SlowerCopy(const TempDir& tmp, const std::string& op, double factor) {
-  fs::path root = tmp.path() / "b";
+fs::path SlowerCopy(const TempDir& tmp, const std::string& op, double factor, const std::string& rename = "",
+                    const std::string& dir = "b") {
+  fs::path root = tmp.path() / dir;
   fs::copy(Sample("synthetic_8rank"), root, fs::copy_options::recursive);
   for (const auto& e : fs::recursive_directory_iterator(root)) {
     if (e.path().filename() != "kernel_details.csv") continue;
@@ -33,7 +34,10 @@ fs::path SlowerCopy(const TempDir& tmp, const std::string& op, double factor) {
         std::stringstream ss(line);
         std::string x;
         while (std::getline(ss, x, ',')) f.push_back(x);
-        if (f.size() > 9 && f[4] == op) f[9] = fmt::format("{:.3f}", std::stod(f[9]) * factor);
+        if (f.size() > 9 && f[4] == op) {
+          f[9] = fmt::format("{:.3f}", std::stod(f[9]) * factor);
+          if (!rename.empty()) f[4] = rename;
+        }
         line.clear();
         for (size_t i = 0; i < f.size(); ++i) line += (i ? "," : "") + f[i];
       }
@@ -64,6 +68,23 @@ TEST(CompareTest, AnOperatorMadeSlowerIsTheOnlySignificantChange) {
   std::ifstream html(tmp.path() / "cmp" / "compare.html");
   std::string page((std::istreambuf_iterator<char>(html)), std::istreambuf_iterator<char>());
   EXPECT_NE(page.find("<tr class=\"sig-up\"><td>operator</td><td>SwiGlu (SwiGlu, aiv)</td>"), std::string::npos);
+}
+
+TEST(CompareTest, HtmlInOperatorNamesIsEscapedInCompareMd) {
+  // Issue 29.14: keys are operator names from the capture; a viewer rendering inline HTML ran them.
+  TempDir tmp;
+  const std::string evil = "<img src=x onerror=alert(1)>&amp|x";
+  CompareOptions opt;
+  opt.a = SlowerCopy(tmp, "SwiGlu", 1.0, evil, "a");
+  opt.b = SlowerCopy(tmp, "SwiGlu", 1.3, evil, "b");
+  opt.out_dir = tmp.path() / "cmp";
+  auto r = RunCompare(opt);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  std::ifstream in(r->markdown);
+  std::stringstream md;
+  md << in.rdbuf();
+  EXPECT_EQ(md.str().find("<img"), std::string::npos);
+  EXPECT_NE(md.str().find("&lt;img src=x onerror=alert(1)&gt;&amp;amp\\|x"), std::string::npos) << md.str().substr(0, 2000);
 }
 
 TEST(CompareTest, ARunComparedWithItselfHasNoSignificantChange) {

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "analyze/report/golden.h"
+#include "analyze/report/markdown_table.h"
 #include "analyze/report/report_fixture.h"
 
 namespace optrace::analyze::report {
@@ -52,6 +53,22 @@ TEST(MarkdownReportTest, PipesInNamesDoNotBreakTables) {
   AnalysisResult r = MakeReportFixture();
   r.findings[0].summary = "a|b";
   EXPECT_NE(Render(r).find("a\\|b"), std::string::npos);
+}
+
+TEST(MarkdownReportTest, HtmlInNamesIsEscapedOutsideCodeSpans) {
+  // Issue 29.14: names come from the capture; a Markdown viewer that renders inline HTML ran them.
+  AnalysisResult r = MakeReportFixture();
+  r.findings[0].summary = "<script>alert(1)</script> & x > y";
+  std::string md = Render(r);
+  EXPECT_EQ(md.find("<script>"), std::string::npos);
+  EXPECT_NE(md.find("&lt;script&gt;alert(1)&lt;/script&gt; &amp; x &gt; y"), std::string::npos);
+}
+
+TEST(MarkdownEscapeTest, CodeSpansStayLiteralAndAnUnclosedBacktickDoesNotHideText) {
+  using internal::EscapeMarkdownHtml;
+  EXPECT_EQ(EscapeMarkdownHtml("`a<b>` <i>"), "`a<b>` &lt;i&gt;");
+  EXPECT_EQ(EscapeMarkdownHtml("``x ` <y>`` &"), "``x ` <y>`` &amp;");
+  EXPECT_EQ(EscapeMarkdownHtml("` <b>\n`"), "` &lt;b&gt;\n`");  // a span does not cross lines here
 }
 
 TEST(MarkdownReportTest, AFindingWithoutEvidenceIsMarkedLowConfidence) {
