@@ -419,6 +419,15 @@ SpanSet BuildTraceSpans(const TraceHandler& h, std::string_view origin) {
     collect::CoreKind kind = collect::CoreKind::kUnknown;
     uint32_t index = 0;
   };
+  // The seed's collector names AIC and AIV core N both "Core N" and keeps the kind only in the tid
+  // string, "type<t>_...": t is the index of the core type's tensor in the dump, [AIC, AIV], or
+  // one tensor of AIV rows (as collect reads the .pt). Without this AIC N and AIV N merge.
+  auto seed_type = [](std::string_view tid) -> int {
+    if (tid.size() < 6 || tid.substr(0, 4) != "type" || !IsDigit(tid[4]) || tid[5] != '_') return -1;
+    return tid[4] - '0';
+  };
+  bool seed_two_types = false;
+  for (const std::string& id : h.string_ids) seed_two_types = seed_two_types || seed_type(id) == 1;
   std::map<std::pair<int64_t, int64_t>, Core> cores;
   auto core_of = [&](int64_t pid, int64_t tid) {
     auto it = cores.find({pid, tid});
@@ -431,6 +440,11 @@ SpanSet BuildTraceSpans(const TraceHandler& h, std::string_view origin) {
     if (!named && tid >= kStringIdBase) {
       const size_t k = static_cast<size_t>(tid - kStringIdBase);
       if (!ParseThreadName(h.string_ids[k], &c.kind, &c.index)) c.index = static_cast<uint32_t>(k);
+    }
+    if (c.kind == collect::CoreKind::kUnknown && tid >= kStringIdBase) {
+      int t = seed_type(h.string_ids[static_cast<size_t>(tid - kStringIdBase)]);
+      if (t == 0) c.kind = seed_two_types ? collect::CoreKind::kAic : collect::CoreKind::kAiv;
+      if (t == 1) c.kind = collect::CoreKind::kAiv;
     }
     cores.emplace(std::make_pair(pid, tid), c);
     return c;

@@ -161,6 +161,39 @@ TEST(Spans, NestedBeginEndPairsOnOneThreadGiveParents) {
   EXPECT_NE(got->warnings[0].find("1 E events without a B"), std::string::npos) << got->warnings[0];
 }
 
+TEST(Spans, SeedTraceKeepsAicAndAivCoresApartByTheTypeInTheTid) {
+  // Issue 29.13: the seed's trace.json names both "Core 3"; the kind is only in "type0_" / "type1_".
+  testing::TempTree tree;
+  const std::string path = WriteTrace(tree, "seed.json", R"({"traceEvents":[
+    {"name":"thread_name","ph":"M","pid":0,"tid":"type0_3","args":{"name":"Core 3"}},
+    {"name":"thread_name","ph":"M","pid":0,"tid":"type1_3","args":{"name":"Core 3"}},
+    {"name":"mm","ph":"X","pid":0,"tid":"type0_3","ts":10,"dur":50},
+    {"name":"vec","ph":"X","pid":0,"tid":"type1_3","ts":20,"dur":10}
+  ]})");
+  Result<SpanSet> got = ReadTraceSpans(path);
+  ASSERT_TRUE(got.ok()) << got.status().message();
+  ASSERT_EQ(got->spans.size(), 2u);
+  EXPECT_EQ(got->spans[0].label, "mm");
+  EXPECT_EQ(got->spans[0].kind, CoreKind::kAic);
+  EXPECT_EQ(got->spans[0].core, 3u);
+  EXPECT_EQ(got->spans[1].label, "vec");
+  EXPECT_EQ(got->spans[1].kind, CoreKind::kAiv);
+  EXPECT_EQ(got->spans[1].core, 3u);
+}
+
+TEST(Spans, SeedTraceOfOneCoreTypeIsAiv) {
+  testing::TempTree tree;
+  const std::string path = WriteTrace(tree, "seed1.json", R"({"traceEvents":[
+    {"name":"thread_name","ph":"M","pid":0,"tid":"type0_1","args":{"name":"Core 1"}},
+    {"name":"vec","ph":"X","pid":0,"tid":"type0_1","ts":20,"dur":10}
+  ]})");
+  Result<SpanSet> got = ReadTraceSpans(path);
+  ASSERT_TRUE(got.ok()) << got.status().message();
+  ASSERT_EQ(got->spans.size(), 1u);
+  EXPECT_EQ(got->spans[0].kind, CoreKind::kAiv);
+  EXPECT_EQ(got->spans[0].core, 1u);
+}
+
 TEST(Spans, ParentsAreTheInnermostEnclosingSpanOnTheSameCore) {
   SpanSet set;
   auto add = [&](uint32_t core, double b, double e, const char* label) {
