@@ -435,7 +435,8 @@ void SlowOperators(AnalysisResult& res, const Rules& rules, Builder& b) {
     int ranks;
   };
   std::vector<Hit> hits;
-  for (auto& [key, list] : by_op) {
+  for (auto& entry : by_op) {
+    std::vector<const OperatorSummary*>& list = entry.second;
     if (list.size() < 2) continue;
     // One sort per operator: the others' median is the sorted medians with this rank's taken
     // out, read at two indices (O(R log R) per operator, not O(R^2 log R): thousands of ranks).
