@@ -248,6 +248,8 @@ void OperatorView(const AnalysisResult& r, std::ostream& out) {
   MdTable(out, {"rank", "count", "total ms", "mean us", "p50 us", "p90 us", "max us"}, rows);
 }
 
+constexpr size_t kMaxInventoryRows = 40;
+
 void StepInventory(const AnalysisResult& r, std::ostream& out) {
   out << "## 8. Step Inventory\n\n";
   struct Group {
@@ -260,10 +262,27 @@ void StepInventory(const AnalysisResult& r, std::ostream& out) {
     ++g.count;
     g.wall_ms += static_cast<double>(s.anatomy.wall_ns) / 1e6;
   }
+  // The heaviest groups by total wall, at most kMaxInventoryRows: a capture of 400k one-row steps
+  // has 400k groups (issue 29.12); step_summary.csv lists every step.
+  std::vector<std::pair<std::pair<std::string, size_t>, Group>> sorted(groups.begin(), groups.end());
+  std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.second.wall_ms > b.second.wall_ms; });
   std::vector<Row> rows;
-  for (const auto& [key, g] : groups)
+  int rest_steps = 0;
+  double rest_ms = 0;
+  for (size_t i = 0; i < sorted.size(); ++i) {
+    const auto& [key, g] = sorted[i];
+    if (i >= kMaxInventoryRows) {
+      rest_steps += g.count;
+      rest_ms += g.wall_ms;
+      continue;
+    }
     rows.push_back({key.first, std::to_string(key.second), std::to_string(g.count), Ms(g.wall_ms / g.count)});
+  }
   MdTable(out, {"step class", "layers", "steps", "wall ms mean"}, rows);
+  if (sorted.size() > kMaxInventoryRows)
+    out << fmt::format("The {} heaviest of {} (step class, layers) groups by total wall; the other {} hold {} step(s), "
+                       "{} ms in all. Every step is in `step_summary.csv`.\n\n",
+                       kMaxInventoryRows, sorted.size(), sorted.size() - kMaxInventoryRows, rest_steps, Ms(rest_ms));
 }
 
 void CommunicationInternals(const AnalysisResult& r, std::ostream& out);

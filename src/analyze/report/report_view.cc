@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 #include <climits>
 #include <cmath>
 #include <filesystem>
@@ -111,6 +112,23 @@ double NumberOf(const Cell& c) {
   return -INFINITY;
 }
 
+// Row indices in the page's order: by the spec's sort column, descending, else as built.
+std::vector<size_t> ViewOrder(const Table& t, const TableSpec& spec) {
+  std::vector<size_t> order(t.rows.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  if (auto key = t.Column(spec.sort_by); key && *spec.sort_by) {
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return NumberOf(t.rows[a][*key]) > NumberOf(t.rows[b][*key]); });
+  }
+  return order;
+}
+
+const TableSpec* SpecOf(const std::string& id) {
+  for (const TableSpec& spec : Specs())
+    if (id == spec.id) return &spec;
+  return nullptr;
+}
+
 Json TableJson(const Table& t, const TableSpec& spec, size_t max_rows) {
   std::vector<size_t> cols;
   if (spec.columns.empty()) {
@@ -119,12 +137,7 @@ Json TableJson(const Table& t, const TableSpec& spec, size_t max_rows) {
     for (const auto& name : spec.columns)
       if (auto i = t.Column(name)) cols.push_back(*i);
   }
-  std::vector<size_t> order(t.rows.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  if (auto key = t.Column(spec.sort_by); key && *spec.sort_by) {
-    std::stable_sort(order.begin(), order.end(),
-                     [&](size_t a, size_t b) { return NumberOf(t.rows[a][*key]) > NumberOf(t.rows[b][*key]); });
-  }
+  std::vector<size_t> order = ViewOrder(t, spec);
   Json columns = Json::array(), rows = Json::array();
   for (size_t c : cols) columns.push_back(t.columns[c]);
   for (size_t i = 0; i < order.size() && i < max_rows; ++i) {
@@ -133,7 +146,7 @@ Json TableJson(const Table& t, const TableSpec& spec, size_t max_rows) {
     rows.push_back(std::move(row));
   }
   return Json{{"id", t.name},     {"title", spec.title},         {"csv", t.name + ".csv"},
-              {"columns", columns}, {"rows", rows}, {"total_rows", t.rows.size()}};
+              {"columns", columns}, {"rows", rows}, {"total_rows", t.rows.size() + t.dropped_rows}};
 }
 
 Json KpiList(const Kpis& k) {
@@ -160,7 +173,24 @@ Json KpiList(const Kpis& k) {
   return list;
 }
 
+constexpr size_t kMaxTimelineSteps = 100000;
+constexpr size_t kMinTimelineStepsPerRank = 64;
+
 }  // namespace
+
+void TrimToViewRows(Table& t, size_t max_rows) {
+  const TableSpec* spec = SpecOf(t.name);
+  const size_t keep = spec ? std::min(max_rows, t.rows.size()) : 0;
+  if (keep == t.rows.size()) return;
+  std::vector<std::vector<Cell>> kept;
+  kept.reserve(keep);
+  if (spec) {
+    std::vector<size_t> order = ViewOrder(t, *spec);
+    for (size_t i = 0; i < keep; ++i) kept.push_back(std::move(t.rows[order[i]]));
+  }
+  t.dropped_rows += t.rows.size() - kept.size();
+  t.rows = std::move(kept);
+}
 
 Json BuildReportView(const AnalysisResult& r, const Kpis& kpis, const std::vector<Table>& tables,
                      const ReportContext& ctx, size_t max_table_rows) {
@@ -191,12 +221,31 @@ Json BuildReportView(const AnalysisResult& r, const Kpis& kpis, const std::vecto
                         {"summary", f.summary}, {"numbers", numbers}, {"evidence", evidence}});
   }
 
+  // Steps per lane are bounded (the heaviest by wall, in time order; step_summary.csv has them
+  // all): 400k one-row steps made a 141 MB page (issue 29.12). The whole timeline holds about
+  // kMaxTimelineSteps however many ranks there are.
+  std::map<int, std::vector<const Step*>> steps_of;
+  for (const Step& s : r.steps) steps_of[s.rank].push_back(&s);
+  const size_t lane_cap = std::max<size_t>(
+      kMinTimelineStepsPerRank, std::min(max_table_rows, kMaxTimelineSteps / std::max<size_t>(1, r.ranks.size())));
   Json lanes = Json::array();
   for (const RankTable& rank : r.ranks) {
     Json steps = Json::array(), gaps = Json::array();
-    std::vector<const Step*> mine;
-    for (const Step& s : r.steps)
-      if (s.rank == rank.rank) mine.push_back(&s);
+    std::vector<const Step*>& mine = steps_of[rank.rank];
+    const size_t total = mine.size();
+    if (mine.size() > lane_cap) {
+      std::vector<const Step*> heavy = mine;
+      std::nth_element(heavy.begin(), heavy.begin() + static_cast<std::ptrdiff_t>(lane_cap - 1), heavy.end(),
+                       [](const Step* a, const Step* b) { return a->anatomy.wall_ns > b->anatomy.wall_ns; });
+      const int64_t cut = heavy[lane_cap - 1]->anatomy.wall_ns;
+      std::vector<const Step*> kept;
+      for (const Step* s : mine)
+        if (s->anatomy.wall_ns > cut) kept.push_back(s);
+      for (const Step* s : mine)
+        if (kept.size() < lane_cap && s->anatomy.wall_ns == cut) kept.push_back(s);
+      std::stable_sort(kept.begin(), kept.end(), [](const Step* a, const Step* b) { return a->start_ns < b->start_ns; });
+      mine = std::move(kept);
+    }
     for (size_t i = 0; i < mine.size(); ++i) {
       const Step& s = *mine[i];
       double start = to_us(rank.AbsNs(s.start_ns)), end = to_us(rank.AbsNs(s.end_ns));
@@ -215,7 +264,13 @@ Json BuildReportView(const AnalysisResult& r, const Kpis& kpis, const std::vecto
         gaps.push_back({{"kind", "largest bubble"}, {"start_us", g0}, {"end_us", g0 + s.anatomy.max_gap_ns / 1e3}});
       }
     }
-    lanes.push_back({{"rank", rank.rank}, {"label", fmt::format("rank {}", rank.rank)}, {"steps", steps}, {"gaps", gaps}});
+    lanes.push_back({{"rank", rank.rank},
+                     {"label", total > mine.size() ? fmt::format("rank {} ({} heaviest of {} steps)", rank.rank,
+                                                                 mine.size(), total)
+                                                   : fmt::format("rank {}", rank.rank)},
+                     {"steps", steps},
+                     {"steps_total", total},
+                     {"gaps", gaps}});
   }
 
   Json table_list = Json::array();

@@ -22,6 +22,11 @@ namespace optrace::analyze::report {
 
 inline constexpr int kReportViewSchemaVersion = 1;
 
+// Keeps only the rows of `table` the page shows (its first `max_rows` in the page's order; none
+// for a table the page does not show), counting the rest in dropped_rows: called once its CSV
+// is written, so a table of one row per step is not held whole until the page is built.
+void TrimToViewRows(Table& table, size_t max_rows);
+
 nlohmann::json BuildReportView(const AnalysisResult& result, const Kpis& kpis, const std::vector<Table>& tables,
                                const ReportContext& context, size_t max_table_rows);
 

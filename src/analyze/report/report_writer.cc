@@ -122,12 +122,33 @@ Result<ReportResult> WriteReport(const AnalysisResult& r, const ReportOptions& o
     eff_opt.rules = &builtin_rules;
   }
   out.efficiency = ComputeEfficiency(r, eff_opt);
-  std::vector<Table> tables = BuildSummaryTables(r, opt.full);
-  for (Table& t : EfficiencyTables(r, out.efficiency)) tables.push_back(std::move(t));
-  if (opt.kernel_focus)
-    for (Table& t : KernelFocusTables(r, *opt.kernel_focus)) tables.push_back(std::move(t));
+  size_t html_rows = opt.html_table_rows ? opt.html_table_rows : (opt.full ? 20000 : 2000);
+  auto emit = [&](const std::string& key, const std::string& file, std::optional<uint64_t> rows,
+                  const std::function<void(std::ostream&)>& fill) -> Status {
+    Clock::time_point t0 = Clock::now();
+    OPTRACE_ASSIGN_OR_RETURN(uint64_t bytes, WriteArtifact(opt.out_dir / file, fill));
+    out.artifacts.push_back({key, file, "", bytes, Since(t0), rows});
+    return Status::Ok();
+  };
 
-  // The artifact map is known before anything is written, so every document can list it.
+  // Each table's CSV is written as soon as the table is built; then only the rows the page
+  // shows are kept (fast mode), so tables of one row per step are never all in memory at once
+  // (400k steps held 2 GB of cells; issue 29.12). Full mode keeps them for report.xlsx.
+  std::vector<Table> tables;
+  Status table_status;
+  auto take = [&](Table&& t) {
+    if (!table_status.ok()) return;
+    table_status = emit(t.name + "_csv", t.name + ".csv", t.rows.size(), [&](std::ostream& os) { WriteCsv(t, os); });
+    if (!opt.full) TrimToViewRows(t, html_rows);
+    tables.push_back(std::move(t));
+  };
+  BuildSummaryTables(r, opt.full, take);
+  for (Table& t : EfficiencyTables(r, out.efficiency)) take(std::move(t));
+  if (opt.kernel_focus)
+    for (Table& t : KernelFocusTables(r, *opt.kernel_focus)) take(std::move(t));
+  OPTRACE_RETURN_IF_ERROR(table_status);
+
+  // The artifact map is complete before the documents that list it are written.
   ReportContext ctx;
   ctx.mode = opt.full ? "full" : "fast";
   ctx.generator = opt.generator;
@@ -158,14 +179,6 @@ Result<ReportResult> WriteReport(const AnalysisResult& r, const ReportOptions& o
       if (a.key == key) return a.what;
     return std::string();
   };
-  auto emit = [&](const std::string& key, const std::string& file, std::optional<uint64_t> rows,
-                  const std::function<void(std::ostream&)>& fill) -> Status {
-    Clock::time_point t0 = Clock::now();
-    OPTRACE_ASSIGN_OR_RETURN(uint64_t bytes, WriteArtifact(opt.out_dir / file, fill));
-    out.artifacts.push_back({key, file, what_of(key), bytes, Since(t0), rows});
-    return Status::Ok();
-  };
-
   OPTRACE_RETURN_IF_ERROR(emit("report_md", "report.md", std::nullopt,
                                [&](std::ostream& os) { WriteMarkdownReport(r, out.kpis, ctx, os); }));
   OPTRACE_RETURN_IF_ERROR(emit("analysis_summary_json", "analysis_summary.json", std::nullopt, [&](std::ostream& os) {
@@ -178,13 +191,19 @@ Result<ReportResult> WriteReport(const AnalysisResult& r, const ReportOptions& o
                     {"findings", list}};
     os << JsonText(doc) << "\n";
   }));
-  size_t html_rows = opt.html_table_rows ? opt.html_table_rows : (opt.full ? 20000 : 2000);
   OPTRACE_RETURN_IF_ERROR(emit("report_html", "report.html", std::nullopt, [&](std::ostream& os) {
     RenderHtml(BuildReportView(r, out.kpis, tables, ctx, html_rows), os);
   }));
-  for (const Table& t : tables) {
-    OPTRACE_RETURN_IF_ERROR(
-        emit(t.name + "_csv", t.name + ".csv", t.rows.size(), [&](std::ostream& os) { WriteCsv(t, os); }));
+  // The manifest lists artifacts in the map's order (the documents first), whatever order they
+  // were written in.
+  {
+    auto rank_of = [&](const std::string& key) {
+      for (size_t i = 0; i < ctx.artifacts.size(); ++i)
+        if (ctx.artifacts[i].key == key) return i;
+      return ctx.artifacts.size();
+    };
+    std::stable_sort(out.artifacts.begin(), out.artifacts.end(),
+                     [&](const WrittenArtifact& a, const WrittenArtifact& b) { return rank_of(a.key) < rank_of(b.key); });
   }
   if (!bubbles) {
     std::error_code ec;  // an earlier run's file would not match this run's manifest
@@ -237,6 +256,8 @@ Result<ReportResult> WriteReport(const AnalysisResult& r, const ReportOptions& o
                      "manifest.json",
                      (opt.out_dir / file).string(), ec.message());
   }
+  for (WrittenArtifact& a : out.artifacts)
+    if (a.what.empty()) a.what = what_of(a.key);
   double report_seconds = Since(t_start);
   OPTRACE_RETURN_IF_ERROR(emit("manifest_json", "manifest.json", std::nullopt, [&](std::ostream& os) {
     os << JsonText(ManifestJson(r, opt, out.artifacts, report_seconds))

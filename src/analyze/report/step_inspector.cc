@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <map>
 #include <cmath>
 #include <string>
 #include <unordered_map>
@@ -15,6 +16,9 @@
 
 namespace optrace::analyze::report {
 namespace {
+
+constexpr size_t kMaxListedSteps = 20000;
+constexpr size_t kMinListedStepsPerRank = 64;
 
 using Json = nlohmann::json;
 
@@ -113,12 +117,13 @@ size_t PickSteps(std::vector<RankSteps>& ranks, size_t max_events) {
 
 Json BuildStepInspector(const AnalysisResult& r, const Efficiency* eff, const Thresholds& t, size_t max_events) {
   std::vector<RankSteps> ranks;
+  std::map<int, std::vector<const Step*>> steps_of;  // once, not a pass over all steps per rank
+  for (const Step& s : r.steps) steps_of[s.rank].push_back(&s);
   for (const RankTable& table : r.ranks) {
     if (!table.has_timeline()) continue;
     RankSteps rs;
     rs.table = &table;
-    for (const Step& s : r.steps)
-      if (s.rank == table.rank) rs.steps.push_back(&s);
+    rs.steps = std::move(steps_of[table.rank]);
     if (rs.steps.empty()) continue;
     rs.pick.assign(rs.steps.size(), nullptr);
     rs.limit.assign(rs.steps.size(), 0);
@@ -135,14 +140,32 @@ Json BuildStepInspector(const AnalysisResult& r, const Efficiency* eff, const Th
   Json pipe_fields = Json::array();
   for (Pipe p : kPipeSumFields) pipe_fields.push_back(PipeShortName(p));
 
-  size_t total_events = 0;
+  // The page lists the embedded steps and, of the others, the heaviest by wall: at most about
+  // kMaxListedSteps in all (400k one-row steps made 53 MB of step list; issue 29.12).
+  const size_t list_cap =
+      std::max<size_t>(kMinListedStepsPerRank, kMaxListedSteps / std::max<size_t>(1, ranks.size()));
+  size_t total_events = 0, total_steps = 0, listed_steps = 0;
   Json rank_list = Json::array();
   for (const RankSteps& rs : ranks) {
     const RankTable& table = *rs.table;
+    std::vector<uint8_t> listed(rs.steps.size(), 1);
+    if (rs.steps.size() > list_cap) {
+      std::vector<size_t> order(rs.steps.size());
+      for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+      auto wall = [&](size_t i) { return rs.steps[i]->end_ns - rs.steps[i]->start_ns; };
+      std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return wall(a) > wall(b); });
+      std::fill(listed.begin(), listed.end(), 0);
+      for (size_t k = 0; k < list_cap; ++k) listed[order[k]] = 1;
+      for (size_t i = 0; i < rs.steps.size(); ++i)
+        if (rs.pick[i]) listed[i] = 1;
+    }
     Json steps = Json::array();
     for (size_t i = 0; i < rs.steps.size(); ++i) {
       const Step& s = *rs.steps[i];
       total_events += s.events.size();
+      ++total_steps;
+      if (!listed[i]) continue;
+      ++listed_steps;
       Json step{{"step", s.step_id},         {"start_us", Us(s.start_ns)}, {"wall_us", Us(s.end_ns - s.start_ns)},
                 {"complete", s.complete},    {"events", s.events.size()},  {"embedded", rs.pick[i] != nullptr}};
       if (!s.step_class.empty()) step["class_id"] = s.step_class;
@@ -222,6 +245,8 @@ Json BuildStepInspector(const AnalysisResult& r, const Efficiency* eff, const Th
   return Json{{"max_events", max_events},
               {"embedded_events", embedded},
               {"total_events", total_events},
+              {"total_steps", total_steps},
+              {"listed_steps", listed_steps},
               {"lanes", {"compute", "communication", "aicpu"}},
               {"strings",
                {{"names", names.list},

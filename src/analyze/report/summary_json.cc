@@ -12,6 +12,7 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 constexpr size_t kMaxListedStepIds = 64;
+constexpr size_t kMaxMfuRowsPerScope = 32;
 
 // Six decimals are plenty for ms / ratios and keep the file compact and stable.
 double R6(double v) { return std::isfinite(v) ? std::round(v * 1e6) / 1e6 : 0.0; }
@@ -212,11 +213,33 @@ Json EfficiencyJson(const AnalysisResult& r, const Efficiency* eff) {
           {"vector_fp16_tflops", num(h.vector_fp16_tflops)},
           {"hbm_bandwidth_gbps", num(h.hbm_bandwidth_gbps)}};
   }
+  // At most kMaxMfuRowsPerScope rows per scope, the heaviest by wall: a capture of 400k
+  // one-row steps has 400k step classes (issue 29.12); mfu_summary.csv has every row.
+  std::map<std::string, std::vector<const MfuRow*>> by_scope;
+  std::vector<std::string> scopes;
+  for (const MfuRow& m : eff->mfu) {
+    auto& list = by_scope[m.scope];
+    if (list.empty()) scopes.push_back(m.scope);
+    list.push_back(&m);
+  }
   Json mfu = Json::array();
-  for (const MfuRow& m : eff->mfu)
+  Json mfu_rows_total = Json::object();
+  std::vector<const MfuRow*> kept;
+  for (const std::string& scope : scopes) {
+    std::vector<const MfuRow*>& list = by_scope[scope];
+    mfu_rows_total[scope] = list.size();
+    if (list.size() > kMaxMfuRowsPerScope) {
+      std::stable_sort(list.begin(), list.end(), [](const MfuRow* a, const MfuRow* b) { return a->wall_ms > b->wall_ms; });
+      list.resize(kMaxMfuRowsPerScope);
+    }
+    kept.insert(kept.end(), list.begin(), list.end());
+  }
+  for (const MfuRow* mp : kept) {
+    const MfuRow& m = *mp;
     mfu.push_back({{"scope", m.scope}, {"key", m.key}, {"steps", m.steps}, {"wall_ms", R6(m.wall_ms)},
                    {"cube_flops", m.cube_flops}, {"achieved_tflops", num(m.achieved_tflops)}, {"mfu", num(m.mfu)},
                    {"modelled_compute_share", num(m.modelled_compute_share)}});
+  }
   Json reclaim = Json::array();
   for (const OperatorEfficiency& o : eff->operators) {
     if (reclaim.size() >= 5 || !(o.reclaim_us > 0)) continue;
@@ -239,6 +262,7 @@ Json EfficiencyJson(const AnalysisResult& r, const Efficiency* eff) {
               {"compute_calls", eff->compute_calls},
               {"modelled_compute_time_share", num(eff->compute_us > 0 ? eff->modelled_us / eff->compute_us : NAN)},
               {"mfu", mfu},
+              {"mfu_rows_total", mfu_rows_total},
               {"top_reclaim", reclaim},
               {"model_fingerprint", {{"config", config}, {"features", features}}}};
 }

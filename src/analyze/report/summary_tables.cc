@@ -55,33 +55,37 @@ const Table* FindTable(const std::vector<Table>& tables, const std::string& name
   return nullptr;
 }
 
-std::vector<Table> BuildSummaryTables(const AnalysisResult& r, bool full) {
-  std::vector<Table> tables;
-  tables.push_back(OperatorSummaryTable(r));
-  tables.push_back(OperatorClassSummaryTable(r));
-  tables.push_back(HcclOpSummaryTable(r));
-  tables.push_back(HcclClassSummaryTable(r));
-  tables.push_back(StepSummaryTable(r));
-  tables.push_back(StepAnatomyTable(r));
-  tables.push_back(RankSummaryTable(r));
-  tables.push_back(StepClassSummaryTable(r));
-  tables.push_back(LayerClassSummaryTable(r));
-  tables.push_back(BlockClassSummaryTable(r));
-  tables.push_back(CrossRankStepSummaryTable(r));
+void BuildSummaryTables(const AnalysisResult& r, bool full, const std::function<void(Table&&)>& sink) {
+  sink(OperatorSummaryTable(r));
+  sink(OperatorClassSummaryTable(r));
+  sink(HcclOpSummaryTable(r));
+  sink(HcclClassSummaryTable(r));
+  sink(StepSummaryTable(r));
+  sink(StepAnatomyTable(r));
+  sink(RankSummaryTable(r));
+  sink(StepClassSummaryTable(r));
+  sink(LayerClassSummaryTable(r));
+  sink(BlockClassSummaryTable(r));
+  sink(CrossRankStepSummaryTable(r));
   const bool comm = !r.summaries.comm_ranks.empty() || !r.summaries.comm_transports.empty() ||
                     !r.summaries.comm_links.empty();
   if (comm) {
-    tables.push_back(CommunicationRankTable(r));
-    tables.push_back(CommunicationTransportTable(r));
-    tables.push_back(CommunicationLinkTable(r));
+    sink(CommunicationRankTable(r));
+    sink(CommunicationTransportTable(r));
+    sink(CommunicationLinkTable(r));
   }
-  if (!r.summaries.groups.empty() || !r.cross_rank.groups.empty()) tables.push_back(CommunicationGroupTable(r));
+  if (!r.summaries.groups.empty() || !r.cross_rank.groups.empty()) sink(CommunicationGroupTable(r));
   if (full) {
-    tables.push_back(LayerSummaryTable(r));
-    tables.push_back(BlockSummaryTable(r));
-    tables.push_back(CollectiveAlignmentTable(r));
-    if (comm) tables.push_back(CommunicationOpTable(r));
+    sink(LayerSummaryTable(r));
+    sink(BlockSummaryTable(r));
+    sink(CollectiveAlignmentTable(r));
+    if (comm) sink(CommunicationOpTable(r));
   }
+}
+
+std::vector<Table> BuildSummaryTables(const AnalysisResult& r, bool full) {
+  std::vector<Table> tables;
+  BuildSummaryTables(r, full, [&](Table&& t) { tables.push_back(std::move(t)); });
   return tables;
 }
 

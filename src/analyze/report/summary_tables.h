@@ -17,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include <functional>
+
 #include "analyze/model.h"
 #include "analyze/report/table.h"
 
@@ -28,6 +30,9 @@ struct KernelFocus;
 namespace optrace::analyze::report {
 
 std::vector<Table> BuildSummaryTables(const AnalysisResult& result, bool full);
+// The same tables, each handed to `sink` as soon as it is built (so a writer can write and drop
+// a table of one row per step before the next is built).
+void BuildSummaryTables(const AnalysisResult& result, bool full, const std::function<void(Table&&)>& sink);
 
 // normalized_event_index.csv: one row per event with its provenance, written row by row.
 void WriteEventIndexCsv(const AnalysisResult& result, std::ostream& out);

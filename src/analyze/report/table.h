@@ -24,6 +24,9 @@ struct Table {
   std::string name;  // file stem and sheet name: operator_summary -> operator_summary.csv
   std::vector<std::string> columns;
   std::vector<std::vector<Cell>> rows;
+  // Rows written to the CSV and then dropped from memory (only the rows the HTML shows are
+  // kept): the table had rows.size() + dropped_rows rows.
+  uint64_t dropped_rows = 0;
 
   // Index of `column`, or nullopt.
   std::optional<size_t> Column(const std::string& column) const;

@@ -1,14 +1,17 @@
 #include "analyze/report/report_writer.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 
+#include "analyze/analyze_test_util.h"
 #include "analyze/report/golden.h"
 #include "analyze/report/report_fixture.h"
 
@@ -133,6 +136,43 @@ TEST_F(ReportWriterTest, EveryArtifactInTheSummaryMapExists) {
   auto summary = nlohmann::json::parse(Slurp(dir_ / "analysis_summary.json"));
   for (const auto& [key, file] : summary["artifacts"].items())
     EXPECT_TRUE(fs::exists(dir_ / file.get<std::string>())) << key;
+}
+
+// Issue 29.12: 400k one-row steps took 17 s and 3.99 GB and wrote a 141 MB report.html. The
+// documents are bounded (top-N with totals); every step is in the CSVs.
+TEST_F(ReportWriterTest, ManyStepsGiveBoundedDocumentsAndCompleteCsvs) {
+  analyze::testing::TempDir tmp;
+  std::string csv = "Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us),Wait Time(us)\n";
+  double t = 1736405444000000.0;
+  for (int i = 0; i < 3000; ++i, t += 100)
+    csv += fmt::format("{},MatMulV2,MatMulV2,AI_CORE,{:.3f}\t,{:.3f},0\n", i + 1, t, 50.0 + (i % 7));
+  tmp.Write("job/r0_ascend_pt/profiler_info_0.json", "{}");
+  tmp.Write("job/r0_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv", csv);
+  AnalysisResult r = analyze::testing::Analyze(tmp.path() / "job");
+  ASSERT_EQ(r.steps.size(), 3000u);
+  ReportOptions opt;
+  opt.out_dir = dir_;
+  ASSERT_TRUE(WriteReport(r, opt).ok());
+
+  std::string steps_csv = Slurp(dir_ / "step_summary.csv");
+  EXPECT_EQ(std::count(steps_csv.begin(), steps_csv.end(), '\n'), 3001);
+
+  std::string md = Slurp(dir_ / "report.md");
+  size_t inv = md.find("## 8. Step Inventory"), next = md.find("## 9.", inv);
+  ASSERT_NE(inv, std::string::npos);
+  std::string section = md.substr(inv, next - inv);
+  EXPECT_LE(std::count(section.begin(), section.end(), '\n'), 50);
+  EXPECT_NE(section.find("The 40 heaviest of 3000 (step class, layers) groups"), std::string::npos) << section;
+
+  auto summary = nlohmann::json::parse(Slurp(dir_ / "analysis_summary.json"));
+  size_t step_class_rows = 0;
+  for (const auto& m : summary["efficiency"]["mfu"]) step_class_rows += m["scope"] == "step_class";
+  EXPECT_EQ(step_class_rows, 32u);
+  EXPECT_EQ(summary["efficiency"]["mfu_rows_total"]["step_class"], 3000);
+
+  std::string html = Slurp(dir_ / "report.html");
+  EXPECT_NE(html.find("2000 heaviest of 3000 steps"), std::string::npos);
+  EXPECT_LT(html.size(), 3'000'000u);
 }
 
 TEST_F(ReportWriterTest, OutputDirectoryThatIsAFileIsAnError) {
