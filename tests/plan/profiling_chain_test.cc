@@ -77,6 +77,39 @@ TEST(ProfilingChainTest, AnInferShapeWithoutABodyToEditIsWrapped) {
   }
 }
 
+// ops-nn's matmul family writes `using namespace gert;` and `InferShapeForMatMulV3(InferShapeContext*
+// context)`: 16 operators were left with no profiling shape ("not a gert infer function").
+TEST(ProfilingChainTest, AnInferFunctionOfAnUnqualifiedGertContextIsEdited) {
+  TempTree t = InPlaceOutputOperator();
+  t.Write("op_host/op_infershape.cpp",
+          "using namespace gert;\nnamespace ops {\nstatic ge::graphStatus InferShapeMla(InferShapeContext* context)\n{\n"
+          "    auto out = context->GetOutputShape(0);\n    *out = *context->GetInputShape(0);\n"
+          "    return ge::GRAPH_SUCCESS;\n}\nIMPL_OP_INFERSHAPE(Mla).InferShape(InferShapeMla);\n}\n");
+  auto r = RunCli({"instrument", "--op", t.path()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(t.Read("op_host/op_infershape.cpp"), HasSubstr("context->GetOutputShape(2);"));
+  EXPECT_THAT(RunCli({"lint", "--op", t.path()}).out, ::testing::Not(HasSubstr("[binding-infer]")));
+}
+
+// log_softmax_v2: an InferDataType whose only return shares a line with other code.
+TEST(ProfilingChainTest, AnInferDataTypeWithoutAReturnLineIsWrapped) {
+  TempTree t = InPlaceOutputOperator();
+  t.Write("op_host/op_infershape.cpp",
+          "namespace ops {\nstatic ge::graphStatus InferShapeMla(gert::InferShapeContext* context)\n{\n"
+          "    return Ops::Base::InferShape4Elewise(context);\n}\n"
+          "static ge::graphStatus InferDataTypeMla(gert::InferDataTypeContext* context)\n{\n"
+          "    context->SetOutputDataType(0, context->GetInputDataType(0)); return ge::GRAPH_SUCCESS;\n}\n"
+          "IMPL_OP_INFERSHAPE(Mla).InferShape(InferShapeMla).InferDataType(InferDataTypeMla);\n}\n");
+  auto r = RunCli({"instrument", "--op", t.path()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string text = t.Read("op_host/op_infershape.cpp");
+  EXPECT_THAT(text, HasSubstr(".InferDataType(OptraceInferDataTypeWith<InferDataTypeMla>)"));
+  EXPECT_THAT(text, HasSubstr("context->SetOutputDataType(2, ge::DT_INT64);"));
+  EXPECT_THAT(RunCli({"lint", "--op", t.path()}).out, ::testing::Not(HasSubstr("[binding-infer]")));
+  ASSERT_EQ(RunCli({"instrument", "--op", t.path(), "--revert"}).exit_code, 0);
+  EXPECT_THAT(t.Read("op_host/op_infershape.cpp"), ::testing::Not(HasSubstr("Optrace")));
+}
+
 }  // namespace
 }  // namespace optrace
 

@@ -202,8 +202,13 @@ class ChainBuilder {
   // or a one-line body): register a wrapper that calls it and then sets the profiling output's
   // shape. `.InferShape(Fn)` becomes `.InferShape(OptraceInferShapeWith<Fn>)`, two insertions
   // on its line; the wrapper template goes before the registration statement.
-  bool WrapInferShape(size_t index) {
-    Registration r = RegistrationOf("InferShape");
+  bool WrapInferShape(size_t index) { return WrapInfer(index, true); }
+  // The same for a dtype function without a final `return` line of its own:
+  // `.InferDataType(OptraceInferDataTypeWith<Fn>)`, which sets the profiling output to DT_INT64.
+  bool WrapInferDataType(size_t index) { return WrapInfer(index, false); }
+
+  bool WrapInfer(size_t index, bool shape) {
+    Registration r = RegistrationOf(shape ? "InferShape" : "InferDataType");
     if (!r.file) return false;
     const auto& t = r.file->lex.tokens;
     if (t[r.first].line != t[r.last].line || IsDirectiveLine(*r.file, t[r.first].line)) return false;
@@ -212,24 +217,31 @@ class ChainBuilder {
     while (start > 0 && !t[start - 1].Is(";") && !t[start - 1].Is("{") && !t[start - 1].Is("}")) --start;
     int line = t[start].line;
     std::string indent = IndentOfLine(*r.file, line);
-    for (const char* code :
-         {"template <ge::graphStatus (*kInfer)(gert::InferShapeContext*)>",
-          "static ge::graphStatus OptraceInferShapeWith(gert::InferShapeContext* context) {"})
-      AddLine(*r.file, line, indent, code);
-    for (std::string code :
-         {std::string("  const ge::graphStatus optrace_status = kInfer(context);"),
-          std::string("  if (optrace_status != ge::GRAPH_SUCCESS) { return optrace_status; }"),
-          fmt::format("  gert::Shape* optrace_profiling_shape = context->GetOutputShape({});", index),
-          std::string("  if (optrace_profiling_shape == nullptr) { return ge::GRAPH_FAILED; }"),
-          std::string("  optrace_profiling_shape->SetDimNum(1);"),
-          fmt::format("  optrace_profiling_shape->SetDim(0, {});  /* blocks x cores x PROF_SIZE_PER_CORE */", kWords),
-          std::string("  return ge::GRAPH_SUCCESS;"), std::string("}")})
-      AddLine(*r.file, line, indent, code);
-    InsertAt(*r.file, t[r.first], "OptraceInferShapeWith<", true);
+    const char* context = shape ? "gert::InferShapeContext" : "gert::InferDataTypeContext";
+    const char* wrapper = shape ? "OptraceInferShapeWith" : "OptraceInferDataTypeWith";
+    AddLine(*r.file, line, indent, fmt::format("template <ge::graphStatus (*kInfer)({}*)>", context));
+    AddLine(*r.file, line, indent, fmt::format("static ge::graphStatus {}({}* context) {{", wrapper, context));
+    std::vector<std::string> body = {"  const ge::graphStatus optrace_status = kInfer(context);",
+                                     "  if (optrace_status != ge::GRAPH_SUCCESS) { return optrace_status; }"};
+    if (shape) {
+      body.push_back(fmt::format("  gert::Shape* optrace_profiling_shape = context->GetOutputShape({});", index));
+      body.push_back("  if (optrace_profiling_shape == nullptr) { return ge::GRAPH_FAILED; }");
+      body.push_back("  optrace_profiling_shape->SetDimNum(1);");
+      body.push_back(
+          fmt::format("  optrace_profiling_shape->SetDim(0, {});  /* blocks x cores x PROF_SIZE_PER_CORE */", kWords));
+    } else {
+      body.push_back(fmt::format("  context->SetOutputDataType({}, ge::DT_INT64);", index));
+    }
+    body.push_back("  return ge::GRAPH_SUCCESS;");
+    body.push_back("}");
+    for (const std::string& code : body) AddLine(*r.file, line, indent, code);
+    InsertAt(*r.file, t[r.first], std::string(wrapper) + "<", true);
     InsertAt(*r.file, t[r.last], ">");
     Done(*r.file, t[r.first].line,
-         fmt::format("InferShape({}): wrapped, so output {} gets shape [{}]", JoinTokens(t, r.first, r.last + 1), index,
-                     kWords));
+         shape ? fmt::format("InferShape({}): wrapped, so output {} gets shape [{}]", JoinTokens(t, r.first, r.last + 1),
+                             index, kWords)
+               : fmt::format("InferDataType({}): wrapped, so output {} gets ge::DT_INT64",
+                             JoinTokens(t, r.first, r.last + 1), index));
     return true;
   }
 
@@ -301,7 +313,10 @@ class ChainBuilder {
       std::string ctx, head = JoinTokens(t, fn.head_begin, fn.head_end);
       for (size_t k = fn.head_begin; k < fn.head_end && !t[k].Is(","); ++k)
         if (t[k].kind == TokenKind::kIdentifier) ctx = std::string(t[k].text);
-      if (head.find("gert::") == std::string::npos || ctx.empty()) {
+      // gert's contexts, qualified or after `using namespace gert;` (the matmul family's infer files).
+      const bool gert = head.find("gert::") != std::string::npos || head.find("InferShapeContext") != std::string::npos ||
+                        head.find("InferDataTypeContext") != std::string::npos;
+      if (!gert || ctx.empty()) {
         Manual(fmt::format("{}:{}", f->rel, fn.line),
                fmt::format("{} is not a gert infer function; set output {} (\"{}\") there by hand", name, index, kBuffer));
         continue;
@@ -311,7 +326,7 @@ class ChainBuilder {
       for (size_t k = fn.open; k < fn.close; ++k)
         if (Code(t[k]) && t[k].Is("return") && cs.InnermostBlock(k) == b) ret = k;
       if (ret >= t.size() || (ret > 0 && t[ret - 1].line == t[ret].line)) {
-        if (shape && WrapInferShape(index)) continue;
+        if (shape ? WrapInferShape(index) : WrapInferDataType(index)) continue;
         Manual(fmt::format("{}:{}", f->rel, fn.line),
                fmt::format("{} has no final `return` on a line of its own; set output {} there by hand", name, index));
         continue;
