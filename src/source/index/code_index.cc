@@ -75,7 +75,10 @@ const SourceFile* CodeIndex::SpliceTarget(const SourceFile* from, const Directiv
 
 CodeIndex::~CodeIndex() = default;
 
-CodeIndex::CodeIndex(const std::vector<const SourceFile*>& files) : files_(files), macros_(files) {
+CodeIndex::CodeIndex(const std::vector<const SourceFile*>& files) : CodeIndex(files, 12'000'000) {}
+
+CodeIndex::CodeIndex(const std::vector<const SourceFile*>& files, size_t expansion_budget)
+    : files_(files), macros_(files), expansion_budget_(expansion_budget) {
   for (const SourceFile* f : files_) streams_[f] = TokenStream::ForFile(*f, macros_, &ResolveSplice, this, &expansion_budget_);
   for (const SourceFile* f : files_) {
     if (spliced_.count(f)) continue;  // its declarations are read inside the body that includes it
