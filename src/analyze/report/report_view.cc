@@ -10,6 +10,7 @@
 
 #include "analyze/efficiency.h"
 #include "analyze/report/step_inspector.h"
+#include "analyze/report/step_selection.h"
 #include "analyze/report/summary_tables.h"
 
 namespace optrace::analyze::report {
@@ -224,8 +225,7 @@ Json BuildReportView(const AnalysisResult& r, const Kpis& kpis, const std::vecto
   // Steps per lane are bounded (the heaviest by wall, in time order; step_summary.csv has them
   // all): 400k one-row steps made a 141 MB page (issue 29.12). The whole timeline holds about
   // kMaxTimelineSteps however many ranks there are.
-  std::map<int, std::vector<const Step*>> steps_of;
-  for (const Step& s : r.steps) steps_of[s.rank].push_back(&s);
+  std::map<int, std::vector<const Step*>> steps_of = internal::StepsByRank(r);
   const size_t lane_cap = std::max<size_t>(
       kMinTimelineStepsPerRank, std::min(max_table_rows, kMaxTimelineSteps / std::max<size_t>(1, r.ranks.size())));
   Json lanes = Json::array();
@@ -234,16 +234,10 @@ Json BuildReportView(const AnalysisResult& r, const Kpis& kpis, const std::vecto
     std::vector<const Step*>& mine = steps_of[rank.rank];
     const size_t total = mine.size();
     if (mine.size() > lane_cap) {
-      std::vector<const Step*> heavy = mine;
-      std::nth_element(heavy.begin(), heavy.begin() + static_cast<std::ptrdiff_t>(lane_cap - 1), heavy.end(),
-                       [](const Step* a, const Step* b) { return a->anatomy.wall_ns > b->anatomy.wall_ns; });
-      const int64_t cut = heavy[lane_cap - 1]->anatomy.wall_ns;
+      const std::vector<uint8_t> keep = internal::HeaviestSteps(mine, lane_cap);
       std::vector<const Step*> kept;
-      for (const Step* s : mine)
-        if (s->anatomy.wall_ns > cut) kept.push_back(s);
-      for (const Step* s : mine)
-        if (kept.size() < lane_cap && s->anatomy.wall_ns == cut) kept.push_back(s);
-      std::stable_sort(kept.begin(), kept.end(), [](const Step* a, const Step* b) { return a->start_ns < b->start_ns; });
+      for (size_t i = 0; i < mine.size(); ++i)
+        if (keep[i]) kept.push_back(mine[i]);
       mine = std::move(kept);
     }
     for (size_t i = 0; i < mine.size(); ++i) {

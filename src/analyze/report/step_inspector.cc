@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "analyze/efficiency.h"
+#include "analyze/report/step_selection.h"
 #include "analyze/segment.h"
 #include "analyze/summarize.h"
 
@@ -117,8 +118,7 @@ size_t PickSteps(std::vector<RankSteps>& ranks, size_t max_events) {
 
 Json BuildStepInspector(const AnalysisResult& r, const Efficiency* eff, const Thresholds& t, size_t max_events) {
   std::vector<RankSteps> ranks;
-  std::map<int, std::vector<const Step*>> steps_of;  // once, not a pass over all steps per rank
-  for (const Step& s : r.steps) steps_of[s.rank].push_back(&s);
+  std::map<int, std::vector<const Step*>> steps_of = internal::StepsByRank(r);
   for (const RankTable& table : r.ranks) {
     if (!table.has_timeline()) continue;
     RankSteps rs;
@@ -148,17 +148,9 @@ Json BuildStepInspector(const AnalysisResult& r, const Efficiency* eff, const Th
   Json rank_list = Json::array();
   for (const RankSteps& rs : ranks) {
     const RankTable& table = *rs.table;
-    std::vector<uint8_t> listed(rs.steps.size(), 1);
-    if (rs.steps.size() > list_cap) {
-      std::vector<size_t> order(rs.steps.size());
-      for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-      auto wall = [&](size_t i) { return rs.steps[i]->end_ns - rs.steps[i]->start_ns; };
-      std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return wall(a) > wall(b); });
-      std::fill(listed.begin(), listed.end(), 0);
-      for (size_t k = 0; k < list_cap; ++k) listed[order[k]] = 1;
-      for (size_t i = 0; i < rs.steps.size(); ++i)
-        if (rs.pick[i]) listed[i] = 1;
-    }
+    std::vector<uint8_t> listed = internal::HeaviestSteps(rs.steps, list_cap);
+    for (size_t i = 0; i < rs.steps.size(); ++i)
+      if (rs.pick[i]) listed[i] = 1;  // an embedded step is always listed
     Json steps = Json::array();
     for (size_t i = 0; i < rs.steps.size(); ++i) {
       const Step& s = *rs.steps[i];
