@@ -52,7 +52,9 @@ class BindingChecker {
       std::string_view rel = f->rel;
       std::string_view name = rel.substr(rel.rfind('/') == std::string_view::npos ? 0 : rel.rfind('/') + 1);
       if (StartsWith(rel, "op_host/")) host_.push_back(f);
-      bool aclnn = StartsWith(name, "aclnn_") && !StartsWith(rel, "op_kernel/");
+      // An aclnn_*.cpp under tests/ or examples/ (tests/comm/src/aclnn_grouped_matmul_case.cpp) drives
+      // the API as a sample does; it is not the aclnn layer.
+      bool aclnn = StartsWith(name, "aclnn_") && !StartsWith(rel, "op_kernel/") && !InSampleFolder(rel);
       if (aclnn) aclnn_.push_back(f);
       // Torch adapters anywhere in the tree (pybind/, <op>_torch_adpt.h at the root, csrc/...);
       // an aclnn_*.cpp calls aclnnInner*GetWorkspaceSize itself and is the aclnn layer, not an adapter.
@@ -72,7 +74,11 @@ class BindingChecker {
         return false;
     for (size_t i = 1; i + 1 < t.size(); ++i)
       if (t[i].active && t[i].Is("main") && t[i + 1].Is("(") && t[i - 1].Is("int")) return true;
-    std::filesystem::path p(f.rel);
+    return InSampleFolder(f.rel);
+  }
+
+  static bool InSampleFolder(std::string_view rel) {
+    std::filesystem::path p(rel);
     for (const auto& part : p.parent_path())
       if (part == "examples" || part == "example" || part == "tests" || part == "test") return true;
     return false;
@@ -569,15 +575,20 @@ class BindingChecker {
         auto args = Args(t, i + 1);
         bool declaration = i > 0 && ((t[i - 1].kind == TokenKind::kIdentifier && !t[i - 1].Is("return")) || t[i - 1].Is("*"));
         // Position of the profiling argument vs the last aclTensor* / tensor argument.
-        int prof = -1, last_tensor = -1;
+        int prof = -1, last_tensor = -1, first_runtime = -1;
         for (size_t a = 0; a < args.size(); ++a) {
           std::string text = JoinTokens(t, args[a].first, args[a].second);
           if (IsProfilingName(text)) prof = static_cast<int>(a);
           bool workspace = text.find("workspaceSize") != std::string::npos || text.find("executor") != std::string::npos;
+          if (workspace && first_runtime < 0) first_runtime = static_cast<int>(a);
           if (!workspace && (!declaration || text.find("aclTensor") != std::string::npos)) last_tensor = static_cast<int>(a);
         }
         if (prof < 0 && !declaration && def_.outputs[static_cast<size_t>(def_.profiling)].required) {
-          auto null_arg = std::find_if(args.begin(), args.end(), [&](auto r) { return IsNullArg(t, r); });
+          // Profiling is the last data argument, just before the workspace size: a null there, not
+          // a null anywhere (optional inputs are often nullptr).
+          auto null_arg = args.end();
+          if (first_runtime > 0 && IsNullArg(t, args[static_cast<size_t>(first_runtime - 1)]))
+            null_arg = args.begin() + (first_runtime - 1);
           if (null_arg != args.end()) {
             ctx_.Report(f, t[null_arg->first].line, t[null_arg->first].column, "binding-required-null",
                         fmt::format("{} is given {} where the REQUIRED profiling output belongs; pass the tensor", name,

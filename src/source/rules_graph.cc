@@ -137,6 +137,32 @@ class GraphRules {
                             fix));
   }
 
+  // A plain `{ }` block runs whenever the statement around it does (instrument writes
+  // `{ Call(); E; OPTRACE_KERNEL_END(p); return; }` for a `return Call();`): its path is its parent's.
+  static int PathControl(const ix::FunctionBody& body, const ix::TokenStream& s, int c) {
+    while (c >= 0) {
+      const ix::Control& ctl = body.controls[static_cast<size_t>(c)];
+      if (ctl.kind != ix::Control::kBlock || !s.Is(ctl.keyword, "{")) break;
+      c = ctl.parent;
+    }
+    return c;
+  }
+
+  // `if ASCEND_IS_AIV { return; }` (also from a macro, as grouped_matmul's cube-only paths): that
+  // core type has no work on this path, so its slot is rightly left empty.
+  static bool LeavesCoreTypeAtOnce(const ix::FunctionBody& body, const ix::TokenStream& s, int c, size_t r) {
+    if (c < 0) return false;
+    const ix::Control& ctl = body.controls[static_cast<size_t>(c)];
+    if (ctl.kind != ix::Control::kIf) return false;
+    size_t first = ctl.braced ? ctl.body_begin + 1 : ctl.body_begin;
+    if (first != r) return false;
+    for (size_t k = ctl.keyword + 1; k < first && k < s.size(); ++k) {
+      std::string_view t = s.Text(k);
+      if (t == "ASCEND_IS_AIV" || t == "ASCEND_IS_AIC" || t == "g_coreType") return true;
+    }
+    return false;
+  }
+
   // With OPTRACE_KERNEL_END present, every way out of the entry writes the buffer back: each
   // `return` has an END before it in its own block, and a body that does not end in a return has
   // one at its own level (a path that skips it leaves that core's slot all zeros).
@@ -148,6 +174,7 @@ class GraphRules {
       if (c.name == "OPTRACE_KERNEL_END") ends.push_back({c.pos, c.control});
       if (c.name == "OPTRACE_KERNEL_BEGIN") begin = std::min(begin, c.pos);
     }
+    for (auto& e : ends) e.second = PathControl(body, s, e.second);
     auto written_before = [&](size_t pos, int control) {
       for (const auto& [at, ctl] : ends)
         if (at < pos && ctl == control) return true;
@@ -156,7 +183,8 @@ class GraphRules {
     bool ends_in_return = false;
     for (size_t r : body.returns) {
       if (r < begin) continue;
-      int control = body.ControlAt(r);
+      int control = PathControl(body, s, body.ControlAt(r));
+      if (LeavesCoreTypeAtOnce(body, s, control, r)) continue;
       if (control < 0) {  // a return at the function's own level ends the body when only `;` follows it
         size_t semi = r;
         while (semi < k.body_close && !s.Is(semi, ";")) ++semi;
@@ -191,6 +219,12 @@ class GraphRules {
           if (s.IsIdent(k) && !s.Is(k + 1, "(")) ids.push_back(std::string(s.Text(k)));
         std::string group = LoopGroupWord(ids);
         if (group.empty() || ctl.kind != ix::Control::kFor || ctl.loop_var.empty()) continue;
+        // An E before a `return` in the loop that closes a range opened outside it is not per iteration.
+        bool opened_outside = false;
+        for (const Mark& o : Marks(fn))
+          opened_outside = opened_outside || (o.site->label == m.site->label &&
+                                              (o.pos < ctl.body_begin || o.pos > ctl.body_end));
+        if (opened_outside) continue;
         // The MoeTracing call around this point and its argument count.
         const TracingCall* call = nullptr;
         for (const TracingCall& tc : m.file->traces.calls)

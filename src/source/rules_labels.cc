@@ -101,6 +101,15 @@ class PairingChecker {
     return "";
   }
 
+  // A `{ }` statement of its own (after `;`, `{` or `}`), not a branch, case or initializer.
+  bool IsPlainBlock(const Block* blk) const {
+    if (!blk || blk->kind != BlockKind::kOther || blk->function < 0) return false;
+    auto it = std::lower_bound(cs_.code.begin(), cs_.code.end(), blk->open);
+    if (it == cs_.code.begin()) return false;
+    const Token& prev = Tok(*(it - 1));
+    return prev.Is(";") || prev.Is("{") || prev.Is("}");
+  }
+
   bool IsBranchBlock(int b) const {
     if (b < 0) return false;
     const Block& blk = cs_.blocks[static_cast<size_t>(b)];
@@ -314,6 +323,10 @@ class PairingChecker {
       }
     }
     stack = frame.snapshot;
+    if (IsPlainBlock(blk)) {  // always runs: what it closed of the ranges around it is closed
+      RemoveClosed(stack, frame.outer_closes);
+      return;
+    }
     if (blk && blk->kind == BlockKind::kControl && blk->name == "if" &&
         (ends_in_return || !frame.outer_closes.empty()) &&
         FollowedByElseBlock(close_token)) {

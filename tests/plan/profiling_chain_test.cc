@@ -39,6 +39,29 @@ TEST(ProfilingChainTest, AnOutputNamedLikeAnInputGetsTheBufferAfterItsOwnParamet
   EXPECT_THAT(lint.out, ::testing::Not(HasSubstr("[binding-kernel-order]"))) << lint.out;
 }
 
+// inplace_add_rms_norm: Output("x1") / Output("rstd") / Output("x2") in place, the kernel names them
+// y, rstd, x; the parameter named x2 is the input's.
+TEST(ProfilingChainTest, RenamedInPlaceOutputsGetTheBufferAfterTheLastOutputParameter) {
+  TempTree t(
+      {{"op_host/op_def.cpp",
+        "namespace ops {\nclass Ip : public OpDef {\n public:\n  explicit Ip(const char* name) : OpDef(name) {\n"
+        "    this->Input(\"x1\").ParamType(REQUIRED).DataType({ge::DT_FLOAT});\n"
+        "    this->Input(\"x2\").ParamType(REQUIRED).DataType({ge::DT_FLOAT});\n"
+        "    this->Output(\"x1\").ParamType(REQUIRED).DataType({ge::DT_FLOAT});\n"
+        "    this->Output(\"rstd\").ParamType(REQUIRED).DataType({ge::DT_FLOAT});\n"
+        "    this->Output(\"x2\").ParamType(REQUIRED).DataType({ge::DT_FLOAT});\n  }\n};\nOP_ADD(Ip);\n}\n"},
+       {"op_kernel/ip.cpp",
+        "#include \"kernel_operator.h\"\n\n"
+        "extern \"C\" __global__ __aicore__ void ip(GM_ADDR x1, GM_ADDR x2, GM_ADDR y, GM_ADDR rstd, GM_ADDR x,\n"
+        "                                         GM_ADDR workspace, GM_ADDR tiling) {\n"
+        "  for (int i = 0; i < 4; ++i) {\n    Step(x, y);\n  }\n}\n"}});
+  auto r = RunCli({"instrument", "--op", t.path()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(t.Read("op_kernel/ip.cpp"), HasSubstr("GM_ADDR x, GM_ADDR profiling_data,"));
+  auto lint = RunCli({"lint", "--op", t.path()});
+  EXPECT_THAT(lint.out, ::testing::Not(HasSubstr("[binding-kernel-order]"))) << lint.out;
+}
+
 TEST(ProfilingChainTest, AnAclnnLayerInOpApiAtTheOperatorRootIsEditedAndItsForwardingListed) {
   TempTree t = InPlaceOutputOperator();
   t.Write("op_api/aclnn_mla.h",

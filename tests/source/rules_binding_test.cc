@@ -319,6 +319,31 @@ TEST(BindingRulesTest, AclnnHelpersOfTheApiFileAreNotTheApi) {
               ::testing::Not(::testing::Contains(::testing::StartsWith("binding-aclnn"))));
 }
 
+// grouped_matmul: the aclnn layer forwards nullptr for optional inputs; only a null in the profiling
+// slot (the last data argument, before the workspace size) is a REQUIRED output given null.
+TEST(BindingRulesTest, AclnnNullOnlyInTheProfilingSlotIsRequiredNull) {
+  auto lint = [](const std::string& forwarded) {
+    return LintFiles({{"op_host/op.cpp", OpDef()}, {"op_host/op_infer.cpp", kInfer},
+                      {"op_api/aclnn_op.cpp",
+                       "aclnnStatus aclnnOpGetWorkspaceSize(const aclTensor *x, aclTensor *y, const aclTensor "
+                       "*profilingDataOut,\n    uint64_t *workspaceSize, aclOpExecutor **executor) {\n"
+                       "  return aclnnInnerOpGetWorkspaceSize(" + forwarded + ", workspaceSize, executor);\n}\n"}},
+                     true);
+  };
+  EXPECT_THAT(lint("x, y, nullptr"), ::testing::Contains("binding-required-null@op_api/aclnn_op.cpp:3"));
+  EXPECT_THAT(lint("nullptr, x, y"), ::testing::Not(::testing::Contains(::testing::StartsWith("binding-required-null"))));
+}
+
+// A test harness under tests/ named aclnn_*_case.cpp calls the API as a sample: a warning-level hand step.
+TEST(BindingRulesTest, AnAclnnCaseFileUnderTestsIsASample) {
+  EXPECT_THAT(LintFiles({{"op_host/op.cpp", OpDef()}, {"op_host/op_infer.cpp", kInfer},
+                         {"tests/comm/src/aclnn_op_case.cpp",
+                          "bool Case::Run() {\n  ret = aclnnOpGetWorkspaceSize(x, nullptr, y, nullptr, &ws, &exec);\n"
+                          "  return ret == 0;\n}\n"}},
+                        true),
+              ElementsAre("binding-example@tests/comm/src/aclnn_op_case.cpp:2"));
+}
+
 // --- Init: what is certain is where the profiling buffer lands --------------------------
 
 const char* kTwoOutputDef =

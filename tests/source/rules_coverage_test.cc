@@ -212,6 +212,52 @@ TEST(CoverageRulesTest, EveryExitWritingBackIsFine) {
               IsEmpty());
 }
 
+TEST(CoverageRulesTest, WriteBackInAPlainBlockThatEndsTheBodyIsFine) {
+  // What instrument writes for `return Run(x);` (swish): a plain block, not a branch.
+  EXPECT_THAT(LintFiles({{"k.cpp", "#include \"optrace/trace.h\"\n"
+                                   "inline void Run(GM_ADDR x) {}\n"
+                                   "extern \"C\" __global__ void k(GM_ADDR x, GM_ADDR p) { OPTRACE_KERNEL_BEGIN();\n"
+                                   "  MoeTracing(TRACE_POINT(\"processing\", \"B\"));\n"
+                                   "  { Run(x); MoeTracing(TRACE_POINT(\"processing\", \"E\")); "
+                                   "OPTRACE_KERNEL_END(p); return; }\n}\n"}}),
+              IsEmpty());
+}
+
+TEST(CoverageRulesTest, CoreTypeLeavingAtOnceNeedsNoWriteBack) {
+  // grouped_matmul's cube-only paths: a macro whose first act on AIV cores is to return. Those
+  // cores have no work there, their slots rightly stay empty.
+  EXPECT_THAT(LintFiles({{"k.cpp", "#include \"optrace/trace.h\"\n"
+                                   "#define CUBE_ONLY(f) do { if ASCEND_IS_AIV { return; } f(); } while (0)\n"
+                                   "inline void Mm() {}\n"
+                                   "extern \"C\" __global__ void k(GM_ADDR x, GM_ADDR p) { OPTRACE_KERNEL_BEGIN();\n"
+                                   "  if (x == nullptr) {\n    if (g_coreType == AscendC::AIC) return;\n  }\n"
+                                   "  MoeTracing(TRACE_POINT(\"processing\", \"B\"));\n"
+                                   "  CUBE_ONLY(Mm);\n"
+                                   "  MoeTracing(TRACE_POINT(\"processing\", \"E\"));\n"
+                                   "  OPTRACE_KERNEL_END(p);\n}\n"}}),
+              IsEmpty());
+  // A return after work on that core is still one that loses the buffer.
+  EXPECT_THAT(LintFiles({{"k.cpp", "#include \"optrace/trace.h\"\n"
+                                   "inline void Mm() {}\n"
+                                   "extern \"C\" __global__ void k(GM_ADDR x, GM_ADDR p) { OPTRACE_KERNEL_BEGIN();\n"
+                                   "  MoeTracing(TRACE_POINT(\"processing\", \"B\"));\n"
+                                   "  if ASCEND_IS_AIV {\n    Mm();\n    return;\n  }\n"
+                                   "  MoeTracing(TRACE_POINT(\"processing\", \"E\"));\n"
+                                   "  OPTRACE_KERNEL_END(p);\n}\n"}}),
+              ::testing::Contains("entry-buffer@k.cpp:7"));
+}
+
+TEST(CoverageRulesTest, ExitMarkOfARangeOpenedBeforeTheGroupLoopNeedsNoIndex) {
+  EXPECT_THAT(LintFiles({{"k.cpp", Kernel("  MoeTracing(TRACE_POINT(\"expert\", \"B\"));\n"
+                                          "  for (uint32_t groupIdx = 0; groupIdx < n; ++groupIdx) {\n"
+                                          "    if (groupIdx == 3) {\n"
+                                          "      MoeTracing(TRACE_POINT(\"expert\", \"E\"));\n"
+                                          "      MoeTracing(TRACE_POINT(\"processing\", \"E\"));\n"
+                                          "      OPTRACE_KERNEL_END(prof);\n      return;\n    }\n    Work();\n  }\n"
+                                          "  MoeTracing(TRACE_POINT(\"expert\", \"E\"));\n")}}),
+              IsEmpty());
+}
+
 TEST(CoverageRulesTest, ProcessingOpenedAgainInACalleeIsRootLabel) {
   LintReport r;
   EXPECT_THAT(LintFiles({{"k.cpp", "#include \"optrace/trace.h\"\n"

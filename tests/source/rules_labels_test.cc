@@ -28,6 +28,17 @@ TEST(LabelRulesTest, DeeplyNestedKernelIsLintedInLinearTime) {
   for (const std::string& x : f) EXPECT_EQ(x.find("pairing"), std::string::npos) << x;
 }
 
+TEST(LabelRulesTest, EInAPlainBlockClosesTheRangeAroundIt) {
+  EXPECT_THAT(LintFiles({{"k.cpp", Kernel("  MoeTracing(TRACE_POINT(\"step\", \"B\"));\n"
+                                          "  { Work(); MoeTracing(TRACE_POINT(\"step\", \"E\")); }\n")}}),
+              IsEmpty());
+  // A case's block is a branch: closing there closes on one path only.
+  EXPECT_THAT(LintFiles({{"k.cpp", Kernel("  MoeTracing(TRACE_POINT(\"step\", \"B\"));\n"
+                                          "  switch (n) {\n    case 1: { MoeTracing(TRACE_POINT(\"step\", \"E\")); break; }\n"
+                                          "    default: break;\n  }\n")}}),
+              ::testing::Not(IsEmpty()));
+}
+
 TEST(LabelRulesTest, UppercaseOrUnderscoreLabelIsLabelStyle) {
   EXPECT_THAT(LintFiles({{"k.cpp", Kernel("  MoeTracing(TRACE_POINT(\"Dispatch_Send\", \"B\"));\n"
                                           "  MoeTracing(TRACE_POINT(\"Dispatch_Send\", \"E\"));\n")}}),

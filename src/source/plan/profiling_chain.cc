@@ -384,12 +384,19 @@ class ChainBuilder {
       // that share a name with an input (Input("kr_cache") / Output("kr_cache") -> krCache,
       // krCacheOut; var / var_ref): the last such parameter, so the input's never wins.
       std::string last_out = NormalizeName(def_.outputs.back().name);
+      bool input_named = false;  // the match is the input's own parameter: no twin names the output
       for (size_t p = 0; p < params.size(); ++p) {
         std::string n = NormalizeName(s.Text(params[p].second - 1));
         if (n == last_out || n == last_out + "out" || n == last_out + "output" || n == last_out + "ref" ||
-            n == last_out + "gm" || n == "out" + last_out)
+            n == last_out + "gm" || n == "out" + last_out) {
           after = p + 1;
+          input_named = std::any_of(def_.inputs.begin(), def_.inputs.end(),
+                                    [&](const auto& in) { return NormalizeName(in.name) == n; });
+        }
       }
+      // In-place operators whose kernel renames the outputs (inplace_add_rms_norm: Output("x2"), kernel
+      // `x1, x2, gamma, y, rstd, x`): the outputs end where the OpDef's parameter count ends.
+      if (input_named && after < want && want <= params.size()) after = want;
       if (after == params.size() && want <= params.size()) after = want;
       if (after > params.size()) after = params.size();
     }
