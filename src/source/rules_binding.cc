@@ -232,8 +232,19 @@ class BindingChecker {
       for (size_t i = 1; i < t.size(); ++i) {
         if (!t[i].active || t[i].in_directive || !t[i - 1].Is(".")) continue;
         if (t[i].Is("InferOutDataTypeSameWithFirstInput")) {
-          *same_first = &t[i];
-          return DtypeSource::kSameAsFirstInput;
+          // The registry enables the rule registered last: a later .InferDataType(Fn) in the chain wins.
+          bool later_function = false;
+          int depth = 0;
+          for (size_t k = i + 1; k < t.size(); ++k) {
+            if (t[k].Is("(")) ++depth;
+            if (t[k].Is(")")) --depth;
+            if (depth == 0 && (t[k].Is(";") || t[k].Is("{") || t[k].Is("}"))) break;
+            if (t[k].Is("InferDataType") && t[k - 1].Is(".")) later_function = true;
+          }
+          if (!later_function) {
+            *same_first = &t[i];
+            return DtypeSource::kSameAsFirstInput;
+          }
         }
         if (t[i].Is("InferDataType")) function = true;
       }
@@ -423,8 +434,38 @@ class BindingChecker {
             t[i].text != caller.block->name)
           called.insert(std::string(t[i].text));
     }
-    for (const Kernel& k : kernels)
-      if (!called.count(k.block->name)) CheckOrder(k.file, *k.block, "binding-kernel-order", "kernel", true);
+    // A __global__ in a header no file of the tree includes (conv3d_v2_template.h, which a launch
+    // example elsewhere includes) is not compiled into this operator.
+    std::set<std::string> included;
+    for (const SourceFile* f : ctx_.files)
+      for (const Directive& d : f->lex.directives)
+        if (d.kind == DirectiveKind::kInclude) included.insert(std::filesystem::path(d.include_path).filename().string());
+    for (const Kernel& k : kernels) {
+      if (called.count(k.block->name)) continue;
+      std::filesystem::path kp(k.file->rel);
+      std::string ext = kp.extension().string();
+      if ((ext == ".h" || ext == ".hpp" || ext == ".hh") && !included.count(kp.filename().string())) continue;
+      Block head = *k.block;
+      ParametersFromMacro(*k.file, head);
+      CheckOrder(k.file, head, "binding-kernel-order", "kernel", true);
+    }
+  }
+
+  // `void k(KERNEL_PARAMS)` (inplace_apply_adagrad_da): the parameters are the body of an object-like
+  // #define of the same file; point the head at those tokens.
+  static void ParametersFromMacro(const SourceFile& f, Block& fn) {
+    const auto& t = f.lex.tokens;
+    if (fn.head_end != fn.head_begin + 1 || t[fn.head_begin].kind != TokenKind::kIdentifier) return;
+    for (const Directive& d : f.lex.directives) {
+      if (d.kind != DirectiveKind::kDefine || !d.active || d.token_end <= d.token_begin + 1) continue;
+      if (t[d.token_begin].text != t[fn.head_begin].text) continue;
+      // Object-like only: `#define P(x)` has '(' right after the name, without a space.
+      const Token& after = t[d.token_begin + 1];
+      if (after.Is("(") && after.offset == t[d.token_begin].end_offset()) return;
+      fn.head_begin = d.token_begin + 1;
+      fn.head_end = d.token_end;
+      return;
+    }
   }
 
   // EXEC_NPU_CMD(aclnnOp, inputs..., attrs..., outputs...) and direct two-phase calls

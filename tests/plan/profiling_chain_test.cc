@@ -114,6 +114,25 @@ TEST(ProfilingChainTest, AnInferFunctionOfAnUnqualifiedGertContextIsEdited) {
   EXPECT_THAT(RunCli({"lint", "--op", t.path()}).out, ::testing::Not(HasSubstr("[binding-infer]")));
 }
 
+// bnll: `.InferOutDataTypeSameWithFirstInput()` would give the profiling output input 0's dtype.
+TEST(ProfilingChainTest, SameWithFirstInputIsFollowedByADtypeFunctionThatSetsInt64) {
+  TempTree t = InPlaceOutputOperator();
+  t.Write("op_host/op_infershape.cpp",
+          "namespace ops {\nstatic ge::graphStatus InferShapeMla(gert::InferShapeContext* context)\n{\n"
+          "    return Ops::Base::InferShape4Elewise(context);\n}\n"
+          "IMPL_OP_INFERSHAPE(Mla).InferShape(InferShapeMla).InferOutDataTypeSameWithFirstInput();\n}\n");
+  EXPECT_THAT(RunCli({"lint", "--op", t.path()}).out, ::testing::Not(HasSubstr("InferOutDataTypeSameWithFirstInput() gives")));
+  auto r = RunCli({"instrument", "--op", t.path()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string text = t.Read("op_host/op_infershape.cpp");
+  EXPECT_THAT(text, HasSubstr(".InferOutDataTypeSameWithFirstInput().InferDataType(OptraceInferDataTypeSameWithFirstInput);"));
+  EXPECT_THAT(text, HasSubstr("optrace_i < 2;"));
+  EXPECT_THAT(text, HasSubstr("context->SetOutputDataType(2, ge::DT_INT64);"));
+  EXPECT_THAT(RunCli({"lint", "--op", t.path()}).out, ::testing::Not(HasSubstr("[binding-infer]")));
+  ASSERT_EQ(RunCli({"instrument", "--op", t.path(), "--revert"}).exit_code, 0);
+  EXPECT_THAT(t.Read("op_host/op_infershape.cpp"), ::testing::Not(HasSubstr("Optrace")));
+}
+
 // log_softmax_v2: an InferDataType whose only return shares a line with other code.
 TEST(ProfilingChainTest, AnInferDataTypeWithoutAReturnLineIsWrapped) {
   TempTree t = InPlaceOutputOperator();

@@ -344,6 +344,34 @@ TEST(BindingRulesTest, AnAclnnCaseFileUnderTestsIsASample) {
               ElementsAre("binding-example@tests/comm/src/aclnn_op_case.cpp:2"));
 }
 
+// inplace_apply_adagrad_da: `__global__ void op(OP_PARAMS)` with the list in an object-like #define.
+TEST(BindingRulesTest, KernelParametersFromAMacroAreRead) {
+  auto lint = [](const std::string& params) {
+    return LintFiles({{"op_host/op.cpp", OpDef()}, {"op_host/op_infer.cpp", kInfer},
+                      {"op_kernel/op.cpp", "#define OP_PARAMS \\\n    " + params +
+                                               "\nextern \"C\" __global__ void op(OP_PARAMS) {\n}\n"}},
+                     true);
+  };
+  EXPECT_THAT(lint("GM_ADDR x, GM_ADDR y, GM_ADDR profiling_data, GM_ADDR workspace, GM_ADDR tiling"),
+              ::testing::Not(::testing::Contains(::testing::StartsWith("binding-kernel-order"))));
+  EXPECT_THAT(lint("GM_ADDR x, GM_ADDR profiling_data, GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling"),
+              ::testing::Contains(::testing::StartsWith("binding-kernel-order")));
+}
+
+// conv3d_v2: a __global__ in a header nothing in the tree includes is another program's kernel.
+TEST(BindingRulesTest, KernelInAHeaderNoFileIncludesIsNotChecked) {
+  auto lint = [](const std::string& includer) {
+    return LintFiles({{"op_host/op.cpp", OpDef()}, {"op_host/op_infer.cpp", kInfer},
+                      {"op_kernel/op.cpp", includer + "extern \"C\" __global__ void op(GM_ADDR x, GM_ADDR y, "
+                                                      "GM_ADDR profiling_data, GM_ADDR workspace, GM_ADDR tiling) {\n}\n"},
+                      {"op_kernel/op_template.h", "__global__ void op_template(GM_ADDR x, GM_ADDR y, GM_ADDR tiling) {\n}\n"}},
+                     true);
+  };
+  EXPECT_THAT(lint(""), ::testing::Not(::testing::Contains(::testing::StartsWith("binding-kernel-order"))));
+  EXPECT_THAT(lint("#include \"op_template.h\"\n"),
+              ::testing::Contains("binding-kernel-order@op_kernel/op_template.h:1"));
+}
+
 // --- Init: what is certain is where the profiling buffer lands --------------------------
 
 const char* kTwoOutputDef =

@@ -245,6 +245,44 @@ class ChainBuilder {
     return true;
   }
 
+  // `.InferOutDataTypeSameWithFirstInput()` gives every output input 0's dtype. The registry enables
+  // the rule registered last (OpImplRegisterV2's documented contract), so a following
+  // `.InferDataType(OptraceInferDataTypeSameWithFirstInput)` that keeps outputs 0..index-1 on input 0's
+  // dtype and sets the profiling output to DT_INT64 replaces it without deleting a line.
+  bool ReplaceSameWithFirstInput(size_t index) {
+    for (const SourceFile* f : host_) {
+      const auto& t = f->lex.tokens;
+      const CodeStructure& cs = Structure(f);
+      for (size_t i = 1; i + 2 < t.size(); ++i) {
+        if (!Code(t[i]) || !t[i].Is("InferOutDataTypeSameWithFirstInput") || !t[i - 1].Is(".") ||
+            !t[i + 1].Is("(") || !t[i + 2].Is(")") || cs.EnclosingFunction(i) >= 0)
+          continue;
+        if (IsDirectiveLine(*f, t[i].line)) return false;
+        size_t start = i;
+        while (start > 0 && !t[start - 1].Is(";") && !t[start - 1].Is("{") && !t[start - 1].Is("}")) --start;
+        int line = t[start].line;
+        std::string indent = IndentOfLine(*f, line);
+        const char* fn = "OptraceInferDataTypeSameWithFirstInput";
+        std::vector<std::string> body = {
+            fmt::format("static ge::graphStatus {}(gert::InferDataTypeContext* context) {{", fn),
+            "  const ge::DataType optrace_first = context->GetInputDataType(0);",
+            fmt::format("  for (size_t optrace_i = 0; optrace_i < {}; ++optrace_i) {{ "
+                        "context->SetOutputDataType(optrace_i, optrace_first); }}",
+                        index),
+            fmt::format("  context->SetOutputDataType({}, ge::DT_INT64);", index),
+            "  return ge::GRAPH_SUCCESS;", "}"};
+        for (const std::string& code : body) AddLine(*f, line, indent, code);
+        InsertAt(*f, t[i + 2], fmt::format(".InferDataType({})", fn));
+        Done(*f, t[i].line,
+             fmt::format("InferOutDataTypeSameWithFirstInput(): followed by InferDataType({}) (the last registered "
+                         "rule is used), so outputs 0..{} keep input 0's dtype and output {} gets ge::DT_INT64",
+                         fn, index > 0 ? index - 1 : 0, index));
+        return true;
+      }
+    }
+    return false;
+  }
+
   bool HasCall(const char* name) {
     for (const SourceFile* f : host_)
       for (const Token& t : f->lex.tokens)
@@ -287,6 +325,7 @@ class ChainBuilder {
       const bool shape = std::string(w.what) == "shape";
       if (!f && shape && !name.empty() && WrapInferShape(index)) continue;
       if (!f && !shape) {
+        if (ReplaceSameWithFirstInput(index)) continue;
         Registration same = RegistrationOf("InferOutDataTypeSameWithFirstInput");
         if (same.file != nullptr || HasCall("InferOutDataTypeSameWithFirstInput")) {
           Manual(def_.file->rel,
