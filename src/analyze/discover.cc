@@ -156,6 +156,19 @@ std::string Relative(const fs::path& p, const fs::path& root) {
   return ec || r.empty() ? p.string() : r.string();
 }
 
+// Up to `limit` regular files under `dir`, relative to `root`, in path order: what a refusal lists.
+std::vector<std::string> FilesUnder(const fs::path& dir, const fs::path& root, size_t limit) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(dir, fs::directory_options::skip_permission_denied, ec);
+       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (it->is_regular_file(ec)) out.push_back(Relative(it->path(), root));
+  }
+  std::sort(out.begin(), out.end());
+  if (out.size() > limit) out.resize(limit);
+  return out;
+}
+
 }  // namespace
 
 Result<Discovery> Discover(const std::vector<fs::path>& roots_in, std::vector<DataIssue>& issues, int run) {
@@ -163,6 +176,7 @@ Result<Discovery> Discover(const std::vector<fs::path>& roots_in, std::vector<Da
   if (roots_in.empty()) return UsageError("no profiling root given; pass one or more directories");
   std::vector<RankInput> found;
   std::vector<std::string> other_files;  // what was seen instead of kernel data
+  std::vector<fs::path> rank_roots;       // roots that are a rank directory themselves (not searched)
   for (const fs::path& root_in : roots_in) {
     fs::path root = ResolveAgainstCwd(root_in);
     std::error_code ec;
@@ -197,10 +211,21 @@ Result<Discovery> Discover(const std::vector<fs::path>& roots_in, std::vector<Da
       if (IsTorchRankDir(c)) {
         FillTorchRank(c, in);
       } else if (!FillMsprof(c, in)) {
+        std::vector<std::string> files = FilesUnder(c / "mindstudio_profiler_output", root, 6);
+        std::string list;
+        for (const std::string& f : files) list += (list.empty() ? "" : ", ") + f;
+        issues.push_back({"prof_folder_ignored", "data_loss",
+                          fmt::format("{} is ignored: its mindstudio_profiler_output holds no op_summary_*.csv (has: {}); "
+                                      "export it with op_summary (msprof --export=on --output=DIR)",
+                                      Relative(c, root), list.empty() ? "nothing" : list),
+                          1, c.string()});
+        for (const std::string& f : files)
+          if (other_files.size() < 12) other_files.push_back(f);
         continue;
       }
       found.push_back(std::move(in));
     }
+    if (root_is_rank) rank_roots.push_back(root);
   }
   // One capture at a time: ranks of different runs or jobs compared as one run invent skew.
   if (run < 0) return UsageError("--run {}: captures are numbered from 1", run);
@@ -308,8 +333,31 @@ Result<Discovery> Discover(const std::vector<fs::path>& roots_in, std::vector<Da
         if (!p->empty()) what += " " + p->filename().string();
       what += ")";
     }
-    for (const std::string& f : other_files) what += "\n  " + f;
+    for (const fs::path& r : rank_roots)
+      if (other_files.size() < 12)
+        for (const std::string& f : FilesUnder(r, r, 12 - other_files.size())) other_files.push_back(f);
+    std::set<std::string> listed;
+    for (const std::string& f : other_files)
+      if (listed.insert(f).second) what += "\n  " + f;
     if (what.empty()) what = "\n  (no files)";
+    // Export files outside the folder layout the profilers write: say where each belongs.
+    for (const std::string& f : other_files) {
+      fs::path p(f);
+      std::string n = p.filename().string(), parent = p.parent_path().filename().string();
+      if (StartsWith(n, "op_summary") && EndsWith(n, ".csv") && parent != "mindstudio_profiler_output") {
+        what += fmt::format("\n{} is an msprof export: it is read from msprof's layout, "
+                            "PROF_<id>/mindstudio_profiler_output/{} (mkdir -p ROOT/PROF_0/mindstudio_profiler_output "
+                            "and move it there)",
+                            f, n);
+        break;
+      }
+      if (n == "kernel_details.csv" && parent != "ASCEND_PROFILER_OUTPUT") {
+        what += fmt::format("\n{} is a torch_npu export: it is read from <name>_ascend_pt/ASCEND_PROFILER_OUTPUT/{} "
+                            "(mkdir -p ROOT/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT and move it there)",
+                            f, n);
+        break;
+      }
+    }
     std::string roots;
     for (const fs::path& r : roots_in) roots += (roots.empty() ? "" : ", ") + r.string();
     return BadInputError(

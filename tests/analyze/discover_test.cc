@@ -9,6 +9,7 @@ namespace {
 
 using testing::Sample;
 using testing::TempDir;
+namespace fs = std::filesystem;
 
 TEST(DiscoverTest, FindsTextExportRanksWithIdsFromProfilerInfo) {
   std::vector<DataIssue> issues;
@@ -84,6 +85,45 @@ TEST(DiscoverTest, RootWithoutKernelDataListsWhatWasFound) {
   EXPECT_NE(m.find("no kernel data found"), std::string::npos) << m;
   EXPECT_NE(m.find("step_trace_time.csv"), std::string::npos) << m;
   EXPECT_NE(m.find("notes.txt"), std::string::npos) << m;
+}
+
+TEST(DiscoverTest, APROFRootWithoutOpSummaryListsItsFiles) {
+  TempDir tmp;
+  tmp.Write("PROF_1/mindstudio_profiler_output/task_time_001.csv", "Device_id,task_time\n0,1\n");
+  std::vector<DataIssue> issues;
+  for (const fs::path& root : {tmp.path(), tmp.path() / "PROF_1"}) {
+    auto d = Discover({root}, issues);
+    ASSERT_FALSE(d.ok());
+    const std::string& m = d.status().message();
+    EXPECT_NE(m.find("mindstudio_profiler_output/task_time_001.csv"), std::string::npos) << m;
+    EXPECT_EQ(m.find("(no files)"), std::string::npos) << m;
+    EXPECT_EQ(m.find("task_time_001.csv"), m.rfind("task_time_001.csv")) << "listed once: " << m;
+  }
+}
+
+TEST(DiscoverTest, ABareOpSummaryIsToldTheMsprofLayout) {
+  TempDir tmp;
+  tmp.Write("op_summary_20260605161737.csv", "Op Name,OP Type\n");
+  std::vector<DataIssue> issues;
+  auto d = Discover({tmp.path()}, issues);
+  ASSERT_FALSE(d.ok());
+  EXPECT_NE(d.status().message().find("PROF_<id>/mindstudio_profiler_output/op_summary_20260605161737.csv"),
+            std::string::npos)
+      << d.status().message();
+}
+
+TEST(DiscoverTest, AnIgnoredPROFFolderIsSaidToBeIgnored) {
+  TempDir tmp;
+  fs::copy(Sample("msprof_minimal"), tmp.path() / "used", fs::copy_options::recursive);
+  tmp.Write("PROF_2/mindstudio_profiler_output/task_time_002.csv", "Device_id,task_time\n0,1\n");
+  std::vector<DataIssue> issues;
+  auto d = Discover({tmp.path()}, issues);
+  ASSERT_TRUE(d.ok()) << d.status().message();
+  bool said = false;
+  for (const DataIssue& i : issues)
+    said = said || (i.name == "prof_folder_ignored" && i.description.find("PROF_2 is ignored") != std::string::npos &&
+                    i.description.find("task_time_002.csv") != std::string::npos);
+  EXPECT_TRUE(said);
 }
 
 TEST(DiscoverTest, MissingRootIsNotFound) {

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "analyze/report/markdown_table.h"
+#include "analyze/rules.h"
 #include "analyze/report/table.h"
 
 namespace optrace::analyze::report {
@@ -41,10 +42,12 @@ std::string TopOps(const AnalysisResult& r, const std::vector<std::pair<uint32_t
 void ExecutiveSummary(const AnalysisResult& r, const Kpis& k, std::ostream& out) {
   out << "## 1. Executive Summary\n\n";
   out << fmt::format(
-      "{} rank(s), {} device events, {} steps ({} complete), {} layers. Step wall (complete steps): p50 {} ms, "
+      "{} rank(s), {} device events, {} steps ({} complete), {} layers. Step wall ({}): p50 {} ms, "
       "p90 {} ms, max {} ms. Communication covers {} of step wall (HCCL total {} ms, top kind {}); idle bubbles "
       "{} of step wall.\n\n",
-      k.rank_count, k.event_count, k.step_count, k.complete_step_count, k.layer_count, Ms(k.step_wall_ms.p50),
+      k.rank_count, k.event_count, k.step_count, k.complete_step_count, k.layer_count,
+      k.complete_step_count > 0 ? "complete steps" : "all steps: none is complete, so these include partial ones",
+      Ms(k.step_wall_ms.p50),
       Ms(k.step_wall_ms.p90), Ms(k.step_wall_ms.max), Pct(k.comm_share), Ms(k.hccl_total_ms),
       k.hccl_top_kind.empty() ? "-" : k.hccl_top_kind, Pct(k.bubble_ratio));
   out << fmt::format("Findings: {} high, {} medium, {} low, {} info.\n\n", k.finding_counts.at("high"),
@@ -114,10 +117,12 @@ void MacroStepTimeline(const AnalysisResult& r, std::ostream& out) {
       bubble += st.anatomy.bubble_ns / w;
       ++n;
     }
-    double d = n ? n : 1;
+    // Shares are over complete steps: with none, there is nothing to average.
+    auto share = [n](double x) { return n ? Pct(x / n) : std::string("-"); };
     rows.push_back({std::to_string(s.rank), std::to_string(s.step_count), std::to_string(s.complete_step_count),
-                    Ms(s.step_wall_ms_p50), Ms(s.step_wall_ms_p90), Pct(head / d), Pct(main / d), Pct(tail / d),
-                    Pct(bubble / d), fmt::format("{}/{}", s.bubbling_step_count, s.complete_step_count),
+                    Ms(s.step_wall_ms_p50), Ms(s.step_wall_ms_p90), share(head), share(main), share(tail),
+                    share(bubble),
+                    s.complete_step_count ? fmt::format("{}/{}", s.bubbling_step_count, s.complete_step_count) : "-",
                     s.dominant_idle_pattern.empty() ? "-" : s.dominant_idle_pattern});
   }
   MdTable(out,
@@ -285,10 +290,10 @@ void StepInventory(const AnalysisResult& r, std::ostream& out) {
                        kMaxInventoryRows, sorted.size(), sorted.size() - kMaxInventoryRows, rest_steps, Ms(rest_ms));
 }
 
-void CommunicationInternals(const AnalysisResult& r, std::ostream& out);
+void CommunicationInternals(const AnalysisResult& r, double link_min_mb, std::ostream& out);
 void HostAttribution(const AnalysisResult& r, std::ostream& out);
 
-void CrossRankView(const AnalysisResult& r, std::ostream& out) {
+void CrossRankView(const AnalysisResult& r, double link_min_mb, std::ostream& out) {
   out << "## 9. Cross-Rank And Anomaly Findings\n\n";
   const CrossRank& c = r.cross_rank;
   out << fmt::format(
@@ -316,12 +321,12 @@ void CrossRankView(const AnalysisResult& r, std::ostream& out) {
   } else {
     MdTable(out, {"id", "severity", "type", "rank", "step", "summary"}, rows);
   }
-  CommunicationInternals(r, out);
+  CommunicationInternals(r, link_min_mb, out);
   HostAttribution(r, out);
 }
 
 // Section 9's communication part: what communication.json / communication_matrix.json say.
-void CommunicationInternals(const AnalysisResult& r, std::ostream& out) {
+void CommunicationInternals(const AnalysisResult& r, double link_min_mb, std::ostream& out) {
   const Summaries& S = r.summaries;
   out << "### Communication internals\n\n";
   if (S.comm_ranks.empty() && S.comm_links.empty() && S.groups.empty()) {
@@ -375,8 +380,16 @@ void CommunicationInternals(const AnalysisResult& r, std::ostream& out) {
   }
   if (!S.comm_links.empty()) {
     std::vector<const CommLinkSummary*> links;
-    for (const CommLinkSummary& l : S.comm_links)
-      if (l.transport != "LOCAL" && !IsMissing(l.bandwidth_gbps)) links.push_back(&l);
+    // The slow_link rule's byte floor: a 24-byte control message has a "bandwidth" of latency only.
+    size_t small = 0;
+    for (const CommLinkSummary& l : S.comm_links) {
+      if (l.transport == "LOCAL" || IsMissing(l.bandwidth_gbps)) continue;
+      if (l.size_mb < link_min_mb) {
+        ++small;
+        continue;
+      }
+      links.push_back(&l);
+    }
     std::sort(links.begin(), links.end(), [](auto* a, auto* b) { return a->bandwidth_gbps < b->bandwidth_gbps; });
     if (links.size() > 10) links.resize(10);
     std::vector<Row> rows;
@@ -387,9 +400,15 @@ void CommunicationInternals(const AnalysisResult& r, std::ostream& out) {
                           : fmt::format("{}->{}", l->src, l->dst),
                       l->transport,
                       Num(l->size_mb), Ms(l->time_ms), Num(l->bandwidth_gbps)});
-    out << "Slowest links between devices (communication_matrix.json; src / dst are ranks local to the group; all "
-           "links: `communication_link_summary.csv`):\n\n";
-    MdTable(out, {"reported by", "group", "link", "transport", "size MB", "time ms", "GB/s"}, rows);
+    out << fmt::format("Slowest links between devices that moved at least {} MB (communication_matrix.json; src / "
+                       "dst are ranks local to the group; {} smaller link(s) left out, where latency, not bandwidth, "
+                       "sets the rate; all links: `communication_link_summary.csv`):\n\n",
+                       Num(link_min_mb), small);
+    if (rows.empty()) {
+      out << "No link moved that much.\n\n";
+    } else {
+      MdTable(out, {"reported by", "group", "link", "transport", "size MB", "time ms", "GB/s"}, rows);
+    }
   }
 }
 
@@ -519,7 +538,7 @@ void WriteMarkdownReport(const AnalysisResult& r, const Kpis& k, const ReportCon
   OperatorView(r, out);
   KernelFocusSection(r, ctx.kernel_focus, out);
   StepInventory(r, out);
-  CrossRankView(r, out);
+  CrossRankView(r, ctx.rules ? ctx.rules->thresholds.slow_link_min_mb : Thresholds{}.slow_link_min_mb, out);
   EfficiencySection(r, ctx.efficiency, out);
   FindingInventory(r, out);
   EvidenceChain(r, out);

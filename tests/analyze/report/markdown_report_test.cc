@@ -49,6 +49,32 @@ TEST(MarkdownReportTest, EvidenceChainNamesFileRowsAndWindows) {
   EXPECT_NE(md.find("window 10.100-16.700 ms after the rank's first event"), std::string::npos);
 }
 
+TEST(MarkdownReportTest, SlowestLinksLeaveOutControlMessagesBelowTheByteFloor) {
+  AnalysisResult r = MakeReportFixture();
+  CommLinkSummary control{"tp", 0, 1, "HCCS", 0, 0, 1, 1, 24e-6, 0.01, 0.0024};
+  CommLinkSummary bulk{"tp", 1, 0, "HCCS", 1, 1, 0, 1, 64.0, 4.0, 16.0};
+  r.summaries.comm_links = {control, bulk};
+  std::string md = Render(r);
+  size_t at = md.find("Slowest links between devices that moved at least 1 MB");
+  ASSERT_NE(at, std::string::npos) << md;
+  EXPECT_NE(md.find("1 smaller link(s) left out", at), std::string::npos);
+  std::string table = md.substr(at, md.find("###", at) - at);
+  EXPECT_NE(table.find("| 16 |"), std::string::npos) << table;
+  EXPECT_EQ(table.find("0.0024"), std::string::npos) << table;
+}
+
+TEST(MarkdownReportTest, NoCompleteStepGivesNoCompleteStepStatistics) {
+  AnalysisResult r = MakeReportFixture();
+  for (Step& s : r.steps) s.complete = false;
+  for (RankSummary& s : r.summaries.ranks) s.complete_step_count = 0;
+  std::string md = Render(r);
+  EXPECT_NE(md.find("0 complete"), std::string::npos);
+  EXPECT_EQ(md.find("Step wall (complete steps)"), std::string::npos);
+  EXPECT_NE(md.find("none is complete"), std::string::npos);
+  std::string timeline = md.substr(md.find("## 3. Macro Step Timeline"), 600);
+  EXPECT_EQ(timeline.find("0.0%"), std::string::npos) << timeline;
+}
+
 TEST(MarkdownReportTest, PipesInNamesDoNotBreakTables) {
   AnalysisResult r = MakeReportFixture();
   r.findings[0].summary = "a|b";
