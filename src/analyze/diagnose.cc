@@ -420,12 +420,15 @@ void TopOperators(AnalysisResult& res, const Rules& rules, Builder& b) {
 
 // The same compute operator consistently slower on one rank: its median over its calls against
 // the median of the other ranks' medians (with 2 ranks: the other rank). Collectives are left to
-// the slow-rank vote (their duration is mostly waiting for the others).
+// the slow-rank vote (their duration is mostly waiting for the others). Fused communication +
+// compute kernels (mix_comm_aiv: DispatchFFNCombine, MoeDistribute*, mc2 matmuls) are judged here
+// too: when one rank's copy is longer while the others' are not, the others did not wait on it
+// longer, so the extra time is that rank's own work.
 void SlowOperators(AnalysisResult& res, const Rules& rules, Builder& b) {
   const Thresholds& th = rules.thresholds;
   std::map<std::tuple<uint32_t, uint32_t, OpType>, std::vector<const OperatorSummary*>> by_op;
   for (const OperatorSummary& o : res.summaries.operators) {
-    if (o.op_type == OpType::kCommunication || o.op_type == OpType::kMixCommAiv) continue;
+    if (o.op_type == OpType::kCommunication) continue;
     if (o.stats.count < uint64_t(std::max(1, th.slow_operator_min_calls))) continue;
     by_op[{o.name, o.type, o.op_type}].push_back(&o);
   }
@@ -470,9 +473,9 @@ void SlowOperators(AnalysisResult& res, const Rules& rules, Builder& b) {
     ev.file = t.files[h.op->file].path + (t.files[h.op->file].table.empty() ? "" : "#" + t.files[h.op->file].table);
     ev.row_first = h.op->first_row;
     ev.row_last = h.op->last_row;
-    ev.note = fmt::format("{} on rank {}: median {:.1f} us over {} calls, {:.2f}x the other {} rank(s)' median {:.1f} us",
-                          res.Str(h.op->name), h.op->rank, h.op->stats.p50_us, h.op->stats.count, h.ratio, h.ranks - 1,
-                          h.others_p50);
+    ev.note = fmt::format("{}{} on rank {}: median {:.1f} us over {} calls, {:.2f}x the other {} rank(s)' median {:.1f} us",
+                          res.Str(h.op->name), h.op->op_type == OpType::kMixCommAiv ? " (fused communication + compute)" : "",
+                          h.op->rank, h.op->stats.p50_us, h.op->stats.count, h.ratio, h.ranks - 1, h.others_p50);
     f.evidence.push_back(ev);
   }
   std::sort(ranks.begin(), ranks.end());

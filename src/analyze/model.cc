@@ -123,7 +123,7 @@ std::string ParallelKind(std::string_view pg) {
     if (w == "tp" || w == "tensor") return "tp";
     if (w == "dp" || w == "data") return "dp";
     if (w == "pp" || w == "pipeline") return "pp";
-    if (w == "ep" || w == "expert" || w == "moe") return "ep";
+    if (w == "ep" || w == "exp" || w == "expert" || w == "experts" || w == "moe") return "ep";  // MindSpeed: "exp"
     if (w == "cp" || w == "context") return "cp";
     if (w == "mp") return "mp";
     start = end + 1;

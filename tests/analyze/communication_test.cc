@@ -280,6 +280,7 @@ TEST(CommunicationTest, ProcessGroupNamesMapToParallelismKinds) {
   EXPECT_EQ(ParallelKind("pp"), "pp");
   EXPECT_EQ(ParallelKind("ep"), "ep");
   EXPECT_EQ(ParallelKind("expert_model_parallel"), "ep");
+  EXPECT_EQ(ParallelKind("exp"), "ep");  // MindSpeed's EP group, as msprof-analyze's ep_load_balance reads it
   EXPECT_EQ(ParallelKind("default_group"), "world");
   EXPECT_EQ(ParallelKind("mp"), "mp");
   EXPECT_EQ(ParallelKind("embd"), "other");

@@ -321,11 +321,12 @@ namespace {
 
 // Two ranks run the same 48 dispatch calls; rank 1's take 160 us instead of 100 us. Matmuls are
 // equal. The collectives do not vote (no HCCL ops), only the operator comparison can see it.
-void WriteDispatchRank(const testing::TempDir& tmp, int rank, double dispatch_us) {
+void WriteDispatchRank(const testing::TempDir& tmp, int rank, double dispatch_us,
+                       const std::string& op = "MoeDispatchCustom", const std::string& core = "AI_VECTOR_CORE") {
   std::string csv = "Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us),Wait Time(us)\n";
   double t = 1736405444000000.0;
   for (int i = 0; i < 48; ++i) {
-    csv += fmt::format("1,MoeDispatchCustom,MoeDispatchCustom,AI_VECTOR_CORE,{:.3f}\t,{:.3f},0\n", t, dispatch_us);
+    csv += fmt::format("1,{},{},{},{:.3f}\t,{:.3f},0\n", op, op, core, t, dispatch_us);
     t += 200;
     csv += fmt::format("1,MatMulV2,MatMulV2,AI_CORE,{:.3f}\t,{:.3f},0\n", t, 50.0 + (i % 3));
     t += 100;
@@ -366,6 +367,22 @@ TEST(DiagnoseTest, SlowOperatorIsMeasuredAgainstTheMedianOfTheOtherRanksOnly) {
   ASSERT_NE(slow, nullptr);
   EXPECT_EQ(slow->ranks, (std::vector<int>{3}));
   EXPECT_NE(slow->summary.find("median 200.0 us vs 101.0 us over 48 calls (1.98x"), std::string::npos) << slow->summary;
+}
+
+TEST(DiagnoseTest, AFusedCommunicationOperatorSlowerOnOneRankIsNamed) {
+  // Issue 26.1: DispatchFFNCombine (mix_comm_aiv) 1.6x slower in 48 of 48 calls on rank 2 only.
+  testing::TempDir tmp;
+  for (int r = 0; r < 4; ++r) WriteDispatchRank(tmp, r, r == 2 ? 160 : 100, "DispatchFFNCombine", "MIX_AIV");
+  AnalysisResult r = testing::Analyze(tmp.path() / "job");
+  const Finding* slow = nullptr;
+  for (const Finding& f : r.findings)
+    if (f.type == "slow_operator") slow = &f;
+  ASSERT_NE(slow, nullptr);
+  EXPECT_EQ(slow->ranks, (std::vector<int>{2}));
+  EXPECT_NE(slow->summary.find("DispatchFFNCombine on rank 2, median 160.0 us vs 100.0 us over 48 calls"),
+            std::string::npos)
+      << slow->summary;
+  EXPECT_NE(slow->evidence[0].note.find("fused communication + compute"), std::string::npos);
 }
 
 TEST(DiagnoseTest, EqualOperatorsOnAllRanksAreNoSlowOperator) {

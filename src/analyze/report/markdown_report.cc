@@ -212,6 +212,51 @@ void LayerAndBlockView(const AnalysisResult& r, std::ostream& out) {
     MdTable(out, {"block class", "kind", "members", "wall ms sum", "bound family", "dominant core", "comm share"}, rows);
 }
 
+// Communication and compute in one kernel (mix_comm_aiv): per operator, how its per-rank medians
+// spread and which rank is slowest; the AIV share where the export has the PMU fields.
+void FusedOperators(const AnalysisResult& r, std::ostream& out) {
+  struct Fused {
+    int ranks = 0;
+    uint64_t calls = 0;
+    double total_us = 0, aiv_us = 0, min_p50 = 0, max_p50 = 0;
+    int slowest = -1;
+    bool aiv = false;
+  };
+  std::map<std::string, Fused> by_name;
+  const int aiv_index = StoredPipeIndex(Pipe::kAivTime);
+  for (const OperatorSummary& o : r.summaries.operators) {
+    if (o.op_type != OpType::kMixCommAiv) continue;
+    Fused& f = by_name[r.Str(o.name)];
+    if (f.ranks == 0 || o.stats.p50_us < f.min_p50) f.min_p50 = o.stats.p50_us;
+    if (f.ranks == 0 || o.stats.p50_us > f.max_p50) {
+      f.max_p50 = o.stats.p50_us;
+      f.slowest = o.rank;
+    }
+    ++f.ranks;
+    f.calls += o.stats.count;
+    f.total_us += o.stats.total_us;
+    double a = aiv_index >= 0 ? o.pipe_sums[static_cast<size_t>(aiv_index)] : kMissing;
+    if (!IsMissing(a)) {
+      f.aiv = true;
+      f.aiv_us += a;
+    }
+  }
+  out << "Fused communication + compute operators (mix_comm_aiv: DispatchFFNCombine, MoeDistribute*, mc2 matmuls; "
+         "a rank whose median is far above the others' runs them slower itself, see `slow_operator`):\n\n";
+  if (by_name.empty()) {
+    out << "None in this capture.\n\n";
+    return;
+  }
+  std::vector<Row> rows;
+  for (const auto& [name, f] : by_name)
+    rows.push_back({name, std::to_string(f.ranks), std::to_string(f.calls), Ms(f.total_us / 1e3), Num(f.min_p50),
+                    Num(f.max_p50), f.min_p50 > 0 ? Num(f.max_p50 / f.min_p50) : "-", std::to_string(f.slowest),
+                    f.aiv && f.total_us > 0 ? Pct(f.aiv_us / f.total_us) : "- (no PMU fields)"});
+  MdTable(out, {"name", "ranks", "calls", "total ms", "min rank median us", "max rank median us", "max / min",
+                "slowest rank", "AIV time / wall"},
+          rows);
+}
+
 void OperatorView(const AnalysisResult& r, std::ostream& out) {
   out << "## 7. Operator View\n\n";
   std::vector<Row> rows;
@@ -229,6 +274,7 @@ void OperatorView(const AnalysisResult& r, std::ostream& out) {
   out << "Top compute operators (rank-merged, by total time):\n\n";
   MdTable(out, {"name", "op type", "ranks", "calls", "total ms", "bound family", "dominant core", "bound stage", "rank skew"},
           rows);
+  FusedOperators(r, out);
   rows.clear();
   for (const HcclClassSummary& h : r.summaries.hccl_classes) {
     rows.push_back({h.kind, h.comm_aiv_fused ? "yes" : "no", std::to_string(h.rank_count), std::to_string(h.count),

@@ -63,6 +63,27 @@ TEST(MarkdownReportTest, SlowestLinksLeaveOutControlMessagesBelowTheByteFloor) {
   EXPECT_EQ(table.find("0.0024"), std::string::npos) << table;
 }
 
+TEST(MarkdownReportTest, FusedCommunicationOperatorsGetTheirOwnTable) {
+  AnalysisResult r = MakeReportFixture();
+  uint32_t name = r.strings.Intern("DispatchFFNCombine");
+  for (int rank = 0; rank < 2; ++rank) {
+    OperatorSummary o;
+    o.rank = rank;
+    o.name = name;
+    o.op_type = OpType::kMixCommAiv;
+    o.stats.count = 48;
+    o.stats.p50_us = rank == 1 ? 160 : 100;
+    o.stats.total_us = 48 * o.stats.p50_us;
+    o.pipe_sums.fill(kMissing);
+    r.summaries.operators.push_back(o);
+  }
+  std::string md = Render(r);
+  size_t at = md.find("Fused communication + compute operators");
+  ASSERT_NE(at, std::string::npos);
+  EXPECT_NE(md.find("| DispatchFFNCombine | 2 | 96 |", at), std::string::npos) << md.substr(at, 800);
+  EXPECT_NE(md.find("| 1.6 | 1 | - (no PMU fields) |", at), std::string::npos) << md.substr(at, 800);
+}
+
 TEST(MarkdownReportTest, NoCompleteStepGivesNoCompleteStepStatistics) {
   AnalysisResult r = MakeReportFixture();
   for (Step& s : r.steps) s.complete = false;
