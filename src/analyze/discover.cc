@@ -342,6 +342,13 @@ Result<Discovery> Discover(const std::vector<fs::path>& roots_in, std::vector<Da
     if (what.empty()) what = "\n  (no files)";
     // Export files outside the folder layout the profilers write: say where each belongs.
     for (const std::string& f : other_files) {
+      if (f.find("OPPROF_") != std::string::npos) {
+        what += "\nOPPROF_* folders are `msprof op` profiles of single kernels (PMU counters per kernel), not a run "
+                "capture: analyze reads torch_npu or msprof run exports";
+        break;
+      }
+    }
+    for (const std::string& f : other_files) {
       fs::path p(f);
       std::string n = p.filename().string(), parent = p.parent_path().filename().string();
       if (StartsWith(n, "op_summary") && EndsWith(n, ".csv") && parent != "mindstudio_profiler_output") {

@@ -112,6 +112,16 @@ TEST(DiscoverTest, ABareOpSummaryIsToldTheMsprofLayout) {
       << d.status().message();
 }
 
+TEST(DiscoverTest, AnMsprofOpProfileIsNamedForWhatItIs) {
+  TempDir tmp;
+  tmp.Write("OPPROF_001/L2Cache.csv", "block_id,hit\n");
+  std::vector<DataIssue> issues;
+  auto d = Discover({tmp.path()}, issues);
+  ASSERT_FALSE(d.ok());
+  EXPECT_NE(d.status().message().find("`msprof op` profiles of single kernels"), std::string::npos)
+      << d.status().message();
+}
+
 TEST(DiscoverTest, AnIgnoredPROFFolderIsSaidToBeIgnored) {
   TempDir tmp;
   fs::copy(Sample("msprof_minimal"), tmp.path() / "used", fs::copy_options::recursive);
