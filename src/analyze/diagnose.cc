@@ -145,6 +145,48 @@ void PerRankStepFindings(AnalysisResult& res, const Rules& rules, Builder& b) {
       comm.numbers = {{"steps", double(count)}, {"max_comm_share", worst}};
       b.Add(std::move(comm));
     }
+    // Communication that could hide under compute and does not.
+    Finding exposed;
+    double worst_exposed = 0;
+    int64_t worst_exposed_step = -1, exposed_sum_ns = 0, comm_sum_ns = 0;
+    for (const Step* s : steps) {
+      if (s->anatomy.wall_ns <= 0 || s->comm_ns <= 0) continue;
+      int64_t ex = s->exposed_comm_ns();
+      double share = double(ex) / double(s->anatomy.wall_ns);
+      double overlap = double(s->comm_overlap_ns()) / double(s->comm_ns);
+      if (share < th.exposed_comm_min_share || overlap > th.comm_overlap_max_ratio || s->compute_ns < ex) continue;
+      exposed_sum_ns += ex;
+      comm_sum_ns += s->comm_ns;
+      if (share > worst_exposed) {
+        worst_exposed = share;
+        worst_exposed_step = s->step_id;
+      }
+      exposed.evidence.push_back(b.RangeEvidence(
+          s->rank, s->events, s->step_id,
+          fmt::format("step {}: {:.2f} ms of {:.2f} ms communication exposed ({:.0f}% of the {:.2f} ms wall), {:.0f}% "
+                      "hidden under {:.2f} ms of compute",
+                      s->step_id, Ms(ex), Ms(s->comm_ns), 100 * share, Ms(s->anatomy.wall_ns), 100 * overlap,
+                      Ms(s->compute_ns))));
+    }
+    if (!exposed.evidence.empty()) {
+      int count = static_cast<int>(exposed.evidence.size());
+      exposed.severity = Severity::kMedium;
+      exposed.type = "exposed_communication";
+      exposed.rank = rs.rank;
+      exposed.step_id = worst_exposed_step;
+      exposed.summary = fmt::format(
+          "On rank {}, communication runs alone on the device in {} of {} steps: at least {:.0f}% of the step wall is "
+          "communication no compute hides (worst {:.0f}% in step {}), and at most {:.0f}% of it overlaps compute "
+          "although each step has at least as much compute. Overlap it (async collectives, communication on its own "
+          "stream, comm/compute fusion such as mc2) or split the data so compute can start earlier.",
+          rs.rank, count, steps.size(), 100 * th.exposed_comm_min_share, 100 * worst_exposed, worst_exposed_step,
+          100 * th.comm_overlap_max_ratio);
+      exposed.numbers = {{"steps", double(count)},
+                         {"max_exposed_share", worst_exposed},
+                         {"exposed_ms", Ms(exposed_sum_ns)},
+                         {"overlap_ratio", comm_sum_ns ? 1.0 - double(exposed_sum_ns) / double(comm_sum_ns) : 0}};
+      b.Add(std::move(exposed));
+    }
     // Recurring bubbles.
     if (rs.complete_step_count >= th.recurring_bubble_min_complete_steps &&
         rs.bubble_recurrence_ratio >= th.recurring_bubble_min_ratio) {
@@ -238,12 +280,28 @@ void Aicpu(AnalysisResult& res, const Rules& rules, Builder& b) {
     f.severity = Severity::kMedium;
     f.type = "aicpu_on_critical_path";
     f.rank = t.rank;
-    for (auto& [ex, i] : worst)
-      f.evidence.push_back(b.RangeEvidence(t.rank, {i, i + 1}, t.events[i].step_id,
-                                           fmt::format("{}: {:.1f} us not overlapped", res.Str(t.events[i].name), ex)));
+    // The dtypes AI CPU ran them with: the usual reason an operator leaves AI Core.
+    std::map<std::string, int> dtypes;
+    for (auto& [ex, i] : worst) {
+      const Event& e = t.events[i];
+      std::string dt = e.input_dtypes ? res.Str(e.input_dtypes) : std::string();
+      if (!dt.empty()) ++dtypes[dt];
+      f.evidence.push_back(b.RangeEvidence(
+          t.rank, {i, i + 1}, e.step_id,
+          fmt::format("{}{}: {:.1f} us not overlapped", res.Str(e.name), dt.empty() ? "" : " (input dtypes " + dt + ")",
+                      ex)));
+    }
+    std::string top_dtype;
+    int top_n = 0;
+    for (const auto& [dt, n] : dtypes)
+      if (n > top_n) top_dtype = dt, top_n = n;
     f.summary = fmt::format(
-        "Rank {} spends {:.1f} us ({:.1f}% of step wall) in {} AI CPU operators with no other device work running.",
-        t.rank, exposed_us, wall_us > 0 ? 100 * exposed_us / wall_us : 0, worst.size());
+        "Rank {} spends {:.1f} us ({:.1f}% of step wall) in {} AI CPU operators with no other device work running{}. "
+        "An operator falls back to AI CPU when AI Core has no kernel for its dtype or shape (int64, double, bool and "
+        "complex inputs are the usual cause): cast to float16 / float32 / int32 where the model allows, or use the "
+        "AI Core variant of the operator.",
+        t.rank, exposed_us, wall_us > 0 ? 100 * exposed_us / wall_us : 0, worst.size(),
+        top_dtype.empty() ? "" : fmt::format("; most with input dtypes {}", top_dtype));
     f.numbers = {{"exposed_us", exposed_us}, {"aicpu_ops", double(worst.size())},
                  {"wall_share", wall_us > 0 ? exposed_us / wall_us : 0}};
     b.Add(std::move(f));

@@ -6,6 +6,8 @@
 //   slow_rank                     high    top slow-rank votes >= slow_rank_min_votes and
 //                                         vote share >= slow_rank_min_vote_share
 //   communication_dominated_step  medium  per rank: steps whose comm union >= comm_dominated_share of wall
+//   exposed_communication         medium  per rank: steps whose comm not hidden under compute >=
+//                                         exposed_comm_min_share of wall, overlap <= comm_overlap_max_ratio
 //   recurring_bubble_pattern      medium  per rank: bubbling complete steps / complete steps >=
 //                                         recurring_bubble_min_ratio with >= recurring_bubble_min_complete_steps
 //   prelaunch_gap_heavy / tail_gap_heavy  low  per rank: steps with a gap >= max(heavy_gap_min_us, 10% wall)

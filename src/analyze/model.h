@@ -20,6 +20,7 @@
 // classify.h, summarize.h, cross_rank.h, diagnose.h and pipeline.h.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
@@ -349,6 +350,9 @@ struct Step {
   int64_t tail_gap_ns = -1;       // idle after it until the next step; -1 unknown
   int64_t comm_ns = 0;            // union of communication (and mix_comm_aiv) event time
   int64_t compute_ns = 0;         // union of the other events
+  // Communication hidden under compute: |comm ∩ compute| = comm + compute - busy.
+  int64_t comm_overlap_ns() const { return std::max<int64_t>(0, comm_ns + compute_ns - anatomy.busy_ns); }
+  int64_t exposed_comm_ns() const { return comm_ns - comm_overlap_ns(); }
   std::vector<uint32_t> layers;   // indexes into AnalysisResult::layers
   std::string layer_anchor;       // the anchor rule that cut this step ("" when none matched)
   std::string step_class;         // "S1", ...

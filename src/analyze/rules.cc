@@ -112,6 +112,8 @@ Status ApplyDiagnosis(Rules& rules, const std::string& origin, const json& j) {
   num("recurring_bubble_min_ratio", t.recurring_bubble_min_ratio);
   integer("recurring_bubble_min_complete_steps", t.recurring_bubble_min_complete_steps);
   num("comm_dominated_share", t.comm_dominated_share);
+  num("exposed_comm_min_share", t.exposed_comm_min_share);
+  num("comm_overlap_max_ratio", t.comm_overlap_max_ratio);
   num("rank_skew_ratio", t.rank_skew_ratio);
   num("compute_imbalance_ratio", t.compute_imbalance_ratio);
   num("collective_skew_ratio", t.collective_skew_ratio);

@@ -44,6 +44,11 @@ struct Thresholds {
   double recurring_bubble_min_ratio = 0.60;
   int recurring_bubble_min_complete_steps = 3;
   double comm_dominated_share = 0.50;
+  // exposed_communication: per step, communication not hidden under compute >= this share of the
+  // wall while under comm_overlap_max_ratio of the communication overlaps, and the step has at
+  // least as much compute as that exposed time (so the overlap was there to be had).
+  double exposed_comm_min_share = 0.10;
+  double comm_overlap_max_ratio = 0.20;
   double rank_skew_ratio = 0.05, compute_imbalance_ratio = 0.05, collective_skew_ratio = 0.05;
   int slow_rank_min_votes = 2;
   double slow_rank_min_vote_share = 0.20, slow_rank_two_rank_skew = 0.05, three_sigma_k = 3.0;

@@ -286,6 +286,40 @@ TEST(DiagnoseTest, HeavyTailAndPrelaunchGapsAreFindingsWithTheGapWindow) {
   }
 }
 
+TEST(DiagnoseTest, CommunicationThatRunsAloneBesideEnoughComputeIsExposed) {
+  // Rank 0: the all-reduce runs after the matmul, alone; rank 1: the same all-reduce under the matmul.
+  TempDir tmp;
+  WriteRanks(tmp, {std::string(kHeader) + "1,MatMul,MatMul,AI_CORE,1000.000,400\n"
+                       "1,hcom_allReduce__1,hcom_allReduce_,HCCL,1400.000,200\n",
+                   std::string(kHeader) + "1,MatMul,MatMul,AI_CORE,1000.000,400\n"
+                       "1,hcom_allReduce__1,hcom_allReduce_,HCCL,1100.000,200\n"});
+  AnalysisResult r = Analyze(tmp.path());
+  std::vector<int> ranks;
+  for (const Finding& f : r.findings)
+    if (f.type == "exposed_communication") ranks.push_back(f.rank);
+  ASSERT_EQ(ranks, (std::vector<int>{0}));
+  const Finding* f = FindType(r, "exposed_communication");
+  EXPECT_NEAR(Number(*f, "exposed_ms"), 0.2, 1e-9);
+  EXPECT_NEAR(Number(*f, "overlap_ratio"), 0.0, 1e-9);
+  ASSERT_EQ(f->evidence.size(), 1u);
+  EXPECT_NE(f->evidence[0].note.find("0.20 ms of 0.20 ms communication exposed"), std::string::npos)
+      << f->evidence[0].note;
+}
+
+TEST(DiagnoseTest, AicpuFallbackNamesItsDtypeAndTheWayBackToAiCore) {
+  TempDir tmp;
+  WriteRanks(tmp, {"Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us),Input Data Types\n"
+                   "1,MatMul,MatMul,AI_CORE,1000.000,100,FLOAT16;FLOAT16\n"
+                   "1,NonZero,NonZero,AI_CPU,1100.000,200,INT64\n"
+                   "1,Add,Add,AI_VECTOR_CORE,1300.000,100,FLOAT16;FLOAT16\n"});
+  AnalysisResult r = Analyze(tmp.path());
+  const Finding* f = FindType(r, "aicpu_on_critical_path");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f->summary.find("most with input dtypes INT64"), std::string::npos) << f->summary;
+  EXPECT_NE(f->summary.find("cast to float16 / float32 / int32"), std::string::npos) << f->summary;
+  EXPECT_NE(f->evidence[0].note.find("NonZero (input dtypes INT64)"), std::string::npos) << f->evidence[0].note;
+}
+
 TEST(DiagnoseTest, ExposedAicpuOperatorIsOnTheCriticalPath) {
   TempDir tmp;
   WriteAicpuRoot(tmp);

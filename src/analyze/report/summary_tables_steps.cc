@@ -36,7 +36,8 @@ int VotesOf(const AnalysisResult& r, int rank) {
 Table StepSummaryTable(const AnalysisResult& r) {
   Table t{"step_summary",
           {"rank", "step_id", "step_source", "step_class_id", "complete", "event_count", "start_us", "end_us", "wall_ms",
-           "busy_ms", "bubble_ms", "comm_ms", "compute_ms", "comm_share", "layer_count", "layer_anchor",
+           "busy_ms", "bubble_ms", "comm_ms", "compute_ms", "comm_share", "exposed_comm_ms", "comm_overlap_ratio",
+           "layer_count", "layer_anchor",
            "prelaunch_gap_ms", "tail_gap_ms", "anomaly_tags", "source_file", "first_row", "last_row"},
           {}};
   for (const Step& s : r.steps) {
@@ -45,6 +46,8 @@ Table StepSummaryTable(const AnalysisResult& r) {
                           I(s.events.size()), D(NsToUs(s.start_ns)), D(NsToUs(s.end_ns)), D(NsToMs(a.wall_ns)),
                           D(NsToMs(a.busy_ns)), D(NsToMs(a.bubble_ns)), D(NsToMs(s.comm_ns)), D(NsToMs(s.compute_ns)),
                           D(Ratio(static_cast<double>(s.comm_ns), static_cast<double>(a.wall_ns))),
+                          D(NsToMs(s.exposed_comm_ns())),
+                          D(Ratio(static_cast<double>(s.comm_overlap_ns()), static_cast<double>(s.comm_ns))),
                           I(static_cast<int64_t>(s.layers.size())), S(s.layer_anchor), KnownMs(s.prelaunch_gap_ns),
                           KnownMs(s.tail_gap_ns), S(Join(s.anomaly_tags, "|"))};
     AppendRows(r, s.rank, s.events, row);
