@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <unordered_map>
 #include <tuple>
 
 namespace optrace::analyze {
@@ -552,6 +553,92 @@ void SlowOperators(AnalysisResult& res, const Rules& rules, Builder& b) {
   b.Add(std::move(f));
 }
 
+// A step far longer than the rank's usual one (a GC-like pause, a host stall, a slow iteration),
+// named with what was different in it: the idle time and the operators that took longer than in
+// the median step, each against its own median over the rank's complete steps.
+void OutlierSteps(AnalysisResult& res, const Rules& rules, Builder& b) {
+  const Thresholds& th = rules.thresholds;
+  std::map<int, std::vector<const Step*>> by_rank;
+  for (const Step& s : res.steps)
+    if (s.complete && !s.partial_capture_boundary && s.anatomy.wall_ns > 0) by_rank[s.rank].push_back(&s);
+  for (auto& [rank, steps] : by_rank) {
+    if (static_cast<int>(steps.size()) < std::max(2, th.outlier_step_min_steps)) continue;
+    auto median = [](std::vector<double> v) {
+      std::sort(v.begin(), v.end());
+      return v.empty() ? 0.0 : 0.5 * (v[(v.size() - 1) / 2] + v[v.size() / 2]);
+    };
+    std::vector<double> walls, idles;
+    for (const Step* s : steps) {
+      walls.push_back(Ms(s->anatomy.wall_ns));
+      idles.push_back(Ms(s->anatomy.bubble_ns));
+    }
+    const double m = median(walls), idle_m = median(idles);
+    std::vector<const Step*> out;
+    for (const Step* s : steps) {
+      double w = Ms(s->anatomy.wall_ns);
+      if (w >= th.outlier_step_ratio * m && w - m >= th.outlier_step_min_ms) out.push_back(s);
+    }
+    if (out.empty()) continue;
+    const RankTable& t = *res.FindRank(rank);
+    // Per operator name: its time in the steps that run it, then its median over all steps (the
+    // steps without it count as 0). Memory is O(events), not names x steps.
+    std::unordered_map<uint32_t, std::vector<double>> per_name;
+    std::unordered_map<uint32_t, double> in_step;
+    for (const Step* s : steps) {
+      in_step.clear();
+      for (uint32_t i = s->events.first; i < s->events.last; ++i) in_step[t.events[i].name] += Ms(t.events[i].dur_ns);
+      for (const auto& [name, ms] : in_step) per_name[name].push_back(ms);
+    }
+    std::unordered_map<uint32_t, double> name_median;
+    for (auto& [name, v] : per_name) {
+      std::sort(v.begin(), v.end());
+      const size_t n = steps.size(), zeros = n - v.size();
+      auto at = [&](size_t k) { return k < zeros ? 0.0 : v[k - zeros]; };
+      name_median[name] = 0.5 * (at((n - 1) / 2) + at(n / 2));
+    }
+    std::stable_sort(out.begin(), out.end(), [](const Step* a, const Step* c) { return a->anatomy.wall_ns > c->anatomy.wall_ns; });
+    Finding f;
+    f.severity = Severity::kMedium;
+    f.type = "outlier_step";
+    f.rank = rank;
+    f.step_id = out.front()->step_id;
+    std::string worst_what;
+    for (const Step* s : out) {
+      std::unordered_map<uint32_t, double> mine;
+      for (uint32_t i = s->events.first; i < s->events.last; ++i) mine[t.events[i].name] += Ms(t.events[i].dur_ns);
+      std::vector<std::pair<double, uint32_t>> extra;
+      for (const auto& [name, ms] : mine)
+        if (ms - name_median[name] > 0) extra.push_back({ms - name_median[name], name});
+      std::sort(extra.begin(), extra.end(), [](auto& a, auto& c) { return a.first > c.first; });
+      double idle_extra = Ms(s->anatomy.bubble_ns) - idle_m;
+      std::string what;
+      if (idle_extra > 0 && (extra.empty() || idle_extra >= extra.front().first))
+        what = fmt::format("{:.2f} ms more idle device time than the median step (no device work: a host-side pause, "
+                           "GC, a synchronize or data loading)",
+                           idle_extra);
+      for (size_t k = 0; k < extra.size() && k < 3; ++k)
+        what += fmt::format("{}{} +{:.2f} ms", what.empty() ? "" : "; ", res.Str(extra[k].second), extra[k].first);
+      if (what.empty()) what = "no single operator or idle gap stands out";
+      if (worst_what.empty()) worst_what = what;
+      f.evidence.push_back(b.RangeEvidence(rank, s->events, s->step_id,
+                                           fmt::format("step {}: {:.2f} ms wall vs median {:.2f} ms ({:.2f}x); {}",
+                                                       s->step_id, Ms(s->anatomy.wall_ns), m,
+                                                       Ms(s->anatomy.wall_ns) / m, what)));
+    }
+    const Step* w = out.front();
+    f.summary = fmt::format(
+        "On rank {}, {} of {} complete steps take at least {:.1f}x the median step ({:.2f} ms); worst: step {} at "
+        "{:.2f} ms ({:.2f}x). What was different in it: {}.",
+        rank, out.size(), steps.size(), th.outlier_step_ratio, m, w->step_id, Ms(w->anatomy.wall_ns),
+        Ms(w->anatomy.wall_ns) / m, worst_what);
+    f.numbers = {{"outlier_steps", double(out.size())},
+                 {"median_wall_ms", m},
+                 {"max_wall_ms", Ms(w->anatomy.wall_ns)},
+                 {"max_ratio", Ms(w->anatomy.wall_ns) / m}};
+    b.Add(std::move(f));
+  }
+}
+
 void LayerOutliers(AnalysisResult& res, const Rules& rules, Builder& b) {
   std::vector<const Layer*> out;
   for (const Layer& l : res.layers)
@@ -658,6 +745,7 @@ void Diagnose(AnalysisResult& res, const Rules& rules) {
   PerRankStepFindings(res, rules, b);
   Aicpu(res, rules, b);
   SlowOperators(res, rules, b);
+  OutlierSteps(res, rules, b);
   LayerOutliers(res, rules, b);
   TopOperators(res, rules, b);
   for (Finding& c : CommunicationFindings(res, rules, slow_rank)) b.Add(std::move(c));

@@ -8,6 +8,8 @@
 //   communication_dominated_step  medium  per rank: steps whose comm union >= comm_dominated_share of wall
 //   exposed_communication         medium  per rank: steps whose comm not hidden under compute >=
 //                                         exposed_comm_min_share of wall, overlap <= comm_overlap_max_ratio
+//   outlier_step                  medium  per rank: complete steps >= outlier_step_ratio x the median complete
+//                                         step (and outlier_step_min_ms longer), with what was different
 //   recurring_bubble_pattern      medium  per rank: bubbling complete steps / complete steps >=
 //                                         recurring_bubble_min_ratio with >= recurring_bubble_min_complete_steps
 //   prelaunch_gap_heavy / tail_gap_heavy  low  per rank: steps with a gap >= max(heavy_gap_min_us, 10% wall)

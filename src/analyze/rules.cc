@@ -129,6 +129,9 @@ Status ApplyDiagnosis(Rules& rules, const std::string& origin, const json& j) {
   integer("max_evidence_items", t.max_evidence_items);
   num("partial_step_min_event_share", t.partial_step_min_event_share);
   num("layer_outlier_ratio", t.layer_outlier_ratio);
+  num("outlier_step_ratio", t.outlier_step_ratio);
+  num("outlier_step_min_ms", t.outlier_step_min_ms);
+  integer("outlier_step_min_steps", t.outlier_step_min_steps);
   num("kernel_coverage_min", t.kernel_coverage_min);
   num("slow_operator_ratio", t.slow_operator_ratio);
   integer("slow_operator_min_calls", t.slow_operator_min_calls);

@@ -62,6 +62,11 @@ struct Thresholds {
   // A layer whose wall is more than this many times the median layer of its step class absorbed
   // something else (output head, loss, a collective): flagged and kept out of layer statistics.
   double layer_outlier_ratio = 3.0;
+  // outlier_step: a complete step whose wall is >= outlier_step_ratio x the rank's median complete
+  // step and >= outlier_step_min_ms longer, on a rank with >= outlier_step_min_steps complete steps.
+  double outlier_step_ratio = 1.5;
+  double outlier_step_min_ms = 1.0;
+  int outlier_step_min_steps = 5;
   // Kernel rows must cover this share of what step_trace_time.csv / communication.json say the
   // rank spent; below it the rank's KPIs are low confidence.
   double kernel_coverage_min = 0.80;

@@ -306,6 +306,28 @@ TEST(DiagnoseTest, CommunicationThatRunsAloneBesideEnoughComputeIsExposed) {
       << f->evidence[0].note;
 }
 
+TEST(DiagnoseTest, AnOutlierStepIsNamedWithWhatWasDifferentInIt) {
+  // Eight 0.2 ms steps; step 3 waits 5 ms between its two operators (a host pause), step 5's
+  // MatMul takes 3 ms.
+  std::string csv = kHeader;
+  for (int k = 1; k <= 8; ++k) {
+    double base = 1000 + k * 10000.0, mm = k == 5 ? 3000 : 100, add_at = base + (k == 3 ? 5100 : mm);
+    csv += fmt::format("{},MatMul,MatMul,AI_CORE,{:.3f},{:.3f}\n", k, base, mm);
+    csv += fmt::format("{},Add,Add,AI_VECTOR_CORE,{:.3f},100\n", k, add_at);
+  }
+  TempDir tmp;
+  WriteRanks(tmp, {csv});
+  AnalysisResult r = Analyze(tmp.path());
+  const Finding* f = FindType(r, "outlier_step");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->step_id, 3);
+  EXPECT_NEAR(Number(*f, "outlier_steps"), 2, 1e-9);
+  EXPECT_NE(f->summary.find("5.00 ms more idle device time than the median step"), std::string::npos) << f->summary;
+  ASSERT_EQ(f->evidence.size(), 2u);
+  EXPECT_NE(f->evidence[1].note.find("step 5: 3.10 ms wall"), std::string::npos) << f->evidence[1].note;
+  EXPECT_NE(f->evidence[1].note.find("MatMul +2.90 ms"), std::string::npos) << f->evidence[1].note;
+}
+
 TEST(DiagnoseTest, AicpuFallbackNamesItsDtypeAndTheWayBackToAiCore) {
   TempDir tmp;
   WriteRanks(tmp, {"Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us),Input Data Types\n"
