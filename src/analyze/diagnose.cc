@@ -1,6 +1,8 @@
 // Findings and their evidence.
 #include "analyze/diagnose.h"
 
+#include "analyze/pipeline_stages.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -639,6 +641,54 @@ void OutlierSteps(AnalysisResult& res, const Rules& rules, Builder& b) {
   }
 }
 
+// The pipeline stage that bounds the step: the others wait for it (pipeline_stages.h).
+void SlowPipelineStage(AnalysisResult& res, const Rules& rules, Builder& b) {
+  const Thresholds& th = rules.thresholds;
+  std::vector<PipelineStage> stages = PipelineStages(res);
+  if (stages.size() < 2) return;
+  const PipelineStage* top = nullptr;
+  int steps = 0;
+  for (const PipelineStage& p : stages) {
+    steps = std::max(steps, p.steps);
+    if (!top || p.bounding_steps > top->bounding_steps) top = &p;
+  }
+  double others = 0;
+  for (const PipelineStage& p : stages)
+    if (&p != top) others += p.compute_ms;
+  others /= double(stages.size() - 1);
+  if (steps == 0 || top->bounding_steps < th.pp_stage_bound_share * steps || others <= 0 ||
+      top->compute_ms < th.pp_stage_imbalance_ratio * others)
+    return;
+  Finding f;
+  f.severity = Severity::kMedium;
+  f.type = "slow_pipeline_stage";
+  f.rank = top->worst_rank;
+  f.ranks = top->ranks;
+  f.step_id = top->worst_step_id;
+  for (const PipelineStage& p : stages) {
+    for (const Step& s : res.steps) {
+      if (s.rank != p.worst_rank || s.step_id != p.worst_step_id) continue;
+      f.evidence.push_back(b.RangeEvidence(
+          s.rank, s.events, s.step_id,
+          fmt::format("stage {} (ranks {}): {:.2f} ms compute, {:.2f} ms communication, {:.2f} ms idle per step; "
+                      "bounds {} of {} steps",
+                      p.stage, FormatRankList(p.ranks), p.compute_ms, p.comm_ms, p.bubble_ms, p.bounding_steps, steps)));
+      break;
+    }
+  }
+  f.summary = fmt::format(
+      "Pipeline stage {} (ranks {}) bounds {} of {} steps: {:.2f} ms compute per step, {:.2f}x the other stages' "
+      "{:.2f} ms, so they wait for it (their idle time grows in the warm-up and cool-down). Move layers off stage {} "
+      "or rebalance its layer split.",
+      top->stage, FormatRankList(top->ranks), top->bounding_steps, steps, top->compute_ms, top->compute_ms / others,
+      others, top->stage);
+  f.numbers = {{"stage", double(top->stage)},
+               {"bounding_steps", double(top->bounding_steps)},
+               {"compute_ms", top->compute_ms},
+               {"imbalance_ratio", top->compute_ms / others}};
+  b.Add(std::move(f));
+}
+
 void LayerOutliers(AnalysisResult& res, const Rules& rules, Builder& b) {
   std::vector<const Layer*> out;
   for (const Layer& l : res.layers)
@@ -746,6 +796,7 @@ void Diagnose(AnalysisResult& res, const Rules& rules) {
   Aicpu(res, rules, b);
   SlowOperators(res, rules, b);
   OutlierSteps(res, rules, b);
+  SlowPipelineStage(res, rules, b);
   LayerOutliers(res, rules, b);
   TopOperators(res, rules, b);
   for (Finding& c : CommunicationFindings(res, rules, slow_rank)) b.Add(std::move(c));

@@ -64,6 +64,10 @@ struct Thresholds {
   double layer_outlier_ratio = 3.0;
   // outlier_step: a complete step whose wall is >= outlier_step_ratio x the rank's median complete
   // step and >= outlier_step_min_ms longer, on a rank with >= outlier_step_min_steps complete steps.
+  // slow_pipeline_stage: the pp stage with the most compute in >= pp_stage_bound_share of the
+  // steps, and >= pp_stage_imbalance_ratio x the other stages' mean compute per step.
+  double pp_stage_bound_share = 0.60;
+  double pp_stage_imbalance_ratio = 1.20;
   double outlier_step_ratio = 1.5;
   double outlier_step_min_ms = 1.0;
   int outlier_step_min_steps = 5;

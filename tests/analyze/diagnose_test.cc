@@ -328,6 +328,36 @@ TEST(DiagnoseTest, AnOutlierStepIsNamedWithWhatWasDifferentInIt) {
   EXPECT_NE(f->evidence[1].note.find("MatMul +2.90 ms"), std::string::npos) << f->evidence[1].note;
 }
 
+TEST(DiagnoseTest, ThePipelineStageThatBoundsTheStepIsNamed) {
+  // MindSpeed's metadata layout: pp groups {0, 2} and {1, 3}, so ranks 2 and 3 are stage 1; their
+  // matmuls take twice as long in every step.
+  TempDir tmp;
+  for (int rank = 0; rank < 4; ++rank) {
+    int pp = rank % 2;
+    std::string dir = "r" + std::to_string(rank) + "_ascend_pt/";
+    tmp.Write(dir + "profiler_info_" + std::to_string(rank) + ".json", "{}");
+    tmp.Write(dir + "profiler_metadata.json",
+              fmt::format("{{\"parallel_group_info\": {{\"group_name_{}\": {{\"group_name\": \"pp\", "
+                          "\"global_ranks\": [{}, {}]}}}}}}",
+                          20 + pp, pp, pp + 2));
+    std::string csv = kHeader;
+    for (int k = 1; k <= 4; ++k) {
+      double base = 1000 + k * 10000.0, mm = rank >= 2 ? 2000 : 1000;
+      csv += fmt::format("{},MatMul,MatMul,AI_CORE,{:.3f},{:.3f}\n", k, base, mm);
+      csv += fmt::format("{},hcom_send__1,hcom_send_,HCCL,{:.3f},100\n", k, base + mm);
+    }
+    tmp.Write(dir + "ASCEND_PROFILER_OUTPUT/kernel_details.csv", csv);
+  }
+  AnalysisResult r = Analyze(tmp.path());
+  const Finding* f = FindType(r, "slow_pipeline_stage");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->ranks, (std::vector<int>{2, 3}));
+  EXPECT_NE(f->summary.find("Pipeline stage 1 (ranks 2,3) bounds 4 of 4 steps: 2.00 ms compute per step, 2.00x"),
+            std::string::npos)
+      << f->summary;
+  EXPECT_EQ(f->evidence.size(), 2u);
+}
+
 TEST(DiagnoseTest, AicpuFallbackNamesItsDtypeAndTheWayBackToAiCore) {
   TempDir tmp;
   WriteRanks(tmp, {"Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us),Input Data Types\n"

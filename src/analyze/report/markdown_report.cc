@@ -7,6 +7,7 @@
 #include <map>
 
 #include "analyze/report/markdown_table.h"
+#include "analyze/pipeline_stages.h"
 #include "analyze/rules.h"
 #include "analyze/report/table.h"
 
@@ -337,7 +338,27 @@ void StepInventory(const AnalysisResult& r, std::ostream& out) {
 }
 
 void CommunicationInternals(const AnalysisResult& r, double link_min_mb, std::ostream& out);
+void PipelineStageTable(const AnalysisResult& r, std::ostream& out);
 void HostAttribution(const AnalysisResult& r, std::ostream& out);
+
+// Per pipeline stage: compute, communication and idle per step, and how often it bounds the step.
+void PipelineStageTable(const AnalysisResult& r, std::ostream& out) {
+  out << "### Pipeline stages\n\n";
+  std::vector<PipelineStage> stages = PipelineStages(r);
+  if (stages.empty()) {
+    out << "No pipeline-parallel groups in this capture (profiler_metadata.json `parallel_group_info` names none, or "
+           "one stage only).\n\n";
+    return;
+  }
+  std::vector<Row> rows;
+  for (const PipelineStage& p : stages)
+    rows.push_back({std::to_string(p.stage), FormatRankList(p.ranks), std::to_string(p.steps), Num(p.compute_ms),
+                    Num(p.comm_ms), Num(p.bubble_ms), Num(p.wall_ms), std::to_string(p.bounding_steps)});
+  out << "Mean per step over the stage's ranks (a stage's rank is its index in its pp group; the stage with the most "
+         "compute bounds the step):\n\n";
+  MdTable(out, {"stage", "ranks", "steps", "compute ms", "communication ms", "idle ms", "wall ms", "bounds steps"},
+          rows);
+}
 
 void CrossRankView(const AnalysisResult& r, double link_min_mb, std::ostream& out) {
   out << "## 9. Cross-Rank And Anomaly Findings\n\n";
@@ -367,6 +388,7 @@ void CrossRankView(const AnalysisResult& r, double link_min_mb, std::ostream& ou
   } else {
     MdTable(out, {"id", "severity", "type", "rank", "step", "summary"}, rows);
   }
+  PipelineStageTable(r, out);
   CommunicationInternals(r, link_min_mb, out);
   HostAttribution(r, out);
 }
