@@ -7,6 +7,7 @@
 #include <map>
 
 #include "analyze/report/markdown_table.h"
+#include "analyze/memory.h"
 #include "analyze/pipeline_stages.h"
 #include "analyze/rules.h"
 #include "analyze/report/table.h"
@@ -339,6 +340,7 @@ void StepInventory(const AnalysisResult& r, std::ostream& out) {
 
 void CommunicationInternals(const AnalysisResult& r, double link_min_mb, std::ostream& out);
 void PipelineStageTable(const AnalysisResult& r, std::ostream& out);
+void DeviceMemory(const AnalysisResult& r, std::ostream& out);
 void HostAttribution(const AnalysisResult& r, std::ostream& out);
 
 // Per pipeline stage: compute, communication and idle per step, and how often it bounds the step.
@@ -358,6 +360,35 @@ void PipelineStageTable(const AnalysisResult& r, std::ostream& out) {
          "compute bounds the step):\n\n";
   MdTable(out, {"stage", "ranks", "steps", "compute ms", "communication ms", "idle ms", "wall ms", "bounds steps"},
           rows);
+}
+
+// Peak reserved / allocated per rank and allocator component, and what was allocated at the peak.
+void DeviceMemory(const AnalysisResult& r, std::ostream& out) {
+  out << "### Device memory\n\n";
+  std::vector<RankMemory> mem = SummarizeMemory(r);
+  if (mem.empty()) {
+    out << "No memory_record.csv in this capture (torch_npu writes it with profile_memory=True; the db layout's "
+           "MEMORY_RECORD table is not read yet).\n\n";
+    return;
+  }
+  std::vector<Row> rows;
+  for (const RankMemory& m : mem)
+    for (const ComponentMemory& c : m.components)
+      rows.push_back({std::to_string(m.rank), c.component, Num(c.peak_reserved_mb),
+                      IsMissing(c.peak_allocated_mb) ? "-" : Num(c.peak_allocated_mb),
+                      c.peak_step_id < 0 ? "-" : std::to_string(c.peak_step_id),
+                      fmt::format("`memory_record.csv` row {}", c.peak_row)});
+  out << "Peak device memory per rank and component (memory_record.csv):\n\n";
+  MdTable(out, {"rank", "component", "peak reserved MB", "peak allocated MB", "step at the peak", "evidence"}, rows);
+  rows.clear();
+  for (const RankMemory& m : mem)
+    for (const LiveAllocation& a : m.live_at_peak)
+      rows.push_back({std::to_string(m.rank), m.live_component, a.name, Num(a.size_mb),
+                      fmt::format("`operator_memory.csv` row {}", a.row)});
+  if (!rows.empty()) {
+    out << "The largest allocations live at each rank's allocator peak (operator_memory.csv):\n\n";
+    MdTable(out, {"rank", "at the peak of", "operator", "size MB", "evidence"}, rows);
+  }
 }
 
 void CrossRankView(const AnalysisResult& r, double link_min_mb, std::ostream& out) {
@@ -389,6 +420,7 @@ void CrossRankView(const AnalysisResult& r, double link_min_mb, std::ostream& ou
     MdTable(out, {"id", "severity", "type", "rank", "step", "summary"}, rows);
   }
   PipelineStageTable(r, out);
+  DeviceMemory(r, out);
   CommunicationInternals(r, link_min_mb, out);
   HostAttribution(r, out);
 }

@@ -1,0 +1,119 @@
+#include "analyze/memory.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "core/csv_reader.h"
+
+namespace optrace::analyze {
+namespace fs = std::filesystem;
+namespace {
+
+int64_t UsToNs(double us) { return static_cast<int64_t>(std::llround(us * 1000.0)); }
+
+int64_t StepAt(const AnalysisResult& r, int rank, int64_t rel_ns) {
+  for (const Step& s : r.steps)
+    if (s.rank == rank && s.start_ns <= rel_ns && rel_ns < s.end_ns) return s.step_id;
+  return -1;
+}
+
+// Per component maxima of memory_record.csv; false when the file cannot be read.
+bool ReadRecords(const fs::path& path, const RankTable& t, std::map<std::string, ComponentMemory>& out) {
+  auto reader = CsvReader::Open(path);
+  if (!reader.ok()) return false;
+  CsvRecord rec;
+  auto first = reader->Next(rec);
+  if (!first.ok() || !*first) return false;
+  CsvHeader h(rec);
+  auto comp = h.Find("Component"), ts = h.Find("Timestamp(us)"), alloc = h.Find("Total Allocated(MB)"),
+       reserved = h.Find("Total Reserved(MB)");
+  if (!comp || !ts || !reserved) return false;
+  while (true) {
+    auto more = reader->Next(rec);
+    if (!more.ok() || !*more) break;
+    std::string c(rec.Field(*comp));
+    ComponentMemory& m = out[c];
+    m.component = c;
+    ++m.samples;
+    std::optional<double> res = ParseCsvNumber(rec.Field(*reserved));
+    std::optional<double> at = ParseCsvNumber(rec.Field(*ts));
+    if (res && at && (IsMissing(m.peak_reserved_mb) || *res > m.peak_reserved_mb)) {
+      m.peak_reserved_mb = *res;
+      m.peak_rel_ns = UsToNs(*at) - t.base_ns;
+      m.peak_row = rec.line;
+    }
+    if (alloc)
+      if (std::optional<double> a = ParseCsvNumber(rec.Field(*alloc));
+          a && (IsMissing(m.peak_allocated_mb) || *a > m.peak_allocated_mb))
+        m.peak_allocated_mb = *a;
+  }
+  return true;
+}
+
+std::vector<LiveAllocation> LiveAt(const fs::path& path, const RankTable& t, int64_t rel_ns) {
+  std::vector<LiveAllocation> live;
+  auto reader = CsvReader::Open(path);
+  if (!reader.ok()) return live;
+  CsvRecord rec;
+  auto first = reader->Next(rec);
+  if (!first.ok() || !*first) return live;
+  CsvHeader h(rec);
+  auto name = h.Find("Name"), size = h.Find("Size(KB)"), alloc = h.Find("Allocation Time(us)"),
+       release = h.Find("Release Time(us)");
+  if (!name || !size || !alloc) return live;
+  while (true) {
+    auto more = reader->Next(rec);
+    if (!more.ok() || !*more) break;
+    std::optional<double> kb = ParseCsvNumber(rec.Field(*size)), a = ParseCsvNumber(rec.Field(*alloc));
+    if (!kb || !a || UsToNs(*a) - t.base_ns > rel_ns) continue;
+    std::optional<double> rel = release ? ParseCsvNumber(rec.Field(*release)) : std::nullopt;
+    if (rel && UsToNs(*rel) - t.base_ns <= rel_ns) continue;  // released before the peak
+    live.push_back({std::string(rec.Field(*name)), *kb / 1024.0, rec.line});
+  }
+  std::stable_sort(live.begin(), live.end(), [](const LiveAllocation& x, const LiveAllocation& y) { return x.size_mb > y.size_mb; });
+  if (live.size() > 5) live.resize(5);
+  return live;
+}
+
+}  // namespace
+
+std::vector<RankMemory> SummarizeMemory(const AnalysisResult& r) {
+  std::vector<RankMemory> out;
+  for (const RankTable& t : r.ranks) {
+    fs::path dir = fs::path(t.dir) / "ASCEND_PROFILER_OUTPUT";
+    std::error_code ec;
+    fs::path record = dir / "memory_record.csv", ops = dir / "operator_memory.csv";
+    if (!fs::is_regular_file(record, ec)) continue;
+    std::map<std::string, ComponentMemory> comps;
+    if (!ReadRecords(record, t, comps) || comps.empty()) continue;
+    RankMemory m;
+    m.rank = t.rank;
+    m.memory_record = record.string();
+    for (auto& [name, c] : comps) {
+      if (IsMissing(c.peak_reserved_mb)) continue;
+      c.peak_step_id = StepAt(r, t.rank, c.peak_rel_ns);
+      m.components.push_back(c);
+    }
+    if (m.components.empty()) continue;
+    std::stable_sort(m.components.begin(), m.components.end(),
+                     [](const ComponentMemory& a, const ComponentMemory& b) { return a.peak_reserved_mb > b.peak_reserved_mb; });
+    if (fs::is_regular_file(ops, ec)) {
+      m.operator_memory = ops.string();
+      // The allocator's peak (a component that reports allocated memory: PTA, PTA+GE), not the
+      // process-level APP line, is when the operators' allocations pile up.
+      const ComponentMemory* at = &m.components.front();
+      for (const ComponentMemory& c : m.components)
+        if (!IsMissing(c.peak_allocated_mb)) {
+          at = &c;
+          break;
+        }
+      m.live_at_peak = LiveAt(ops, t, at->peak_rel_ns);
+      m.live_component = at->component;
+    }
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+}  // namespace optrace::analyze

@@ -1,0 +1,46 @@
+// Device memory per rank from torch_npu's text export: memory_record.csv (per component: PTA,
+// GE, APP, ... with Total Allocated / Reserved over time) and operator_memory.csv (each
+// allocation with its size, allocation and release time).
+//
+//   for (const RankMemory& m : SummarizeMemory(result)) ... m.components[0].peak_reserved_mb
+//
+// Read when the report is written, from the rank's ASCEND_PROFILER_OUTPUT; a rank without the
+// files has no entry (the db layout's MEMORY_RECORD / OP_MEMORY tables are not read yet).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "analyze/model.h"
+
+namespace optrace::analyze {
+
+struct LiveAllocation {
+  std::string name;       // "aten::empty_strided"
+  double size_mb = 0;
+  uint64_t row = 0;       // line in operator_memory.csv
+};
+
+struct ComponentMemory {
+  std::string component;  // "PTA", "APP", ...
+  double peak_reserved_mb = kMissing, peak_allocated_mb = kMissing;
+  int64_t peak_rel_ns = 0;  // when the reserved peak was reached, rank-relative
+  int64_t peak_step_id = -1;
+  uint64_t peak_row = 0;    // line in memory_record.csv
+  uint64_t samples = 0;
+};
+
+struct RankMemory {
+  int rank = -1;
+  std::string memory_record, operator_memory;  // paths ("" when absent)
+  std::vector<ComponentMemory> components;      // by peak reserved, largest first
+  // Allocations live at the reserved peak of the largest component that reports allocated
+  // memory (live_component), largest first (at most 5).
+  std::vector<LiveAllocation> live_at_peak;
+  std::string live_component;
+};
+
+std::vector<RankMemory> SummarizeMemory(const AnalysisResult& r);
+
+}  // namespace optrace::analyze

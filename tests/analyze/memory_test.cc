@@ -1,0 +1,63 @@
+// Device memory from torch_npu's memory_record.csv / operator_memory.csv (their real columns).
+#include "analyze/memory.h"
+
+#include <gtest/gtest.h>
+
+#include "analyze_test_util.h"
+
+namespace optrace::analyze {
+namespace {
+using testing::TempDir;
+
+void WriteRank(const TempDir& tmp, bool with_memory) {
+  tmp.Write("r0_ascend_pt/profiler_info_0.json", "{}");
+  tmp.Write("r0_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv",
+            "Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us)\n"
+            "1,MatMul,MatMul,AI_CORE,1000.000,100\n2,MatMul,MatMul,AI_CORE,2000.000,100\n");
+  if (!with_memory) return;
+  tmp.Write("r0_ascend_pt/ASCEND_PROFILER_OUTPUT/memory_record.csv",
+            "Component,Timestamp(us),Total Allocated(MB),Total Reserved(MB),Total Active(MB),Stream Ptr,Device Type\n"
+            "APP,1000.000\t,,2100.0,,,NPU:0\n"
+            "PTA,1050.000\t,900.0,1400.0,900.0,1,NPU:0\n"
+            "PTA,2050.000\t,1300.0,1800.0,1300.0,1,NPU:0\n"
+            "APP,2060.000\t,,2500.0,,,NPU:0\n");
+  tmp.Write("r0_ascend_pt/ASCEND_PROFILER_OUTPUT/operator_memory.csv",
+            "Name,Size(KB),Allocation Time(us),Release Time(us),Active Release Time(us),Duration(us),"
+            "Active Duration(us),Allocation Total Allocated(MB),Allocation Total Reserved(MB),Allocation Total "
+            "Active(MB),Release Total Allocated(MB),Release Total Reserved(MB),Release Total Active(MB),Stream Ptr,"
+            "Device Type\n"
+            "aten::empty_strided,409600,2010.000\t,,,,,,,,,,,1,NPU:0\n"
+            "aten::mm,102400,1500.000\t,1600.000\t,,,,,,,,,,1,NPU:0\n"
+            "aten::add,204800,1900.000\t,2100.000\t,,,,,,,,,,1,NPU:0\n");
+}
+
+TEST(MemoryTest, PeaksPerComponentAndTheAllocationsLiveAtThePeak) {
+  TempDir tmp;
+  WriteRank(tmp, true);
+  AnalysisResult r = testing::Analyze(tmp.path());
+  std::vector<RankMemory> m = SummarizeMemory(r);
+  ASSERT_EQ(m.size(), 1u);
+  ASSERT_EQ(m[0].components.size(), 2u);
+  EXPECT_EQ(m[0].components[0].component, "APP");
+  EXPECT_DOUBLE_EQ(m[0].components[0].peak_reserved_mb, 2500.0);
+  EXPECT_EQ(m[0].components[0].peak_row, 5u);
+  EXPECT_EQ(m[0].components[1].component, "PTA");
+  EXPECT_DOUBLE_EQ(m[0].components[1].peak_allocated_mb, 1300.0);
+  EXPECT_EQ(m[0].components[1].peak_step_id, 2);  // 2050 us lies in step 2 (2000-2100 us)
+  // At PTA's peak, 2050 us: empty_strided (allocated 2010 us, never released) and add (released at
+  // 2100 us); mm was released before.
+  ASSERT_EQ(m[0].live_at_peak.size(), 2u);
+  EXPECT_EQ(m[0].live_at_peak[0].name, "aten::empty_strided");
+  EXPECT_DOUBLE_EQ(m[0].live_at_peak[0].size_mb, 400.0);
+  EXPECT_EQ(m[0].live_at_peak[1].name, "aten::add");
+  EXPECT_EQ(m[0].live_component, "PTA");
+}
+
+TEST(MemoryTest, ARankWithoutMemoryRecordHasNoEntry) {
+  TempDir tmp;
+  WriteRank(tmp, false);
+  EXPECT_TRUE(SummarizeMemory(testing::Analyze(tmp.path())).empty());
+}
+
+}  // namespace
+}  // namespace optrace::analyze
