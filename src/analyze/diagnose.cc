@@ -1,6 +1,7 @@
 // Findings and their evidence.
 #include "analyze/diagnose.h"
 
+#include "analyze/expert_load.h"
 #include "analyze/pipeline_stages.h"
 
 #include <fmt/format.h>
@@ -641,6 +642,46 @@ void OutlierSteps(AnalysisResult& res, const Rules& rules, Builder& b) {
   }
 }
 
+// One rank of an expert-parallel group persistently carries more routed tokens (expert_load.h).
+void ExpertLoadImbalance(AnalysisResult& res, const Rules& rules, Builder& b) {
+  const Thresholds& th = rules.thresholds;
+  for (const ExpertGroupLoad& g : ExpertLoad(res)) {
+    const ExpertRankLoad* hot = nullptr;
+    for (const ExpertRankLoad& l : g.ranks)
+      if (l.rank == g.hot_rank) hot = &l;
+    if (!hot || g.mean_peak_to_mean < th.ep_peak_to_mean || hot->hot_steps < th.ep_hot_step_share * g.steps) continue;
+    Finding f;
+    f.severity = Severity::kMedium;
+    f.type = "expert_load_imbalance";
+    f.rank = g.hot_rank;
+    f.step_id = g.worst_step_id;
+    const char* unit = g.by_tokens ? "tokens" : "ms";
+    for (const ExpertRankLoad& l : g.ranks) {
+      const RankTable& t = *res.FindRank(l.rank);
+      Evidence ev;
+      ev.rank = l.rank;
+      ev.file = t.files[l.file].path + (t.files[l.file].table.empty() ? "" : "#" + t.files[l.file].table);
+      ev.row_first = l.first_row;
+      ev.row_last = l.last_row;
+      ev.note = fmt::format("rank {}: {:.1f} {} per step over {} grouped-matmul calls; hot in {} of {} steps", l.rank,
+                            g.by_tokens ? l.tokens_per_step : l.ms_per_step, unit, l.calls, l.hot_steps, g.steps);
+      f.evidence.push_back(ev);
+    }
+    f.summary = fmt::format(
+        "Expert-parallel group {}: rank {} carries the most {} in {} of {} steps; per step the busiest rank has "
+        "{:.2f}x the group's mean on average (worst {:.2f}x in step {}, {:.2f}x the least loaded rank). The router "
+        "sends this rank's experts more tokens: check the auxiliary balance loss / capacity factor, or redistribute "
+        "hot experts across ranks.",
+        g.group, g.hot_rank, g.by_tokens ? "routed tokens" : "grouped-matmul time", hot->hot_steps, g.steps,
+        g.mean_peak_to_mean, g.max_peak_to_mean, g.worst_step_id, g.max_over_min);
+    f.numbers = {{"mean_peak_to_mean", g.mean_peak_to_mean},
+                 {"max_peak_to_mean", g.max_peak_to_mean},
+                 {"max_over_min", g.max_over_min},
+                 {"hot_steps", double(hot->hot_steps)}};
+    b.Add(std::move(f));
+  }
+}
+
 // The pipeline stage that bounds the step: the others wait for it (pipeline_stages.h).
 void SlowPipelineStage(AnalysisResult& res, const Rules& rules, Builder& b) {
   const Thresholds& th = rules.thresholds;
@@ -797,6 +838,7 @@ void Diagnose(AnalysisResult& res, const Rules& rules) {
   SlowOperators(res, rules, b);
   OutlierSteps(res, rules, b);
   SlowPipelineStage(res, rules, b);
+  ExpertLoadImbalance(res, rules, b);
   LayerOutliers(res, rules, b);
   TopOperators(res, rules, b);
   for (Finding& c : CommunicationFindings(res, rules, slow_rank)) b.Add(std::move(c));

@@ -8,6 +8,8 @@
 //   communication_dominated_step  medium  per rank: steps whose comm union >= comm_dominated_share of wall
 //   exposed_communication         medium  per rank: steps whose comm not hidden under compute >=
 //                                         exposed_comm_min_share of wall, overlap <= comm_overlap_max_ratio
+//   expert_load_imbalance         medium  an EP group's per-step peak-to-mean grouped-matmul load >=
+//                                         ep_peak_to_mean with one rank hot in >= ep_hot_step_share of steps
 //   slow_pipeline_stage           medium  the pp stage with the most compute in >= pp_stage_bound_share of
 //                                         steps and >= pp_stage_imbalance_ratio x the other stages' compute
 //   outlier_step                  medium  per rank: complete steps >= outlier_step_ratio x the median complete

@@ -66,6 +66,10 @@ struct Thresholds {
   // step and >= outlier_step_min_ms longer, on a rank with >= outlier_step_min_steps complete steps.
   // slow_pipeline_stage: the pp stage with the most compute in >= pp_stage_bound_share of the
   // steps, and >= pp_stage_imbalance_ratio x the other stages' mean compute per step.
+  // expert_load_imbalance: an EP group whose per-step peak-to-mean load (tokens, else time of the
+  // grouped matmuls) averages >= ep_peak_to_mean, one rank hot in >= ep_hot_step_share of the steps.
+  double ep_peak_to_mean = 1.25;
+  double ep_hot_step_share = 0.60;
   double pp_stage_bound_share = 0.60;
   double pp_stage_imbalance_ratio = 1.20;
   double outlier_step_ratio = 1.5;

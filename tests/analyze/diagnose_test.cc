@@ -358,6 +358,38 @@ TEST(DiagnoseTest, ThePipelineStageThatBoundsTheStepIsNamed) {
   EXPECT_EQ(f->evidence.size(), 2u);
 }
 
+TEST(DiagnoseTest, AHotExpertRankIsNamedFromRoutedTokens) {
+  // MindSpeed's EP group "exp" over 4 ranks; rank 1's GroupedMatmul gets 4096 rows per call, the
+  // others 1024 (kernel_details.csv's quoted "Input Shapes" field).
+  TempDir tmp;
+  for (int rank = 0; rank < 4; ++rank) {
+    std::string dir = "r" + std::to_string(rank) + "_ascend_pt/";
+    tmp.Write(dir + "profiler_info_" + std::to_string(rank) + ".json", "{}");
+    tmp.Write(dir + "profiler_metadata.json",
+              "{\"parallel_group_info\": {\"group_name_7\": {\"group_name\": \"exp\", \"global_ranks\": [0, 1, 2, 3]}}}");
+    std::string csv = "Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us),Input Shapes\n";
+    int tokens = rank == 1 ? 4096 : 1024;
+    for (int k = 1; k <= 3; ++k)
+      for (int c = 0; c < 2; ++c)
+        csv += fmt::format("{},aclnnGroupedMatmulV4_GroupedMatmul_GroupedMatmul,GroupedMatmul,AI_CORE,{:.3f},{},"
+                           "\"{},7168;8,7168,4096;8\"\n",
+                           k, 1000 + k * 10000.0 + c * 1000, tokens / 8, tokens);
+    tmp.Write(dir + "ASCEND_PROFILER_OUTPUT/kernel_details.csv", csv);
+  }
+  AnalysisResult r = Analyze(tmp.path());
+  const Finding* f = FindType(r, "expert_load_imbalance");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->rank, 1);
+  EXPECT_NE(f->summary.find("Expert-parallel group exp (group_name_7): rank 1 carries the most routed tokens in 3 of "
+                            "3 steps"),
+            std::string::npos)
+      << f->summary;
+  EXPECT_NEAR(Number(*f, "mean_peak_to_mean"), 4096.0 / (7 * 1024.0 / 4), 1e-9);
+  ASSERT_EQ(f->evidence.size(), 4u);
+  EXPECT_NE(f->evidence[1].note.find("rank 1: 8192.0 tokens per step over 6 grouped-matmul calls"), std::string::npos)
+      << f->evidence[1].note;
+}
+
 TEST(DiagnoseTest, AicpuFallbackNamesItsDtypeAndTheWayBackToAiCore) {
   TempDir tmp;
   WriteRanks(tmp, {"Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us),Input Data Types\n"

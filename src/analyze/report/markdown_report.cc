@@ -7,6 +7,7 @@
 #include <map>
 
 #include "analyze/report/markdown_table.h"
+#include "analyze/expert_load.h"
 #include "analyze/memory.h"
 #include "analyze/pipeline_stages.h"
 #include "analyze/rules.h"
@@ -341,6 +342,7 @@ void StepInventory(const AnalysisResult& r, std::ostream& out) {
 void CommunicationInternals(const AnalysisResult& r, double link_min_mb, std::ostream& out);
 void PipelineStageTable(const AnalysisResult& r, std::ostream& out);
 void DeviceMemory(const AnalysisResult& r, std::ostream& out);
+void ExpertLoadTable(const AnalysisResult& r, std::ostream& out);
 void HostAttribution(const AnalysisResult& r, std::ostream& out);
 
 // Per pipeline stage: compute, communication and idle per step, and how often it bounds the step.
@@ -360,6 +362,28 @@ void PipelineStageTable(const AnalysisResult& r, std::ostream& out) {
          "compute bounds the step):\n\n";
   MdTable(out, {"stage", "ranks", "steps", "compute ms", "communication ms", "idle ms", "wall ms", "bounds steps"},
           rows);
+}
+
+// Per EP group and rank: grouped-matmul load per step and how often the rank was the busiest.
+void ExpertLoadTable(const AnalysisResult& r, std::ostream& out) {
+  out << "### Expert-parallel load\n\n";
+  std::vector<ExpertGroupLoad> groups = ExpertLoad(r);
+  if (groups.empty()) {
+    out << "No grouped-matmul (expert) operators on two or more ranks in this capture.\n\n";
+    return;
+  }
+  for (const ExpertGroupLoad& g : groups) {
+    out << fmt::format("Group {} ({} steps; load in {}): per-step peak-to-mean {:.2f} on average, {:.2f} at worst "
+                       "(step {}), busiest / least loaded {:.2f}:\n\n",
+                       g.group, g.steps, g.by_tokens ? "routed tokens, the first dimension of GroupedMatmul's input"
+                                                     : "grouped-matmul time (no input shapes in the export)",
+                       g.mean_peak_to_mean, g.max_peak_to_mean, g.worst_step_id, g.max_over_min);
+    std::vector<Row> rows;
+    for (const ExpertRankLoad& l : g.ranks)
+      rows.push_back({std::to_string(l.rank), std::to_string(l.calls), g.by_tokens ? Num(l.tokens_per_step) : "-",
+                      Num(l.ms_per_step), std::to_string(l.hot_steps)});
+    MdTable(out, {"rank", "calls", "tokens per step", "ms per step", "busiest in steps"}, rows);
+  }
 }
 
 // Peak reserved / allocated per rank and allocator component, and what was allocated at the peak.
@@ -420,6 +444,7 @@ void CrossRankView(const AnalysisResult& r, double link_min_mb, std::ostream& ou
     MdTable(out, {"id", "severity", "type", "rank", "step", "summary"}, rows);
   }
   PipelineStageTable(r, out);
+  ExpertLoadTable(r, out);
   DeviceMemory(r, out);
   CommunicationInternals(r, link_min_mb, out);
   HostAttribution(r, out);
