@@ -784,7 +784,8 @@ void RollUp(std::vector<Finding>& in, const AnalysisResult& res, const Rules& ru
   static const std::map<std::string, std::string> kWorstBy = {
       {"communication_dominated_step", "max_comm_share"}, {"recurring_bubble_pattern", "bubble_recurrence_ratio"},
       {"prelaunch_gap_heavy", "max_gap_ms"},             {"tail_gap_heavy", "max_gap_ms"},
-      {"aicpu_on_critical_path", "exposed_us"}};
+      {"aicpu_on_critical_path", "exposed_us"},           {"exposed_communication", "max_exposed_share"},
+      {"outlier_step", "max_ratio"}};
   auto number = [](const Finding& f, const std::string& name) {
     for (const auto& [k, v] : f.numbers)
       if (k == name) return v;

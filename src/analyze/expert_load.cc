@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <regex>
+#include <unordered_map>
 
 namespace optrace::analyze {
 namespace {
@@ -40,12 +41,13 @@ std::vector<ExpertGroupLoad> ExpertLoad(const AnalysisResult& r) {
   };
   std::map<int, std::map<int64_t, Acc>> per_rank;
   std::map<int, ExpertRankLoad> loads;
+  std::unordered_map<uint64_t, bool> expert_name;  // by (name, type) ids: interned across ranks
   for (const RankTable& t : r.ranks) {
-    std::map<uint32_t, bool> expert_name;
     for (uint32_t i = 0; i < t.events.size(); ++i) {
       const Event& e = t.events[i];
-      auto it = expert_name.find(e.name);
-      if (it == expert_name.end()) it = expert_name.emplace(e.name, IsExpertMatmul(r.Str(e.name), r.Str(e.type))).first;
+      const uint64_t key = uint64_t{e.name} << 32 | e.type;
+      auto it = expert_name.find(key);
+      if (it == expert_name.end()) it = expert_name.emplace(key, IsExpertMatmul(r.Str(e.name), r.Str(e.type))).first;
       if (!it->second) continue;
       ExpertRankLoad& l = loads[t.rank];
       if (l.calls == 0) l.first_row = e.row, l.file = e.file;

@@ -378,10 +378,20 @@ void ExpertLoadTable(const AnalysisResult& r, std::ostream& out) {
                        g.group, g.steps, g.by_tokens ? "routed tokens, the first dimension of GroupedMatmul's input"
                                                      : "grouped-matmul time (no input shapes in the export)",
                        g.mean_peak_to_mean, g.max_peak_to_mean, g.worst_step_id, g.max_over_min);
+    // The busiest ranks first; a 10,000-rank group lists its top 16.
+    std::vector<const ExpertRankLoad*> top;
+    for (const ExpertRankLoad& l : g.ranks) top.push_back(&l);
+    std::stable_sort(top.begin(), top.end(), [&](auto* a, auto* b) {
+      return g.by_tokens ? a->tokens_per_step > b->tokens_per_step : a->ms_per_step > b->ms_per_step;
+    });
+    if (top.size() > 16) {
+      out << fmt::format("The 16 busiest of its {} ranks:\n\n", top.size());
+      top.resize(16);
+    }
     std::vector<Row> rows;
-    for (const ExpertRankLoad& l : g.ranks)
-      rows.push_back({std::to_string(l.rank), std::to_string(l.calls), g.by_tokens ? Num(l.tokens_per_step) : "-",
-                      Num(l.ms_per_step), std::to_string(l.hot_steps)});
+    for (const ExpertRankLoad* l : top)
+      rows.push_back({std::to_string(l->rank), std::to_string(l->calls), g.by_tokens ? Num(l->tokens_per_step) : "-",
+                      Num(l->ms_per_step), std::to_string(l->hot_steps)});
     MdTable(out, {"rank", "calls", "tokens per step", "ms per step", "busiest in steps"}, rows);
   }
 }
