@@ -593,11 +593,12 @@ void OutlierSteps(AnalysisResult& res, const Rules& rules, Builder& b) {
       for (const auto& [name, ms] : in_step) per_name[name].push_back(ms);
     }
     std::unordered_map<uint32_t, double> name_median;
-    for (auto& [name, v] : per_name) {
+    for (auto& entry : per_name) {  // (not a structured binding: clang will not capture one in a lambda)
+      std::vector<double>& v = entry.second;
       std::sort(v.begin(), v.end());
       const size_t n = steps.size(), zeros = n - v.size();
       auto at = [&](size_t k) { return k < zeros ? 0.0 : v[k - zeros]; };
-      name_median[name] = 0.5 * (at((n - 1) / 2) + at(n / 2));
+      name_median[entry.first] = 0.5 * (at((n - 1) / 2) + at(n / 2));
     }
     std::stable_sort(out.begin(), out.end(), [](const Step* a, const Step* c) { return a->anatomy.wall_ns > c->anatomy.wall_ns; });
     Finding f;
