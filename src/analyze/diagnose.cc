@@ -778,6 +778,54 @@ void LayerOutliers(AnalysisResult& res, const Rules& rules, Builder& b) {
   b.Add(std::move(f));
 }
 
+// The device waited on the host: idle gaps that end with a task launched only after the device
+// had gone idle (host_launch.h), a large share of the step in most complete steps.
+void DeviceWaitsOnLaunch(AnalysisResult& res, const Rules& rules, Builder& b) {
+  const Thresholds& th = rules.thresholds;
+  std::map<int, std::vector<const StepLaunch*>> by_rank;
+  for (const StepLaunch& L : res.cross_rank.launches)
+    if (L.complete && L.step_wall_ns > 0 && L.launches > 0) by_rank[L.rank].push_back(&L);
+  for (auto& [rank, steps] : by_rank) {
+    std::vector<const StepLaunch*> hit;
+    for (const StepLaunch* L : steps)
+      if (double(L->launch_bound_idle_ns) >= th.launch_bound_idle_share * double(L->step_wall_ns)) hit.push_back(L);
+    if (hit.empty() || double(hit.size()) < th.launch_bound_step_share * double(steps.size())) continue;
+    std::stable_sort(hit.begin(), hit.end(), [](const StepLaunch* a, const StepLaunch* c) {
+      return double(a->launch_bound_idle_ns) / double(a->step_wall_ns) > double(c->launch_bound_idle_ns) / double(c->step_wall_ns);
+    });
+    const StepLaunch& w = *hit.front();
+    const double share = double(w.launch_bound_idle_ns) / double(w.step_wall_ns);
+    Finding f;
+    f.severity = Severity::kMedium;
+    f.type = "device_waits_on_launch";
+    f.rank = rank;
+    f.step_id = w.step_id;
+    const RankTable& t = *res.FindRank(rank);
+    for (const StepLaunch* L : hit) {
+      if (f.evidence.size() >= size_t(th.max_evidence_items)) break;
+      f.evidence.push_back(b.WindowEvidence(
+          rank, L->step_id, L->longest_wait_start_ns - t.base_ns, L->longest_wait_end_ns - t.base_ns,
+          fmt::format("rank {} step {}: {:.3f} ms of launch-bound idle in {} gap(s) ({:.0f}% of the step); longest gap "
+                      "here; launch delay p50 {:.3f} ms{}",
+                      rank, L->step_id, Ms(L->launch_bound_idle_ns), L->launch_bound_gaps,
+                      100.0 * double(L->launch_bound_idle_ns) / double(L->step_wall_ns), Ms(L->delay_p50_ns),
+                      L->max_queue_depth >= 0 ? fmt::format(", task queue at most {} deep", L->max_queue_depth) : "")));
+    }
+    f.summary = fmt::format(
+        "Rank {} waits on the host in {} of {} complete steps: device idle time that ends with a task launched only "
+        "after the device had gone idle (trace_view.json HostToDevice flows). Worst, step {}: {:.3f} ms ({:.0f}% of the "
+        "step) in {} gap(s){}. The host does not launch fast enough: fuse small operators, move host-side work "
+        "(Python, .item(), data loading) off the launch path, or enable the task queue / graph mode.",
+        rank, hit.size(), steps.size(), w.step_id, Ms(w.launch_bound_idle_ns), 100.0 * share, w.launch_bound_gaps,
+        w.max_queue_depth >= 0 ? fmt::format("; the task queue was at most {} deep", w.max_queue_depth) : "");
+    f.numbers = {{"max_idle_share", share},
+                 {"launch_bound_idle_ms", Ms(w.launch_bound_idle_ns)},
+                 {"steps_hit", double(hit.size())},
+                 {"delay_p50_ms", Ms(w.delay_p50_ns)}};
+    b.Add(std::move(f));
+  }
+}
+
 // One finding per pattern: a per-rank pattern seen on several ranks becomes one finding that
 // lists the ranks, leads with the worst rank's numbers and interleaves the ranks' evidence (the
 // worst first), so an 8-rank root does not repeat the same finding 8 times.
@@ -786,7 +834,7 @@ void RollUp(std::vector<Finding>& in, const AnalysisResult& res, const Rules& ru
       {"communication_dominated_step", "max_comm_share"}, {"recurring_bubble_pattern", "bubble_recurrence_ratio"},
       {"prelaunch_gap_heavy", "max_gap_ms"},             {"tail_gap_heavy", "max_gap_ms"},
       {"aicpu_on_critical_path", "exposed_us"},           {"exposed_communication", "max_exposed_share"},
-      {"outlier_step", "max_ratio"}};
+      {"outlier_step", "max_ratio"},                     {"device_waits_on_launch", "max_idle_share"}};
   auto number = [](const Finding& f, const std::string& name) {
     for (const auto& [k, v] : f.numbers)
       if (k == name) return v;
@@ -839,6 +887,7 @@ void Diagnose(AnalysisResult& res, const Rules& rules) {
   Aicpu(res, rules, b);
   SlowOperators(res, rules, b);
   OutlierSteps(res, rules, b);
+  DeviceWaitsOnLaunch(res, rules, b);
   SlowPipelineStage(res, rules, b);
   ExpertLoadImbalance(res, rules, b);
   LayerOutliers(res, rules, b);

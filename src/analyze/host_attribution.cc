@@ -1,5 +1,7 @@
 #include "analyze/host_attribution.h"
 
+#include "analyze/host_launch.h"
+
 #include <algorithm>
 #include <regex>
 
@@ -62,6 +64,8 @@ Status AttributeBubbles(AnalysisResult& res, const Rules& rules) {
   CrossRank& C = res.cross_rank;
   C.bubbles.clear();
   C.bubbles_without_trace = 0;
+  C.launches.clear();
+  C.launch_ranks_without_flows = 0;
   const Thresholds& th = rules.thresholds;
   for (const RankTable& t : res.ranks) {
     if (!t.has_timeline()) continue;
@@ -81,12 +85,12 @@ Status AttributeBubbles(AnalysisResult& res, const Rules& rules) {
         bubbles.push_back(b);
       });
     }
-    if (bubbles.empty()) continue;
     std::filesystem::path trace;
     for (const RankInput& in : res.discovery.ranks)
       if (in.rank == t.rank) trace = in.trace_view;
     if (trace.empty()) {
       C.bubbles_without_trace += static_cast<int>(bubbles.size());
+      ++C.launch_ranks_without_flows;
       continue;
     }
     std::sort(bubbles.begin(), bubbles.end(), [](const BubbleWindow& a, const BubbleWindow& b) { return a.start_ns < b.start_ns; });
@@ -95,8 +99,13 @@ Status AttributeBubbles(AnalysisResult& res, const Rules& rules) {
       if (!windows.empty() && b.start_ns <= windows.back().second) windows.back().second = std::max(windows.back().second, b.end_ns);
       else windows.push_back({b.start_ns, b.end_ns});
     }
+    // One pass over the trace: the host events around the bubbles and the launch flows.
     std::vector<TraceHostEvent> events;
-    OPTRACE_RETURN_IF_ERROR(ReadTraceViewHostEvents(trace, windows, events));
+    std::vector<TraceFlow> flows;
+    OPTRACE_RETURN_IF_ERROR(ReadTraceViewHostEvents(trace, windows, events, &flows));
+    std::vector<StepLaunch> launches = flows.empty() ? std::vector<StepLaunch>{} : StepLaunches(t, res.steps, std::move(flows));
+    if (launches.empty()) ++C.launch_ranks_without_flows;
+    for (StepLaunch& L : launches) C.launches.push_back(L);
     std::sort(events.begin(), events.end(), [](const TraceHostEvent& a, const TraceHostEvent& b) { return a.start_ns < b.start_ns; });
     for (BubbleWindow& b : bubbles) {
       for (const TraceHostEvent& e : events) {

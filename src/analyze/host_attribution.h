@@ -1,7 +1,7 @@
 // host_attribution: what the host was doing during each device bubble (seed 002's "soft
 // attribution"). Part of the cross_rank stage.
 //
-//   OPTRACE_RETURN_IF_ERROR(AttributeBubbles(result, rules));   // fills result.cross_rank.bubbles
+//   OPTRACE_RETURN_IF_ERROR(AttributeBubbles(result, rules));   // cross_rank.bubbles and .launches
 //
 // A bubble is an idle gap inside a step at or above the bubble threshold (segment's rule). Each
 // rank's trace_view.json is streamed once, keeping only the host events (complete events
@@ -15,7 +15,8 @@
 //   possible_python_serialization_or_lock  Python code covers most of the bubble with no CANN call
 //   possible_untraced_host_blocking      no host event overlaps the bubble at all
 //   insufficient_evidence                host events overlap, none of the above
-// These are candidates, not proof: the report says so.
+// These are candidates, not proof: the report says so. The same pass reads the trace's launch
+// flows for host_launch (StepLaunches: launch delay, launch-bound idle, task-queue depth per step).
 #pragma once
 
 #include "analyze/model.h"

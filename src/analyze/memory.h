@@ -12,7 +12,11 @@
 #include <string>
 #include <vector>
 
+#include <optional>
+
+#include "analyze/hardware.h"
 #include "analyze/model.h"
+#include "analyze/rules.h"
 
 namespace optrace::analyze {
 
@@ -42,5 +46,12 @@ struct RankMemory {
 };
 
 std::vector<RankMemory> SummarizeMemory(const AnalysisResult& r);
+
+// memory_near_device_limit: a rank whose peak reserved memory (any component) reaches
+// `memory_near_limit_share` of the device's HBM. Added at the report stage, where the device is
+// known (--hardware-model / --hardware-profile, or the capture's own device name); without a
+// device or its HBM size, nothing is added (the report says the limit is unknown).
+void AddMemoryLimitFinding(AnalysisResult& r, const std::vector<RankMemory>& memory,
+                           const std::optional<HardwarePeaks>& hardware, const Thresholds& th);
 
 }  // namespace optrace::analyze

@@ -147,10 +147,22 @@ constexpr int StoredPipeIndex(Pipe p) {
 // One event's kept pipeline fields as packed decimals (core/packed_decimal.h: 4 bytes a field,
 // the exact double the export's text gives; NaN when missing). Values that do not pack sit in
 // RankTable::pipe_overflow, so a value is read through its table: RankTable::PipeValue.
+// An operator's "OP State" column (Level1/2 kernel_details, op_summary): whether it was compiled
+// for a dynamic shape. It rides with the pipeline fields, which the same exports carry.
+enum class OpState : uint8_t { kUnknown, kDynamic, kStatic };
+
 struct PipelineFields {
   std::array<uint32_t, kStoredPipeCount> packed;
+  OpState op_state = OpState::kUnknown;
+  uint8_t reserved[3] = {};  // explicit: the struct is written to stage files as bytes
   PipelineFields() { packed.fill(kPackedMissing); }
   bool Has(int field) const { return packed[field] != kPackedMissing; }
+  // Whether any pipeline field is present (a row may carry only the OP State).
+  bool AnyPipe() const {
+    for (uint32_t v : packed)
+      if (v != kPackedMissing) return true;
+    return false;
+  }
 };
 
 inline constexpr uint32_t kNone32 = 0xffffffffu;
@@ -420,6 +432,9 @@ struct OperatorSummary {
   BoundInfo bound;
   uint32_t first_row = 0, last_row = 0;  // provenance: first and last source row of the group
   uint16_t file = 0;
+  // Calls whose OP State was dynamic / static, and their time (0 when the export has no OP State).
+  uint64_t dynamic_calls = 0, static_calls = 0;
+  double dynamic_us = 0, static_us = 0;
 };
 
 // Rank-merged operator summary (operator_class_summary.csv).
@@ -638,6 +653,22 @@ struct BubbleWindow {
   std::vector<HostEventNear> host;   // overlapping host events, longest overlap first (at most 8)
 };
 
+// How the host fed the device in one step (host_launch.h), from trace_view.json's launch flows.
+struct StepLaunch {
+  int rank = -1;
+  int64_t step_id = -1;
+  bool complete = true;
+  int64_t step_wall_ns = 0;
+  uint32_t launches = 0;  // HostToDevice flows whose device task starts in the step
+  int64_t delay_p50_ns = 0, delay_p90_ns = 0, delay_max_ns = 0;  // API call -> device task start
+  // Idle device time that ended with a task whose launch began only after the device went idle:
+  // the device waited on the host (gaps inside the step).
+  int64_t launch_bound_idle_ns = 0;
+  uint32_t launch_bound_gaps = 0;
+  int64_t longest_wait_start_ns = -1, longest_wait_end_ns = -1;  // absolute ns of the longest such gap
+  int32_t max_queue_depth = -1;  // torch_npu task queue (enqueued, not yet dequeued); -1 without its flows
+};
+
 struct SlowRankVote {
   int rank = -1;
   int votes = 0;
@@ -657,6 +688,8 @@ struct CrossRank {
   std::vector<GroupSkew> groups;       // per communication group (named by communication.json), by hash
   std::vector<BubbleWindow> bubbles;   // device bubbles with their host-side attribution
   int bubbles_without_trace = 0;       // bubbles of ranks without trace_view.json (not attributed)
+  std::vector<StepLaunch> launches;    // per rank and step, ranks whose trace_view.json has launch flows
+  int launch_ranks_without_flows = 0;  // ranks with a timeline but no trace_view.json launch flows
 };
 
 // ---------------------------------------------------------------------------------------------

@@ -73,11 +73,19 @@ struct TraceHostEvent {
   std::string name, cat;
   int64_t start_ns = 0, dur_ns = 0;  // absolute Unix ns
 };
-// The host events overlapping any of `windows` (absolute ns [lo, hi], sorted, disjoint), streamed:
-// memory is the buffer plus what overlaps the windows, whatever the file size.
+// A flow of trace_view.json that times the launch path: HostToDevice runs from the CANN API call
+// that launched a task to the task's start on the device; async_task_queue from torch_npu's
+// Enqueue of an operator to its Dequeue by the launch thread.
+struct TraceFlow {
+  enum Kind : uint8_t { kHostToDevice, kTaskQueue } kind = kHostToDevice;
+  int64_t start_ns = -1, finish_ns = -1;  // absolute Unix ns
+};
+// The host events overlapping any of `windows` (absolute ns [lo, hi], sorted, disjoint) and, with
+// `flows`, the complete (both halves present) launch-path flows, in one streamed pass: memory is
+// the buffer plus what is kept, whatever the file size.
 Status ReadTraceViewHostEvents(const std::filesystem::path& path,
                                const std::vector<std::pair<int64_t, int64_t>>& windows,
-                               std::vector<TraceHostEvent>& events);
+                               std::vector<TraceHostEvent>& events, std::vector<TraceFlow>* flows = nullptr);
 // "parallel_group_info" of profiler_metadata.json: group key -> pg name, global ranks (absent: none).
 Status ReadProfilerMetadata(const std::filesystem::path& path, RankTable& table);
 

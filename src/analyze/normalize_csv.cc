@@ -16,7 +16,7 @@ namespace {
 
 struct KernelColumns {
   std::optional<size_t> device, step, name, type, core, start, dur, wait, block, mix_block, stream, task, in_shapes,
-      out_shapes, in_dtypes;
+      out_shapes, in_dtypes, op_state;
   std::array<std::optional<size_t>, kStoredPipeCount> pipe;  // the kept fields (kPipeSumFields)
 };
 
@@ -37,6 +37,7 @@ KernelColumns FindColumns(const CsvHeader& h) {
   c.in_shapes = h.Find("Input Shapes");
   c.out_shapes = h.Find("Output Shapes");
   c.in_dtypes = h.Find("Input Data Types");
+  c.op_state = h.Find("OP State");
   for (int i = 0; i < kStoredPipeCount; ++i) c.pipe[i] = h.Find(PipeColumnName(kPipeSumFields[i]));
   return c;
 }
@@ -47,6 +48,13 @@ std::string_view ShapeText(std::string_view f) {
   if (f.size() >= 2 && f.front() == '"' && f.back() == '"') f = f.substr(1, f.size() - 2);
   if (IsMissingCsvValue(f)) return {};
   return f;
+}
+
+OpState ParseOpState(std::string_view f) {
+  f = TrimCsvField(f);
+  if (f == "dynamic") return OpState::kDynamic;
+  if (f == "static") return OpState::kStatic;
+  return OpState::kUnknown;  // "N/A" (communication), empty, or a value this reader does not know
 }
 
 int32_t IntOr(std::string_view f, int32_t missing) {
@@ -337,6 +345,10 @@ void ParseKernelRange(const KernelLayout& k, const Rules& rules, uint64_t begin,
         pf.packed[i] = PackDecimalText(rec.Field(*c.pipe[i]), overflow);
         have |= pf.packed[i] != kPackedMissing;
       }
+      if (c.op_state) {
+        pf.op_state = ParseOpState(rec.Field(*c.op_state));
+        have |= pf.op_state != OpState::kUnknown;
+      }
       if (have) {
         e.pipe = static_cast<uint32_t>(pipes.size());
         pipes.push_back(pf);
@@ -431,6 +443,7 @@ Status ReadKernelCsv(const std::filesystem::path& path, const Rules& rules, Stri
   k.file_id = static_cast<uint16_t>(table.files.size());
   table.files.push_back({path.string(), ""});
   for (const auto& p : c.pipe) k.any_pipe |= p.has_value();
+  k.any_pipe |= c.op_state.has_value();
   const uint64_t data_begin = reader.position();
   const uint64_t first_line = reader.line();
   reader = CsvReader::FromString("", "");  // closes the file

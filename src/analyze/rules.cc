@@ -129,6 +129,9 @@ Status ApplyDiagnosis(Rules& rules, const std::string& origin, const json& j) {
   integer("max_evidence_items", t.max_evidence_items);
   num("partial_step_min_event_share", t.partial_step_min_event_share);
   num("layer_outlier_ratio", t.layer_outlier_ratio);
+  num("launch_bound_idle_share", t.launch_bound_idle_share);
+  num("launch_bound_step_share", t.launch_bound_step_share);
+  num("memory_near_limit_share", t.memory_near_limit_share);
   num("ep_peak_to_mean", t.ep_peak_to_mean);
   num("ep_hot_step_share", t.ep_hot_step_share);
   num("pp_stage_bound_share", t.pp_stage_bound_share);

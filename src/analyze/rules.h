@@ -68,6 +68,12 @@ struct Thresholds {
   // steps, and >= pp_stage_imbalance_ratio x the other stages' mean compute per step.
   // expert_load_imbalance: an EP group whose per-step peak-to-mean load (tokens, else time of the
   // grouped matmuls) averages >= ep_peak_to_mean, one rank hot in >= ep_hot_step_share of the steps.
+  // device_waits_on_launch: launch-bound idle (host_launch.h) >= launch_bound_idle_share of the step
+  // wall in >= launch_bound_step_share of a rank's complete steps.
+  double launch_bound_idle_share = 0.10;
+  double launch_bound_step_share = 0.50;
+  // memory_near_device_limit: peak reserved memory >= this share of the device's HBM.
+  double memory_near_limit_share = 0.90;
   double ep_peak_to_mean = 1.25;
   double ep_hot_step_share = 0.60;
   double pp_stage_bound_share = 0.60;

@@ -264,7 +264,7 @@ void Io(A& a, BoundInfo& x) {
 template <typename A>
 void Io(A& a, OperatorSummary& x) {
   IoAll(a, x.rank, x.name, x.type, x.op_type, x.stats, x.pipe_sums, x.pipe_event_count, x.bound, x.first_row,
-        x.last_row, x.file);
+        x.last_row, x.file, x.dynamic_calls, x.static_calls, x.dynamic_us, x.static_us);
 }
 template <typename A>
 void Io(A& a, OperatorClassSummary& x) {
@@ -326,9 +326,15 @@ void Io(A& a, AlignedCollective& x) {
         x.statistic, x.critical, x.events);
 }
 template <typename A>
+void Io(A& a, StepLaunch& x) {
+  IoAll(a, x.rank, x.step_id, x.complete, x.step_wall_ns, x.launches, x.delay_p50_ns, x.delay_p90_ns, x.delay_max_ns,
+        x.launch_bound_idle_ns, x.launch_bound_gaps, x.longest_wait_start_ns, x.longest_wait_end_ns, x.max_queue_depth);
+}
+template <typename A>
 void Io(A& a, CrossRank& x) {
   IoAll(a, x.ranks, x.alignment_method, x.steps, x.collectives, x.tested_collectives, x.votes, x.max_step_skew_ratio,
-        x.max_collective_skew_ratio, x.compute_imbalance_ratio, x.groups, x.bubbles, x.bubbles_without_trace);
+        x.max_collective_skew_ratio, x.compute_imbalance_ratio, x.groups, x.bubbles, x.bubbles_without_trace,
+        x.launches, x.launch_ranks_without_flows);
 }
 template <typename A>
 void Io(A& a, Evidence& x) {
@@ -445,10 +451,13 @@ Status CheckDecoded(Stage stage, const AnalysisResult& r, const std::string& pat
         if (e.pipe != kNone32 && e.pipe >= t.pipes.size()) return bad(fmt::format("rank {} event {}: pipe {}", t.rank, i, e.pipe));
         if (static_cast<int>(e.op_type) >= kOpTypeCount) return bad(fmt::format("rank {} event {}: op type", t.rank, i));
       }
-      for (size_t i = 0; i < t.pipes.size(); ++i)
+      for (size_t i = 0; i < t.pipes.size(); ++i) {
+        if (static_cast<unsigned>(t.pipes[i].op_state) > static_cast<unsigned>(OpState::kStatic))
+          return bad(fmt::format("rank {} pipeline row {}: OP State", t.rank, i));
         for (uint32_t v : t.pipes[i].packed)
           if (IsPackedOverflow(v) && PackedOverflowIndex(v) >= t.pipe_overflow.size())
             return bad(fmt::format("rank {} pipeline row {}: overflow value {}", t.rank, i, PackedOverflowIndex(v)));
+      }
       if (t.base_ns < -kLimit || t.base_ns > kLimit) return bad(fmt::format("rank {}: base time out of range", t.rank));
     }
   }

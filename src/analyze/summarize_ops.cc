@@ -113,6 +113,8 @@ void OperatorSummaries(AnalysisResult& res, const Rules& rules) {
     std::vector<double> durs;
     PipeSums sums = EmptyPipeSums();
     uint64_t pipe_events = 0;
+    uint64_t dynamic_calls = 0, static_calls = 0;
+    double dynamic_us = 0, static_us = 0;
     uint32_t first_row = UINT32_MAX, last_row = 0;
     uint16_t file = 0;
   };
@@ -149,12 +151,21 @@ void OperatorSummaries(AnalysisResult& res, const Rules& rules) {
       a.durs.push_back(double(e.dur_ns) / 1000.0);
       const PipelineFields* p = t.PipeOf(e);
       AddPipe(a.sums, t, p);
-      a.pipe_events += p ? 1 : 0;
+      const bool pipe_data = p && p->AnyPipe();
+      a.pipe_events += pipe_data ? 1 : 0;
+      if (p && p->op_state == OpState::kDynamic) {
+        ++a.dynamic_calls;
+        a.dynamic_us += double(e.dur_ns) / 1000.0;
+      }
+      if (p && p->op_state == OpState::kStatic) {
+        ++a.static_calls;
+        a.static_us += double(e.dur_ns) / 1000.0;
+      }
       a.first_row = std::min(a.first_row, e.row);
       a.last_row = std::max(a.last_row, e.row);
       a.file = e.file;
       ++S.events_total;
-      S.events_with_pipeline += p ? 1 : 0;
+      S.events_with_pipeline += pipe_data ? 1 : 0;
     }
     std::sort(accs.begin(), accs.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     size_t first = S.operators.size();
@@ -167,6 +178,10 @@ void OperatorSummaries(AnalysisResult& res, const Rules& rules) {
       o.stats = StatsOf(a.durs);
       o.pipe_sums = a.sums;
       o.pipe_event_count = a.pipe_events;
+      o.dynamic_calls = a.dynamic_calls;
+      o.static_calls = a.static_calls;
+      o.dynamic_us = a.dynamic_us;
+      o.static_us = a.static_us;
       o.bound = ComputeBound(o.op_type, a.sums, rules.thresholds);
       o.first_row = a.first_row;
       o.last_row = a.last_row;

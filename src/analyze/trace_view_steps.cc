@@ -168,6 +168,9 @@ struct EventFields {
   // With `with_args`: pid and the args a device task or a process_name record carries.
   bool with_args = false;
   std::string pid, arg_name, task_type, stream_id, task_id, cat;
+  // With `with_flows`: the id of a flow event ("s" / "f") and its category.
+  bool with_flows = false;
+  std::string id;
 };
 
 // Reads a scalar or string value (first byte `v` already read) into `out`; containers skipped.
@@ -217,6 +220,7 @@ bool ReadEvent(JsonStream& in, EventFields& ev, std::string& key) {
     ev.task_id.clear();
     ev.cat.clear();
   }
+  if (ev.with_flows) ev.id.clear();
   int c = in.GetNonSpace();
   if (c == '}') return true;
   for (;;) {
@@ -237,8 +241,10 @@ bool ReadEvent(JsonStream& in, EventFields& ev, std::string& key) {
       target = &ev.dur;
     } else if (ev.with_args && key == "pid") {
       target = &ev.pid;
-    } else if (ev.with_args && key == "cat") {
+    } else if ((ev.with_args || ev.with_flows) && key == "cat") {
       target = &ev.cat;
+    } else if (ev.with_flows && key == "id") {
+      target = &ev.id;
     } else if (ev.with_args && key == "args" && v == '{') {
       if (!ReadArgs(in, ev, key)) return false;
       c = in.GetNonSpace();
@@ -298,6 +304,9 @@ struct TraceSink {
   // Host events: only those overlapping one of these sorted, disjoint absolute [lo, hi] windows.
   const std::vector<std::pair<int64_t, int64_t>>* host_windows = nullptr;
   std::vector<TraceHostEvent>* host_events = nullptr;
+  // Flow events of the launch path: their starts and finishes by (category, id).
+  std::vector<TraceFlow>* flows = nullptr;
+  std::map<std::pair<TraceFlow::Kind, std::string>, size_t> open_flows;  // -> index into *flows
 };
 
 std::optional<int64_t> TsNs(const EventFields& ev) {
@@ -347,10 +356,28 @@ void AddHostEvent(const EventFields& ev, TraceSink& sink) {
   sink.host_events->push_back({ev.pid, ev.name, ev.cat, start, end - start});
 }
 
+// "s" / "f" events of the HostToDevice (API call -> device task) and async_task_queue (enqueue ->
+// dequeue) flows, paired by id. An "f" before its "s" (files are not sorted) is paired as well.
+void AddFlow(const EventFields& ev, TraceSink& sink) {
+  if (ev.ph != "s" && ev.ph != "f") return;
+  TraceFlow::Kind kind;
+  if (ev.cat == "HostToDevice") kind = TraceFlow::kHostToDevice;
+  else if (ev.cat == "async_task_queue") kind = TraceFlow::kTaskQueue;
+  else return;
+  auto ts = TsNs(ev);
+  if (!ts || ev.id.empty()) return;
+  auto [it, fresh] = sink.open_flows.try_emplace({kind, ev.id}, sink.flows->size());
+  if (fresh) sink.flows->push_back({kind, -1, -1});
+  TraceFlow& f = (*sink.flows)[it->second];
+  (ev.ph == "s" ? f.start_ns : f.finish_ns) = *ts;
+  if (f.start_ns >= 0 && f.finish_ns >= 0) sink.open_flows.erase(it);  // ids are reused across the file
+}
+
 // The array of trace events (its '[' already read).
 bool ReadEventArray(JsonStream& in, TraceSink& sink) {
   EventFields ev;
   ev.with_args = sink.device_tasks || sink.host_windows;
+  ev.with_flows = sink.flows != nullptr;
   std::string key;
   int c = in.GetNonSpace();
   if (c == ']') return true;
@@ -360,6 +387,7 @@ bool ReadEventArray(JsonStream& in, TraceSink& sink) {
       AddMarker(ev, *sink.table);
       if (sink.device_tasks) AddTask(ev, sink);
       if (sink.host_windows) AddHostEvent(ev, sink);
+      if (sink.flows) AddFlow(ev, sink);
     } else if (!in.SkipValue(c)) {
       return false;
     }
@@ -421,17 +449,25 @@ Status ReadTraceView(const std::filesystem::path& path, TraceSink& sink) {
 
 Status ReadTraceViewHostEvents(const std::filesystem::path& path,
                                const std::vector<std::pair<int64_t, int64_t>>& windows,
-                               std::vector<TraceHostEvent>& events) {
+                               std::vector<TraceHostEvent>& events, std::vector<TraceFlow>* flows) {
   RankTable unused;
   TraceSink sink;
   sink.table = &unused;
-  sink.host_windows = &windows;
-  sink.host_events = &events;
+  if (!windows.empty()) {
+    sink.host_windows = &windows;
+    sink.host_events = &events;
+  }
+  sink.flows = flows;
   OPTRACE_RETURN_IF_ERROR(ReadTraceView(path, sink));
   for (TraceHostEvent& e : events) {
     auto it = sink.process_names.find(e.process);
     e.process = it == sink.process_names.end() ? "pid " + e.process : it->second;
   }
+  // Halves whose other half is not in the file say nothing about a delay.
+  if (flows)
+    flows->erase(std::remove_if(flows->begin(), flows->end(),
+                                [](const TraceFlow& f) { return f.start_ns < 0 || f.finish_ns < 0; }),
+                 flows->end());
   return Status::Ok();
 }
 

@@ -1,5 +1,6 @@
 #include "analyze/diagnose.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <map>
@@ -509,6 +510,40 @@ TEST(DiagnoseTest, EqualOperatorsOnAllRanksAreNoSlowOperator) {
   WriteDispatchRank(tmp, 1, 110);  // 1.1x: below slow_operator_ratio
   AnalysisResult r = testing::Analyze(tmp.path() / "job");
   for (const Finding& f : r.findings) EXPECT_NE(f.type, "slow_operator") << f.summary;
+}
+
+// Level1 kernel_details carries OP State (real exports: "dynamic", "static", "N/A" for HCCL).
+std::string OpStateCsv(const char* matmul_state) {
+  std::string csv = "Step Id,Name,Type,OP State,Accelerator Core,Start Time(us),Duration(us),aic_mac_time(us)\n";
+  for (int s = 1; s <= 3; ++s) {
+    int64_t t0 = 1700000000000000 + s * 10000;
+    csv += fmt::format("{},MatMul,MatMul,{},AI_CORE,{}.0,800.0,400.0\n", s, matmul_state, t0);
+    csv += fmt::format("{},Add,Add,static,AI_VECTOR_CORE,{}.0,200.0,N/A\n", s, t0 + 900);
+    csv += fmt::format("{},hcom_allReduce__1_0_1,hcom_allReduce_,N/A,HCCL,{}.0,100.0,N/A\n", s, t0 + 1200);
+  }
+  return csv;
+}
+
+TEST(DiagnoseTest, OpStateIsCountedPerOperatorAndIsNoPipelineData) {
+  TempDir tmp;
+  WriteRanks(tmp, {OpStateCsv("dynamic")});
+  AnalysisResult r = Analyze(tmp.path());
+  std::map<std::string, std::pair<uint64_t, uint64_t>> calls;  // name -> dynamic, static
+  double dynamic_us = 0, static_us = 0;
+  for (const OperatorSummary& o : r.summaries.operators) {
+    calls[std::string(r.strings.Get(o.name))] = {o.dynamic_calls, o.static_calls};
+    dynamic_us += o.dynamic_us;
+    static_us += o.static_us;
+  }
+  EXPECT_EQ(calls["MatMul"], (std::pair<uint64_t, uint64_t>{3, 0}));
+  EXPECT_EQ(calls["Add"], (std::pair<uint64_t, uint64_t>{0, 3}));
+  EXPECT_EQ(calls["hcom_allReduce__1_0_1"], (std::pair<uint64_t, uint64_t>{0, 0}));  // "N/A"
+  EXPECT_DOUBLE_EQ(dynamic_us, 2400.0);
+  EXPECT_DOUBLE_EQ(static_us, 600.0);
+  // Only MatMul's rows carry aic_mac_time: the OP State alone is not pipeline data.
+  EXPECT_EQ(r.summaries.events_with_pipeline, 3u);
+  // Dynamic is what default binary kernels report: a view, never a finding by itself.
+  for (const Finding& f : r.findings) EXPECT_EQ(f.summary.find("dynamic"), std::string::npos) << f.summary;
 }
 
 }  // namespace

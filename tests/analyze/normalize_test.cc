@@ -121,7 +121,8 @@ std::map<std::string, int> EventKeys(const Normalized& n, size_t rank, bool with
                     "|" + n.strings.Get(e.input_shapes) + "|" + n.strings.Get(e.output_shapes) + "|" +
                     std::to_string(e.step_id) + "|" +
                     (e.op_type == OpType::kCommunication ? "" : std::to_string(e.block_dim)) + "|" +
-                    (e.pipe == kNone32 ? "nopipe" : "pipe");
+                    // Pipeline data, not the OP State (text only) that rides in the same row.
+                    (n.ranks[rank].PipeOf(e) && n.ranks[rank].PipeOf(e)->AnyPipe() ? "pipe" : "nopipe");
     ++keys[k];
   }
   return keys;

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "analyze/memory.h"
 #include "analyze/report/summary_json.h"
 #include "core/file_io.h"
 #include "core/process_memory.h"
@@ -94,6 +95,8 @@ Result<AnalyzeRun> RunAnalyzeAndReport(const AnalyzeRunOptions& opt) {
   ropt.efficiency.rules = &rules;
   ropt.efficiency.model_config = model_config;
   ropt.efficiency.hardware = hardware ? hardware : DetectedHardware(run.result, opt, rules, ropt.efficiency.hardware_note);
+  // The one finding that needs the device: made here, where the device is known.
+  AddMemoryLimitFinding(run.result, SummarizeMemory(run.result), ropt.efficiency.hardware, rules.thresholds);
   auto written = WriteReport(run.result, ropt);
   if (!written.ok()) {
     if (opt.analyze.progress) opt.analyze.progress->OnStage({Stage::kReport, "failed", 0, {}, written.status().message()});

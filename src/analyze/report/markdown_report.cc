@@ -260,6 +260,8 @@ void FusedOperators(const AnalysisResult& r, std::ostream& out) {
           rows);
 }
 
+void DynamicShapes(const AnalysisResult& r, std::ostream& out);
+
 void OperatorView(const AnalysisResult& r, std::ostream& out) {
   out << "## 7. Operator View\n\n";
   std::vector<Row> rows;
@@ -278,6 +280,7 @@ void OperatorView(const AnalysisResult& r, std::ostream& out) {
   MdTable(out, {"name", "op type", "ranks", "calls", "total ms", "bound family", "dominant core", "bound stage", "rank skew"},
           rows);
   FusedOperators(r, out);
+  DynamicShapes(r, out);
   rows.clear();
   for (const HcclClassSummary& h : r.summaries.hccl_classes) {
     rows.push_back({h.kind, h.comm_aiv_fused ? "yes" : "no", std::to_string(h.rank_count), std::to_string(h.count),
@@ -344,6 +347,8 @@ void PipelineStageTable(const AnalysisResult& r, std::ostream& out);
 void DeviceMemory(const AnalysisResult& r, std::ostream& out);
 void ExpertLoadTable(const AnalysisResult& r, std::ostream& out);
 void HostAttribution(const AnalysisResult& r, std::ostream& out);
+void HostLaunch(const AnalysisResult& r, std::ostream& out);
+void DynamicShapes(const AnalysisResult& r, std::ostream& out);
 
 // Per pipeline stage: compute, communication and idle per step, and how often it bounds the step.
 void PipelineStageTable(const AnalysisResult& r, std::ostream& out) {
@@ -458,6 +463,7 @@ void CrossRankView(const AnalysisResult& r, double link_min_mb, std::ostream& ou
   DeviceMemory(r, out);
   CommunicationInternals(r, link_min_mb, out);
   HostAttribution(r, out);
+  HostLaunch(r, out);
 }
 
 // Section 9's communication part: what communication.json / communication_matrix.json say.
@@ -577,6 +583,88 @@ void HostAttribution(const AnalysisResult& r, std::ostream& out) {
   MdTable(out, {"rank", "step", "gap ms", "candidate cause", "rule"}, rows);
   if (c.bubbles_without_trace)
     out << fmt::format("{} more bubble(s) are on ranks without trace_view.json: not attributed.\n\n", c.bubbles_without_trace);
+}
+
+// Section 9's launch part: how the host fed the device per rank (host_launch.h).
+void HostLaunch(const AnalysisResult& r, std::ostream& out) {
+  const CrossRank& c = r.cross_rank;
+  out << "### Host launch\n\n";
+  if (c.launches.empty()) {
+    out << "No launch flows in this capture (trace_view.json's HostToDevice / async_task_queue flows; "
+           "torch_npu writes them at every profiler level).\n\n";
+    return;
+  }
+  // Per rank over its complete steps (all steps when none is complete): medians of the per-step
+  // numbers, the worst step by launch-bound idle share.
+  std::map<int, std::vector<const StepLaunch*>> by_rank;
+  for (const StepLaunch& L : c.launches) by_rank[L.rank].push_back(&L);
+  std::vector<Row> rows;
+  for (auto& [rank, all] : by_rank) {
+    std::vector<const StepLaunch*> steps;
+    for (const StepLaunch* L : all)
+      if (L->complete) steps.push_back(L);
+    if (steps.empty()) steps = all;
+    auto median = [&](auto get) {
+      std::vector<double> v;
+      for (const StepLaunch* L : steps) v.push_back(get(*L));
+      std::sort(v.begin(), v.end());
+      return 0.5 * (v[(v.size() - 1) / 2] + v[v.size() / 2]);
+    };
+    const StepLaunch* worst = steps.front();
+    auto share = [](const StepLaunch& L) { return L.step_wall_ns > 0 ? double(L.launch_bound_idle_ns) / double(L.step_wall_ns) : 0.0; };
+    int depth = -1;
+    for (const StepLaunch* L : steps) {
+      if (share(*L) > share(*worst)) worst = L;
+      depth = std::max(depth, L->max_queue_depth);
+    }
+    rows.push_back({std::to_string(rank), std::to_string(steps.size()),
+                    Num(median([](const StepLaunch& L) { return double(L.launches); })),
+                    Ms(median([](const StepLaunch& L) { return double(L.delay_p50_ns) / 1e6; })),
+                    Ms(median([](const StepLaunch& L) { return double(L.delay_p90_ns) / 1e6; })),
+                    Ms(median([](const StepLaunch& L) { return double(L.launch_bound_idle_ns) / 1e6; })),
+                    fmt::format("{} ({})", worst->step_id, Pct(share(*worst))), depth < 0 ? "-" : std::to_string(depth)});
+  }
+  out << "Per rank, medians over its complete steps: launches, launch delay (CANN API call to the task's start on the "
+         "device; long is a deep queue, not a wait), and launch-bound idle (device idle that ends with a task launched "
+         "only after the device had gone idle: the device waited on the host):\n\n";
+  MdTable(out, {"rank", "steps", "launches per step", "delay p50 ms", "delay p90 ms", "launch-bound idle ms",
+                "worst step (idle share)", "max task-queue depth"},
+          rows);
+  if (c.launch_ranks_without_flows)
+    out << fmt::format("{} rank(s) have no launch flows (no trace_view.json, or none in it).\n\n", c.launch_ranks_without_flows);
+}
+
+// Section 7's OP State part: the share of time in operators compiled for dynamic shapes.
+void DynamicShapes(const AnalysisResult& r, std::ostream& out) {
+  out << "Dynamic-shape operators (OP State):\n\n";
+  double dyn = 0, stated = 0;
+  std::map<uint32_t, std::pair<uint64_t, double>> by_name;  // name -> dynamic calls, us (all ranks)
+  for (const OperatorSummary& o : r.summaries.operators) {
+    dyn += o.dynamic_us;
+    stated += o.dynamic_us + o.static_us;
+    if (o.dynamic_calls) {
+      auto& [calls, us] = by_name[o.name];
+      calls += o.dynamic_calls;
+      us += o.dynamic_us;
+    }
+  }
+  if (stated <= 0) {
+    out << "Not in this capture: the export has no OP State column (Level1 / Level2 kernel_details.csv and msprof "
+           "op_summary carry it; Level0 and the db layouts do not).\n\n";
+    return;
+  }
+  out << fmt::format("{} of the device time of operators with an OP State ran dynamic ({} of {} ms). `dynamic` is "
+                     "what torch_npu's precompiled binary kernels report (jit_compile=False, its default); `static` "
+                     "kernels were compiled for their shape.\n\n",
+                     Pct(dyn / stated), Ms(dyn / 1e3), Ms(stated / 1e3));
+  std::vector<std::pair<double, uint32_t>> top;
+  for (const auto& [name, v] : by_name) top.push_back({v.second, name});
+  std::stable_sort(top.begin(), top.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  if (top.size() > 10) top.resize(10);
+  std::vector<Row> rows;
+  for (const auto& [us, name] : top)
+    rows.push_back({r.Str(name), std::to_string(by_name[name].first), Ms(us / 1e3), Pct(us / stated)});
+  if (!rows.empty()) MdTable(out, {"name", "dynamic calls", "dynamic ms", "share"}, rows);
 }
 
 void FindingInventory(const AnalysisResult& r, std::ostream& out) {

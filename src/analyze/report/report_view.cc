@@ -57,6 +57,10 @@ const std::vector<TableSpec>& Specs() {
       {"model_inferred_config", "Model fingerprint (from the profile)", {}, ""},
       {"model_feature_summary", "Model features", {}, ""},
       {"hardware_theoretical_peaks", "Hardware peaks", {}, ""},
+      {"host_launch_summary", "Host launch per step", {}, ""},
+      {"expert_load_summary", "Expert-parallel load", {}, ""},
+      {"pipeline_stage_summary", "Pipeline stages", {}, ""},
+      {"memory_peak_summary", "Device memory peaks", {}, ""},
   };
   return kSpecs;
 }

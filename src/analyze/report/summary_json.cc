@@ -6,6 +6,9 @@
 #include <set>
 
 #include "analyze/efficiency.h"
+#include "analyze/expert_load.h"
+#include "analyze/memory.h"
+#include "analyze/pipeline_stages.h"
 
 namespace optrace::analyze::report {
 namespace {
@@ -197,6 +200,78 @@ Json HostAttributionJson(const AnalysisResult& r) {
               {"not_attributed_without_trace_view", r.cross_rank.bubbles_without_trace}};
 }
 
+// How the host fed the device (cross_rank.launches): per rank over its complete steps.
+Json HostLaunchJson(const AnalysisResult& r) {
+  std::map<int, std::vector<const StepLaunch*>> by_rank;
+  for (const StepLaunch& L : r.cross_rank.launches)
+    if (L.complete) by_rank[L.rank].push_back(&L);
+  Json ranks = Json::array();
+  for (const auto& [rank, steps] : by_rank) {
+    int64_t idle = 0, wall = 0, launches = 0, delay_max = 0;
+    int depth = -1;
+    for (const StepLaunch* L : steps) {
+      idle += L->launch_bound_idle_ns;
+      wall += L->step_wall_ns;
+      launches += L->launches;
+      delay_max = std::max(delay_max, L->delay_max_ns);
+      depth = std::max(depth, L->max_queue_depth);
+    }
+    ranks.push_back({{"rank", rank},
+                     {"complete_steps", steps.size()},
+                     {"launches", launches},
+                     {"launch_bound_idle_ms", R6(double(idle) / 1e6)},
+                     {"launch_bound_idle_share", R6(wall > 0 ? double(idle) / double(wall) : 0.0)},
+                     {"delay_max_ms", R6(double(delay_max) / 1e6)},
+                     {"max_task_queue_depth", depth < 0 ? Json() : Json(depth)}});
+  }
+  return Json{{"ranks", ranks}, {"ranks_without_flows", r.cross_rank.launch_ranks_without_flows}};
+}
+
+// The share of time in dynamic-shape operators per rank (OP State); null where no OP State.
+Json DynamicShapesJson(const AnalysisResult& r) {
+  std::map<int, std::pair<double, double>> by_rank;  // dynamic us, stated us
+  for (const OperatorSummary& o : r.summaries.operators) {
+    if (o.dynamic_calls + o.static_calls == 0) continue;
+    by_rank[o.rank].first += o.dynamic_us;
+    by_rank[o.rank].second += o.dynamic_us + o.static_us;
+  }
+  Json ranks = Json::array();
+  for (const auto& [rank, v] : by_rank)
+    ranks.push_back({{"rank", rank}, {"dynamic_ms", R6(v.first / 1e3)}, {"stated_ms", R6(v.second / 1e3)},
+                     {"dynamic_share", R6(v.second > 0 ? v.first / v.second : 0.0)}});
+  return Json{{"in_capture", !by_rank.empty()}, {"ranks", ranks}};
+}
+
+// The MoE / LLM views of report.md: expert-parallel load, pipeline stages, device memory.
+Json ParallelViewsJson(const AnalysisResult& r) {
+  Json ep = Json::array();
+  for (const ExpertGroupLoad& g : ExpertLoad(r)) {
+    Json ranks = Json::array();
+    for (const ExpertRankLoad& l : g.ranks)
+      ranks.push_back({{"rank", l.rank}, {"calls", l.calls}, {"tokens_per_step", R6(l.tokens_per_step)},
+                       {"ms_per_step", R6(l.ms_per_step)}, {"hot_steps", l.hot_steps}});
+    ep.push_back({{"group", g.group}, {"by_tokens", g.by_tokens}, {"steps", g.steps},
+                  {"mean_peak_to_mean", R6(g.mean_peak_to_mean)}, {"max_peak_to_mean", R6(g.max_peak_to_mean)},
+                  {"max_over_min", R6(g.max_over_min)}, {"hot_rank", g.hot_rank}, {"worst_step_id", g.worst_step_id},
+                  {"ranks", ranks}});
+  }
+  Json pp = Json::array();
+  for (const PipelineStage& p : PipelineStages(r))
+    pp.push_back({{"stage", p.stage}, {"ranks", p.ranks}, {"steps", p.steps}, {"compute_ms", R6(p.compute_ms)},
+                  {"comm_ms", R6(p.comm_ms)}, {"idle_ms", R6(p.bubble_ms)}, {"wall_ms", R6(p.wall_ms)},
+                  {"bounding_steps", p.bounding_steps}});
+  Json mem = Json::array();
+  for (const RankMemory& m : SummarizeMemory(r)) {
+    Json comps = Json::array();
+    for (const ComponentMemory& c : m.components)
+      comps.push_back({{"component", c.component}, {"peak_reserved_mb", R6(c.peak_reserved_mb)},
+                       {"peak_allocated_mb", IsMissing(c.peak_allocated_mb) ? Json() : Json(R6(c.peak_allocated_mb))},
+                       {"peak_step_id", c.peak_step_id}, {"memory_record_row", c.peak_row}});
+    mem.push_back({{"rank", m.rank}, {"components", comps}});
+  }
+  return Json{{"expert_load", ep}, {"pipeline_stages", pp}, {"device_memory", mem}};
+}
+
 // Efficiency: hardware, MFU, top reclaim, coverage and the fingerprint; null numbers where unknown.
 Json EfficiencyJson(const AnalysisResult& r, const Efficiency* eff) {
   if (!eff) return nullptr;
@@ -323,6 +398,9 @@ Json BuildAnalysisSummary(const AnalysisResult& r, const Kpis& kpis, const Repor
               {"kpis", KpisJson(kpis)},
               {"communication", communication},
               {"host_attribution", HostAttributionJson(r)},
+              {"host_launch", HostLaunchJson(r)},
+              {"dynamic_shapes", DynamicShapesJson(r)},
+              {"parallel_views", ParallelViewsJson(r)},
               {"efficiency", EfficiencyJson(r, ctx.efficiency)},
               {"finding_counts", kpis.finding_counts},
               {"findings", findings},

@@ -75,6 +75,7 @@ void BuildSummaryTables(const AnalysisResult& r, bool full, const std::function<
     sink(CommunicationLinkTable(r));
   }
   if (!r.summaries.groups.empty() || !r.cross_rank.groups.empty()) sink(CommunicationGroupTable(r));
+  BuildParallelTables(r, sink);
   if (full) {
     sink(LayerSummaryTable(r));
     sink(BlockSummaryTable(r));

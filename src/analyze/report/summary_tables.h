@@ -71,6 +71,9 @@ Table CommunicationTransportTable(const AnalysisResult& r);
 Table CommunicationLinkTable(const AnalysisResult& r);
 Table CommunicationGroupTable(const AnalysisResult& r);  // when groups are known (profiler_metadata / communication.json)
 Table CommunicationOpTable(const AnalysisResult& r);  // full mode
+// The MoE / LLM tables (host launch, expert load, pipeline stages, memory peaks), each only when
+// the capture has its inputs (summary_tables_parallel.cc).
+void BuildParallelTables(const AnalysisResult& r, const std::function<void(Table&&)>& sink);
 
 // Source rows of an event range: the file of its first event and the min/max row among the
 // range's events from that file. file is "" for an empty range.
