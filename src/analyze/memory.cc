@@ -6,6 +6,8 @@
 #include <cmath>
 #include <map>
 
+#include <sqlite3.h>
+
 #include "core/csv_reader.h"
 
 namespace optrace::analyze {
@@ -78,6 +80,97 @@ std::vector<LiveAllocation> LiveAt(const fs::path& path, const RankTable& t, int
   return live;
 }
 
+// The db layout (ascend_pytorch_profiler_*.db): MEMORY_RECORD and OP_MEMORY hold the same records
+// as the CSVs, in bytes and ns, names as STRING_IDS ids; the row is the rowid.
+class MemoryDb {
+ public:
+  explicit MemoryDb(const fs::path& path) {
+    if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK) Close();
+  }
+  ~MemoryDb() { Close(); }
+  MemoryDb(const MemoryDb&) = delete;
+  MemoryDb& operator=(const MemoryDb&) = delete;
+  // fn(stmt) per row of `sql`; false when the query cannot run (no such table or column).
+  template <typename Fn>
+  bool Query(const char* sql, Fn fn) {
+    if (!db_) return false;
+    sqlite3_stmt* st = nullptr;
+    if (sqlite3_prepare_v2(db_, sql, -1, &st, nullptr) != SQLITE_OK) return false;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) fn(st);
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE;
+  }
+
+ private:
+  void Close() {
+    if (db_) sqlite3_close(db_);
+    db_ = nullptr;
+  }
+  sqlite3* db_ = nullptr;
+};
+
+std::string Text(sqlite3_stmt* st, int col) {
+  const unsigned char* v = sqlite3_column_text(st, col);
+  return v ? reinterpret_cast<const char*>(v) : "";
+}
+bool Null(sqlite3_stmt* st, int col) { return sqlite3_column_type(st, col) == SQLITE_NULL; }
+constexpr double kMb = 1024.0 * 1024.0;
+
+bool ReadDbRecords(MemoryDb& db, const RankTable& t, std::map<std::string, ComponentMemory>& out) {
+  return db.Query(
+      "SELECT m.rowid, COALESCE(s.value, CAST(m.component AS TEXT)), m.timestamp, m.totalAllocated, m.totalReserved "
+      "FROM MEMORY_RECORD m LEFT JOIN STRING_IDS s ON s.id = m.component ORDER BY m.rowid",
+      [&](sqlite3_stmt* st) {
+        std::string c = Text(st, 1);
+        ComponentMemory& m = out[c];
+        m.component = c;
+        ++m.samples;
+        if (!Null(st, 4) && !Null(st, 2)) {
+          double res = double(sqlite3_column_int64(st, 4)) / kMb;
+          if (IsMissing(m.peak_reserved_mb) || res > m.peak_reserved_mb) {
+            m.peak_reserved_mb = res;
+            m.peak_rel_ns = sqlite3_column_int64(st, 2) - t.base_ns;
+            m.peak_row = static_cast<uint64_t>(sqlite3_column_int64(st, 0));
+          }
+        }
+        if (!Null(st, 3)) {
+          double a = double(sqlite3_column_int64(st, 3)) / kMb;
+          if (IsMissing(m.peak_allocated_mb) || a > m.peak_allocated_mb) m.peak_allocated_mb = a;
+        }
+      });
+}
+
+std::vector<LiveAllocation> DbLiveAt(MemoryDb& db, const RankTable& t, int64_t rel_ns) {
+  std::vector<LiveAllocation> live;
+  db.Query("SELECT o.rowid, COALESCE(s.value, CAST(o.name AS TEXT)), o.size, o.allocationTime, o.releaseTime "
+           "FROM OP_MEMORY o LEFT JOIN STRING_IDS s ON s.id = o.name ORDER BY o.rowid",
+           [&](sqlite3_stmt* st) {
+             if (Null(st, 2) || Null(st, 3) || sqlite3_column_int64(st, 3) - t.base_ns > rel_ns) return;
+             if (!Null(st, 4) && sqlite3_column_int64(st, 4) - t.base_ns <= rel_ns) return;  // released before
+             live.push_back({Text(st, 1), double(sqlite3_column_int64(st, 2)) / kMb,
+                             static_cast<uint64_t>(sqlite3_column_int64(st, 0))});
+           });
+  std::stable_sort(live.begin(), live.end(), [](const LiveAllocation& x, const LiveAllocation& y) { return x.size_mb > y.size_mb; });
+  if (live.size() > 5) live.resize(5);
+  return live;
+}
+
+// The db a rank's events came from ("" for a text export).
+std::string RankDb(const RankTable& t) {
+  for (const SourceFile& f : t.files)
+    if (!f.table.empty()) return f.path;
+  return "";
+}
+
+// The allocator's peak (a component that reports allocated memory: PTA, PTA+GE), not the
+// process-level APP line, is when the operators' allocations pile up.
+const ComponentMemory& AllocatorPeak(const RankMemory& m) {
+  for (const ComponentMemory& c : m.components)
+    if (!IsMissing(c.peak_allocated_mb)) return c;
+  return m.components.front();
+}
+
 }  // namespace
 
 std::vector<RankMemory> SummarizeMemory(const AnalysisResult& r) {
@@ -86,12 +179,20 @@ std::vector<RankMemory> SummarizeMemory(const AnalysisResult& r) {
     fs::path dir = fs::path(t.dir) / "ASCEND_PROFILER_OUTPUT";
     std::error_code ec;
     fs::path record = dir / "memory_record.csv", ops = dir / "operator_memory.csv";
-    if (!fs::is_regular_file(record, ec)) continue;
+    const std::string db_path = RankDb(t);
+    std::optional<MemoryDb> db;
     std::map<std::string, ComponentMemory> comps;
-    if (!ReadRecords(record, t, comps) || comps.empty()) continue;
     RankMemory m;
     m.rank = t.rank;
-    m.memory_record = record.string();
+    if (fs::is_regular_file(record, ec)) {
+      if (!ReadRecords(record, t, comps)) continue;
+      m.memory_record = record.string();
+    } else if (!db_path.empty()) {
+      db.emplace(db_path);
+      if (!ReadDbRecords(*db, t, comps)) continue;
+      m.memory_record = db_path + "#MEMORY_RECORD";
+    }
+    if (comps.empty()) continue;
     for (auto& [name, c] : comps) {
       if (IsMissing(c.peak_reserved_mb)) continue;
       c.peak_step_id = StepAt(r, t.rank, c.peak_rel_ns);
@@ -100,18 +201,15 @@ std::vector<RankMemory> SummarizeMemory(const AnalysisResult& r) {
     if (m.components.empty()) continue;
     std::stable_sort(m.components.begin(), m.components.end(),
                      [](const ComponentMemory& a, const ComponentMemory& b) { return a.peak_reserved_mb > b.peak_reserved_mb; });
-    if (fs::is_regular_file(ops, ec)) {
+    const ComponentMemory& at = AllocatorPeak(m);
+    if (db) {
+      m.live_at_peak = DbLiveAt(*db, t, at.peak_rel_ns);
+      if (!m.live_at_peak.empty()) m.operator_memory = db_path + "#OP_MEMORY";
+      m.live_component = at.component;
+    } else if (fs::is_regular_file(ops, ec)) {
       m.operator_memory = ops.string();
-      // The allocator's peak (a component that reports allocated memory: PTA, PTA+GE), not the
-      // process-level APP line, is when the operators' allocations pile up.
-      const ComponentMemory* at = &m.components.front();
-      for (const ComponentMemory& c : m.components)
-        if (!IsMissing(c.peak_allocated_mb)) {
-          at = &c;
-          break;
-        }
-      m.live_at_peak = LiveAt(ops, t, at->peak_rel_ns);
-      m.live_component = at->component;
+      m.live_at_peak = LiveAt(ops, t, at.peak_rel_ns);
+      m.live_component = at.component;
     }
     out.push_back(std::move(m));
   }

@@ -4,8 +4,9 @@
 //
 //   for (const RankMemory& m : SummarizeMemory(result)) ... m.components[0].peak_reserved_mb
 //
-// Read when the report is written, from the rank's ASCEND_PROFILER_OUTPUT; a rank without the
-// files has no entry (the db layout's MEMORY_RECORD / OP_MEMORY tables are not read yet).
+// Read when the report is written, from the rank's ASCEND_PROFILER_OUTPUT, or from the db layout's
+// MEMORY_RECORD / OP_MEMORY tables (bytes and ns, the row is the rowid); a rank without either has
+// no entry.
 #pragma once
 
 #include <cstdint>

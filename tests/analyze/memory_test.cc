@@ -2,6 +2,7 @@
 #include "analyze/memory.h"
 
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include <fstream>
 
@@ -116,6 +117,46 @@ TEST(MemoryTest, TheReportNamesAPeakNearTheLimitOfTheChosenDevice) {
   std::string md((std::istreambuf_iterator<char>(in)), {});
   EXPECT_NE(md.find("memory_near_device_limit"), std::string::npos);
   EXPECT_NE(md.find("of the device's 32 GB (Ascend910B4)"), std::string::npos);
+}
+
+// The db layout: MEMORY_RECORD / OP_MEMORY as torch_npu writes them (bytes, ns, STRING_IDS names),
+// added to a copy of the tp_l0_db fixture.
+TEST(MemoryTest, TheDbLayoutsMemoryTablesGiveTheSamePeaks) {
+  namespace fs = std::filesystem;
+  TempDir tmp;
+  fs::copy(testing::Sample("tp_l0_db"), tmp.path(), fs::copy_options::recursive);
+  fs::path db = tmp.path() / "rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db";
+  sqlite3* h = nullptr;
+  ASSERT_EQ(sqlite3_open(db.c_str(), &h), SQLITE_OK);
+  const char* sql =
+      "CREATE TABLE MEMORY_RECORD (component INTEGER, timestamp INTEGER, totalAllocated INTEGER, totalReserved INTEGER,"
+      " totalActive INTEGER, streamPtr INTEGER, deviceId INTEGER);"
+      "CREATE TABLE OP_MEMORY (name INTEGER, size INTEGER, allocationTime INTEGER, releaseTime INTEGER,"
+      " activeReleaseTime INTEGER, duration INTEGER, activeDuration INTEGER, allocationTotalAllocated INTEGER,"
+      " allocationTotalReserved INTEGER, allocationTotalActive INTEGER, releaseTotalAllocated INTEGER,"
+      " releaseTotalReserved INTEGER, releaseTotalActive INTEGER, streamPtr INTEGER, deviceId INTEGER);"
+      "INSERT INTO STRING_IDS (id, value) VALUES (990001, 'PTA'), (990002, 'aten::empty_strided'), (990003, 'aten::mm');"
+      "INSERT INTO MEMORY_RECORD SELECT 990001, MIN(startNs) + 1000, 1048576 * 900, 1048576 * 1400, 0, 1, 0 FROM TASK;"
+      "INSERT INTO MEMORY_RECORD SELECT 990001, MIN(startNs) + 5000, 1048576 * 1300, 1048576 * 1800, 0, 1, 0 FROM TASK;"
+      "INSERT INTO OP_MEMORY (name, size, allocationTime, releaseTime) SELECT 990002, 1048576 * 400, MIN(startNs) + 2000,"
+      " NULL FROM TASK;"
+      "INSERT INTO OP_MEMORY (name, size, allocationTime, releaseTime) SELECT 990003, 1048576 * 100, MIN(startNs) + 2000,"
+      " MIN(startNs) + 3000 FROM TASK;";
+  char* err = nullptr;
+  EXPECT_EQ(sqlite3_exec(h, sql, nullptr, nullptr, &err), SQLITE_OK) << (err ? err : "");
+  sqlite3_free(err);
+  sqlite3_close(h);
+  std::vector<RankMemory> m = SummarizeMemory(testing::Analyze(tmp.path()));
+  ASSERT_EQ(m.size(), 1u);
+  ASSERT_EQ(m[0].components.size(), 1u);
+  EXPECT_EQ(m[0].components[0].component, "PTA");
+  EXPECT_DOUBLE_EQ(m[0].components[0].peak_reserved_mb, 1800.0);
+  EXPECT_DOUBLE_EQ(m[0].components[0].peak_allocated_mb, 1300.0);
+  EXPECT_EQ(m[0].components[0].peak_row, 2u);  // the rowid
+  EXPECT_EQ(m[0].memory_record, db.string() + "#MEMORY_RECORD");
+  ASSERT_EQ(m[0].live_at_peak.size(), 1u);  // aten::mm was released before the peak
+  EXPECT_EQ(m[0].live_at_peak[0].name, "aten::empty_strided");
+  EXPECT_DOUBLE_EQ(m[0].live_at_peak[0].size_mb, 400.0);
 }
 
 }  // namespace

@@ -406,8 +406,8 @@ void DeviceMemory(const AnalysisResult& r, std::ostream& out) {
   out << "### Device memory\n\n";
   std::vector<RankMemory> mem = SummarizeMemory(r);
   if (mem.empty()) {
-    out << "No memory_record.csv in this capture (torch_npu writes it with profile_memory=True; the db layout's "
-           "MEMORY_RECORD table is not read yet).\n\n";
+    out << "No memory records in this capture (memory_record.csv, or the db layout's MEMORY_RECORD table: torch_npu "
+           "writes them with profile_memory=True).\n\n";
     return;
   }
   std::vector<Row> rows;
@@ -416,16 +416,16 @@ void DeviceMemory(const AnalysisResult& r, std::ostream& out) {
       rows.push_back({std::to_string(m.rank), c.component, Num(c.peak_reserved_mb),
                       IsMissing(c.peak_allocated_mb) ? "-" : Num(c.peak_allocated_mb),
                       c.peak_step_id < 0 ? "-" : std::to_string(c.peak_step_id),
-                      fmt::format("`memory_record.csv` row {}", c.peak_row)});
-  out << "Peak device memory per rank and component (memory_record.csv):\n\n";
+                      fmt::format("`{}` row {}", std::filesystem::path(m.memory_record).filename().string(), c.peak_row)});
+  out << "Peak device memory per rank and component (memory_record.csv / MEMORY_RECORD):\n\n";
   MdTable(out, {"rank", "component", "peak reserved MB", "peak allocated MB", "step at the peak", "evidence"}, rows);
   rows.clear();
   for (const RankMemory& m : mem)
     for (const LiveAllocation& a : m.live_at_peak)
       rows.push_back({std::to_string(m.rank), m.live_component, a.name, Num(a.size_mb),
-                      fmt::format("`operator_memory.csv` row {}", a.row)});
+                      fmt::format("`{}` row {}", std::filesystem::path(m.operator_memory).filename().string(), a.row)});
   if (!rows.empty()) {
-    out << "The largest allocations live at each rank's allocator peak (operator_memory.csv):\n\n";
+    out << "The largest allocations live at each rank's allocator peak (operator_memory.csv / OP_MEMORY):\n\n";
     MdTable(out, {"rank", "at the peak of", "operator", "size MB", "evidence"}, rows);
   }
 }
