@@ -216,6 +216,69 @@ std::vector<RankMemory> SummarizeMemory(const AnalysisResult& r) {
   return out;
 }
 
+std::vector<MemorySeries> MemoryTimeline(const AnalysisResult& r, const std::vector<RankMemory>& memory,
+                                         size_t max_points) {
+  std::vector<MemorySeries> out;
+  for (const RankMemory& m : memory) {
+    const RankTable* t = r.FindRank(m.rank);
+    if (!t || m.components.empty() || max_points == 0) continue;
+    MemorySeries s;
+    s.rank = m.rank;
+    s.component = AllocatorPeak(m).component;
+    std::vector<MemoryPoint> all;
+    const std::string& src = m.memory_record;
+    const size_t hash = src.rfind("#MEMORY_RECORD");
+    if (hash != std::string::npos && hash + 14 == src.size()) {
+      MemoryDb db(src.substr(0, hash));
+      db.Query("SELECT COALESCE(s.value, CAST(m.component AS TEXT)), m.timestamp, m.totalAllocated, m.totalReserved "
+               "FROM MEMORY_RECORD m LEFT JOIN STRING_IDS s ON s.id = m.component ORDER BY m.rowid",
+               [&](sqlite3_stmt* st) {
+                 if (Text(st, 0) != s.component || Null(st, 1) || Null(st, 3)) return;
+                 all.push_back({sqlite3_column_int64(st, 1) - t->base_ns, double(sqlite3_column_int64(st, 3)) / kMb,
+                                Null(st, 2) ? kMissing : double(sqlite3_column_int64(st, 2)) / kMb});
+               });
+    } else {
+      auto reader = CsvReader::Open(src);
+      if (!reader.ok()) continue;
+      CsvRecord rec;
+      auto first = reader->Next(rec);
+      if (!first.ok() || !*first) continue;
+      CsvHeader h(rec);
+      auto comp = h.Find("Component"), ts = h.Find("Timestamp(us)"), alloc = h.Find("Total Allocated(MB)"),
+           reserved = h.Find("Total Reserved(MB)");
+      if (!comp || !ts || !reserved) continue;
+      while (true) {
+        auto more = reader->Next(rec);
+        if (!more.ok() || !*more) break;
+        if (rec.Field(*comp) != s.component) continue;
+        std::optional<double> at = ParseCsvNumber(rec.Field(*ts)), res = ParseCsvNumber(rec.Field(*reserved));
+        if (!at || !res) continue;
+        std::optional<double> a = alloc ? ParseCsvNumber(rec.Field(*alloc)) : std::nullopt;
+        all.push_back({UsToNs(*at) - t->base_ns, *res, a ? *a : kMissing});
+      }
+    }
+    if (all.empty()) continue;
+    std::stable_sort(all.begin(), all.end(), [](const MemoryPoint& a, const MemoryPoint& b) { return a.rel_ns < b.rel_ns; });
+    if (all.size() <= max_points) {
+      s.points = std::move(all);
+    } else {
+      const int64_t t0 = all.front().rel_ns, span = std::max<int64_t>(1, all.back().rel_ns - t0);
+      size_t bucket = SIZE_MAX;
+      for (const MemoryPoint& p : all) {
+        size_t b = std::min(max_points - 1, static_cast<size_t>(double(p.rel_ns - t0) / double(span) * double(max_points)));
+        if (b != bucket || s.points.empty()) {
+          s.points.push_back(p);
+          bucket = b;
+        } else if (p.reserved_mb > s.points.back().reserved_mb) {
+          s.points.back() = p;
+        }
+      }
+    }
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
 void AddMemoryLimitFinding(AnalysisResult& r, const std::vector<RankMemory>& memory,
                            const std::optional<HardwarePeaks>& hardware, const Thresholds& th) {
   if (!hardware || !std::isfinite(hardware->hbm_gb) || hardware->hbm_gb <= 0) return;

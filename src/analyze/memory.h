@@ -48,6 +48,22 @@ struct RankMemory {
 
 std::vector<RankMemory> SummarizeMemory(const AnalysisResult& r);
 
+// One rank's memory over time: the allocator component of its peak (RankMemory::live_component's
+// choice: the first that reports allocated memory, else the largest), reserved and allocated MB.
+// At most `max_points` points: the samples are cut into equal time buckets and each bucket keeps
+// its largest reserved sample, so the peak is always drawn.
+struct MemoryPoint {
+  int64_t rel_ns = 0;  // rank-relative
+  double reserved_mb = kMissing, allocated_mb = kMissing;
+};
+struct MemorySeries {
+  int rank = -1;
+  std::string component;
+  std::vector<MemoryPoint> points;  // in time order
+};
+std::vector<MemorySeries> MemoryTimeline(const AnalysisResult& r, const std::vector<RankMemory>& memory,
+                                         size_t max_points);
+
 // memory_near_device_limit: a rank whose peak reserved memory (any component) reaches
 // `memory_near_limit_share` of the device's HBM. Added at the report stage, where the device is
 // known (--hardware-model / --hardware-profile, or the capture's own device name); without a

@@ -1,9 +1,11 @@
 // Device memory from torch_npu's memory_record.csv / operator_memory.csv (their real columns).
 #include "analyze/memory.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <fstream>
 
 #include "analyze/report/analyze_run.h"
@@ -157,6 +159,26 @@ TEST(MemoryTest, TheDbLayoutsMemoryTablesGiveTheSamePeaks) {
   ASSERT_EQ(m[0].live_at_peak.size(), 1u);  // aten::mm was released before the peak
   EXPECT_EQ(m[0].live_at_peak[0].name, "aten::empty_strided");
   EXPECT_DOUBLE_EQ(m[0].live_at_peak[0].size_mb, 400.0);
+}
+
+TEST(MemoryTest, TheTimelineIsCutToItsPointBudgetAndKeepsThePeak) {
+  TempDir tmp;
+  WriteRank(tmp, false);
+  std::string csv = "Component,Timestamp(us),Total Allocated(MB),Total Reserved(MB),Total Active(MB),Stream Ptr,Device Type\n";
+  for (int i = 0; i < 1000; ++i)
+    csv += fmt::format("PTA,{}.000\t,{},{},0,1,NPU:0\n", 1000 + i, 100 + i % 7, i == 613 ? 9000 : 200 + i % 11);
+  tmp.Write("r0_ascend_pt/ASCEND_PROFILER_OUTPUT/memory_record.csv", csv);
+  AnalysisResult r = testing::Analyze(tmp.path());
+  std::vector<MemorySeries> s = MemoryTimeline(r, SummarizeMemory(r), 50);
+  ASSERT_EQ(s.size(), 1u);
+  EXPECT_EQ(s[0].component, "PTA");
+  EXPECT_LE(s[0].points.size(), 50u);
+  EXPECT_GE(s[0].points.size(), 45u);
+  double peak = 0;
+  for (const MemoryPoint& p : s[0].points) peak = std::max(peak, p.reserved_mb);
+  EXPECT_DOUBLE_EQ(peak, 9000.0);
+  EXPECT_TRUE(std::is_sorted(s[0].points.begin(), s[0].points.end(),
+                             [](const MemoryPoint& a, const MemoryPoint& b) { return a.rel_ns < b.rel_ns; }));
 }
 
 }  // namespace

@@ -31,7 +31,7 @@ namespace {
 using namespace optrace::browser;
 
 void CheckPage(const std::string& chromium, const fs::path& html, const std::vector<std::string>& finding_ids,
-               size_t steps, const std::string& label, bool roofline = false) {
+               size_t steps, const std::string& label, bool roofline = false, bool memory = false) {
   std::cout << label << ": " << html << "\n";
   fs::path profile = fs::temp_directory_path() / ("optrace_chromium_profile_" + std::to_string(getpid()));
   fs::remove_all(profile);
@@ -58,6 +58,12 @@ void CheckPage(const std::string& chromium, const fs::path& html, const std::vec
     Check(points > 0 && dom.find("data-roofline-points=\"" + std::to_string(points) + "\"") != std::string::npos,
           "the roofline plot drew one circle per operator (" + std::to_string(points) + ")");
     Check(Count(dom, "<path class=\"roof\"") > 0, "the roofline plot drew the hardware's roofs");
+  }
+  if (memory) {
+    size_t lines = Count(dom, "<path class=\"alloc\"");
+    Check(lines > 0 && dom.find("data-memory-points=\"0\"") == std::string::npos &&
+              dom.find("data-memory-points=") != std::string::npos,
+          "the memory plot drew reserved and allocated lines (" + std::to_string(lines) + " allocated line(s))");
   }
   if (const char* dir = std::getenv("OPTRACE_SCREENSHOT_DIR"); dir && *dir) {
     fs::path png = fs::path(dir) / (label + ".png");
@@ -105,6 +111,18 @@ int main() {
     fs::path root = samples / name;
     if (!fs::is_directory(root)) continue;
     fs::path out = work / name;
+    const bool level1 = std::string(name) == "tp_l1_text";
+    if (level1) {
+      // With a memory_record.csv of torch_npu's columns on rank 0 (a copy: samples are read-only).
+      fs::path copy = work / "tp_l1_text_root";
+      fs::copy(root, copy, fs::copy_options::recursive);
+      std::ofstream(copy / "rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/memory_record.csv")
+          << "Component,Timestamp(us),Total Allocated(MB),Total Reserved(MB),Total Active(MB),Stream Ptr,Device Type\n"
+             "PTA,1736408883704643.212\t,900.0,1400.0,900.0,1,NPU:0\n"
+             "PTA,1736408883705643.212\t,1300.0,1800.0,1300.0,1,NPU:0\n"
+             "PTA,1736408883706643.212\t,1100.0,1800.0,1100.0,1,NPU:0\n";
+      root = copy;
+    }
     // With a part of the bundled table: the roofline gets its roofs.
     std::string result = Run(Quote(OPTRACE_BINARY) + " analyze " + Quote(root.string()) + " -o " + Quote(out.string()) +
                              " --hardware-model Ascend910B2 2>/dev/null");
@@ -113,8 +131,7 @@ int main() {
     if (j.is_discarded() || !j.contains("analysis_summary")) continue;
     std::vector<std::string> real_ids;
     for (const auto& f : j["findings"]) real_ids.push_back(f["id"]);
-    CheckPage(chromium, out / "report.html", real_ids, j["step_count"].get<size_t>(), name,
-              std::string(name) == "tp_l1_text");
+    CheckPage(chromium, out / "report.html", real_ids, j["step_count"].get<size_t>(), name, level1, level1);
   }
   fs::remove_all(work);
   std::cout << (failures ? "FAILED: " + std::to_string(failures) + " check(s)\n" : "all checks passed\n");

@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "analyze/efficiency.h"
+#include "analyze/memory.h"
 #include "analyze/report/step_inspector.h"
 #include "analyze/report/step_selection.h"
 #include "analyze/report/summary_tables.h"
@@ -67,6 +68,22 @@ const std::vector<TableSpec>& Specs() {
 
 // The roofline plot: one point per operator (name, type) with a finite intensity and achieved
 // rate (the heaviest 60), and the roofs of the dtypes those points compute at.
+// The memory plot: per rank (the first 16 with memory records), the allocator component's
+// reserved and allocated MB over time (at most 400 points each, the peak always kept).
+Json MemoryJson(const AnalysisResult& r) {
+  std::vector<RankMemory> memory = SummarizeMemory(r);
+  if (memory.size() > 16) memory.resize(16);
+  Json ranks = Json::array();
+  for (const MemorySeries& s : MemoryTimeline(r, memory, 400)) {
+    Json pts = Json::array();
+    for (const MemoryPoint& p : s.points)
+      pts.push_back({double(p.rel_ns) / 1e6, p.reserved_mb,
+                     IsMissing(p.allocated_mb) ? Json(nullptr) : Json(p.allocated_mb)});
+    ranks.push_back({{"rank", s.rank}, {"component", s.component}, {"points", pts}});
+  }
+  return ranks;
+}
+
 Json RooflineJson(const AnalysisResult& r, const Efficiency* eff) {
   if (!eff) return nullptr;
   auto finite = [](double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); };
@@ -294,6 +311,7 @@ Json BuildReportView(const AnalysisResult& r, const Kpis& kpis, const std::vecto
               {"inspector", BuildStepInspector(r, ctx.efficiency, ctx.rules ? ctx.rules->thresholds : Thresholds{},
                                               ctx.mode == "full" ? kInspectorMaxEvents : kInspectorMaxEventsFast)},
               {"roofline", RooflineJson(r, ctx.efficiency)},
+              {"memory", MemoryJson(r)},
               {"tables", table_list}};
 }
 
