@@ -11,7 +11,6 @@
 namespace optrace::analyze {
 namespace {
 
-bool IsComm(OpType t) { return t == OpType::kCommunication || t == OpType::kMixCommAiv; }
 
 // Order-dependent combination of 64-bit words (the multiply carries low bits up, the shift
 // brings high bits down).

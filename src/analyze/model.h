@@ -111,6 +111,8 @@ enum class OpType : uint8_t { kAic, kAiv, kMixCv, kMixCommAiv, kCommunication, k
 inline constexpr int kOpTypeCount = 8;
 std::string_view OpTypeName(OpType t);
 std::optional<OpType> ParseOpType(std::string_view name);
+// Communication, or a fused communication + AIV kernel: what the compute unions leave out.
+inline bool IsComm(OpType t) { return t == OpType::kCommunication || t == OpType::kMixCommAiv; }
 
 // Pipeline (PMU PipeUtilization) fields of kernel_details / op_summary / TASK_PMU_INFO. Times in
 // microseconds as the CSV writes them; ratios 0..1. Missing = NaN.

@@ -1,5 +1,6 @@
 #include "analyze/pipeline_stages.h"
 
+#include <algorithm>
 #include <map>
 
 namespace optrace::analyze {
@@ -17,7 +18,7 @@ std::vector<PipelineStage> PipelineStages(const AnalysisResult& r) {
   if (stages.size() < 2) return {};
   // Per (stage, step id): sums over the stage's ranks.
   struct Acc {
-    double compute = 0, comm = 0, bubble = 0, wall = 0, worst = 0;
+    double compute = 0, comm = 0, bubble = 0, wall = 0, warmup = 0, cooldown = 0, worst = 0;
     int n = 0, worst_rank = -1;
   };
   std::map<int64_t, std::map<int, Acc>> by_step;
@@ -30,6 +31,20 @@ std::vector<PipelineStage> PipelineStages(const AnalysisResult& r) {
     a.comm += double(s.comm_ns) / 1e6;
     a.bubble += double(s.anatomy.bubble_ns) / 1e6;
     a.wall += double(s.anatomy.wall_ns) / 1e6;
+    // The ramps: events are in start order; the last compute end is the latest among them.
+    if (const RankTable* t = r.FindRank(s.rank)) {
+      int64_t first = -1, last_end = -1;
+      for (uint32_t i = s.events.first; i < s.events.last; ++i) {
+        const Event& e = t->events[i];
+        if (IsComm(e.op_type)) continue;
+        if (first < 0) first = e.start_ns;
+        last_end = std::max(last_end, e.end_ns());
+      }
+      if (first >= 0) {
+        a.warmup += double(first - s.start_ns) / 1e6;
+        a.cooldown += double(s.end_ns - last_end) / 1e6;
+      }
+    }
     if (c > a.worst || a.worst_rank < 0) a.worst = c, a.worst_rank = s.rank;
     ++a.n;
   }
@@ -44,6 +59,8 @@ std::vector<PipelineStage> PipelineStages(const AnalysisResult& r) {
       p.comm_ms += a.comm / a.n;
       p.bubble_ms += a.bubble / a.n;
       p.wall_ms += a.wall / a.n;
+      p.warmup_ms += a.warmup / a.n;
+      p.cooldown_ms += a.cooldown / a.n;
       ++p.steps;
       if (mean > most) most = mean, bound = stage;
       if (!worst_compute.count(stage) || a.worst > worst_compute[stage]) {
@@ -61,6 +78,8 @@ std::vector<PipelineStage> PipelineStages(const AnalysisResult& r) {
       p.comm_ms /= p.steps;
       p.bubble_ms /= p.steps;
       p.wall_ms /= p.steps;
+      p.warmup_ms /= p.steps;
+      p.cooldown_ms /= p.steps;
     }
     out.push_back(std::move(p));
   }

@@ -12,8 +12,6 @@
 namespace optrace::analyze {
 namespace {
 
-bool IsComm(OpType t) { return t == OpType::kCommunication || t == OpType::kMixCommAiv; }
-
 // Union length of the events in range that pass `keep`.
 template <typename Keep>
 int64_t UnionNs(const RankTable& t, EventRange r, Keep keep) {

@@ -9,7 +9,6 @@
 namespace optrace::analyze {
 namespace {
 
-bool IsComm(OpType t) { return t == OpType::kCommunication || t == OpType::kMixCommAiv; }
 
 // Top `n` (name, total us) of the events of several ranges. Totals are kept in a vector indexed
 // by string id (touched ids listed), reused across calls: one add per event, no hashing.

@@ -102,8 +102,6 @@ BoundInfo ComputeBound(OpType op, const PipeSums& s, const Thresholds& t, bool c
 
 namespace {
 
-bool IsComm(OpType t) { return t == OpType::kCommunication || t == OpType::kMixCommAiv; }
-
 void OperatorSummaries(AnalysisResult& res, const Rules& rules) {
   Summaries& S = res.summaries;
   S.operators.clear();

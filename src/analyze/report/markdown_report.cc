@@ -221,7 +221,7 @@ void FusedOperators(const AnalysisResult& r, std::ostream& out) {
   struct Fused {
     int ranks = 0;
     uint64_t calls = 0;
-    double total_us = 0, aiv_us = 0, min_p50 = 0, max_p50 = 0;
+    double total_us = 0, aiv_us = 0, pmu_wall_us = 0, min_p50 = 0, max_p50 = 0;
     int slowest = -1;
     bool aiv = false;
   };
@@ -239,9 +239,11 @@ void FusedOperators(const AnalysisResult& r, std::ostream& out) {
     f.calls += o.stats.count;
     f.total_us += o.stats.total_us;
     double a = aiv_index >= 0 ? o.pipe_sums[static_cast<size_t>(aiv_index)] : kMissing;
-    if (!IsMissing(a)) {
+    if (!IsMissing(a) && o.stats.count > 0) {
       f.aiv = true;
       f.aiv_us += a;
+      // The wall of the calls that carried PMU fields (their share of the calls, at the mean).
+      f.pmu_wall_us += o.stats.total_us * double(o.pipe_event_count) / double(o.stats.count);
     }
   }
   out << "Fused communication + compute operators (mix_comm_aiv: DispatchFFNCombine, MoeDistribute*, mc2 matmuls; "
@@ -254,9 +256,12 @@ void FusedOperators(const AnalysisResult& r, std::ostream& out) {
   for (const auto& [name, f] : by_name)
     rows.push_back({name, std::to_string(f.ranks), std::to_string(f.calls), Ms(f.total_us / 1e3), Num(f.min_p50),
                     Num(f.max_p50), f.min_p50 > 0 ? Num(f.max_p50 / f.min_p50) : "-", std::to_string(f.slowest),
-                    f.aiv && f.total_us > 0 ? Pct(f.aiv_us / f.total_us) : "- (no PMU fields)"});
+                    f.aiv && f.pmu_wall_us > 0 ? Pct(std::min(1.0, f.aiv_us / f.pmu_wall_us)) : "- (no PMU fields)",
+                    f.aiv && f.pmu_wall_us > 0 ? Pct(std::max(0.0, 1.0 - f.aiv_us / f.pmu_wall_us)) : "-"});
+  out << "Compute is the kernel's AIV time (PMU `aiv_time`), communication the rest of its wall (waiting on and "
+         "moving data), over the calls that carry PMU fields:\n\n";
   MdTable(out, {"name", "ranks", "calls", "total ms", "min rank median us", "max rank median us", "max / min",
-                "slowest rank", "AIV time / wall"},
+                "slowest rank", "compute (AIV) share", "communication share"},
           rows);
 }
 
@@ -362,10 +367,12 @@ void PipelineStageTable(const AnalysisResult& r, std::ostream& out) {
   std::vector<Row> rows;
   for (const PipelineStage& p : stages)
     rows.push_back({std::to_string(p.stage), FormatRankList(p.ranks), std::to_string(p.steps), Num(p.compute_ms),
-                    Num(p.comm_ms), Num(p.bubble_ms), Num(p.wall_ms), std::to_string(p.bounding_steps)});
+                    Num(p.comm_ms), Num(p.bubble_ms), Num(p.warmup_ms), Num(p.cooldown_ms), Num(p.wall_ms),
+                    std::to_string(p.bounding_steps)});
   out << "Mean per step over the stage's ranks (a stage's rank is its index in its pp group; the stage with the most "
-         "compute bounds the step):\n\n";
-  MdTable(out, {"stage", "ranks", "steps", "compute ms", "communication ms", "idle ms", "wall ms", "bounds steps"},
+         "compute bounds the step; warm-up: the step's first event to its first compute kernel, cool-down: its last compute kernel to the step's end, the 1F1B ramps that grow with the stage's distance from the ends):\n\n";
+  MdTable(out, {"stage", "ranks", "steps", "compute ms", "communication ms", "idle ms", "warm-up ms", "cool-down ms",
+                "wall ms", "bounds steps"},
           rows);
 }
 

@@ -258,7 +258,8 @@ Json ParallelViewsJson(const AnalysisResult& r) {
   Json pp = Json::array();
   for (const PipelineStage& p : PipelineStages(r))
     pp.push_back({{"stage", p.stage}, {"ranks", p.ranks}, {"steps", p.steps}, {"compute_ms", R6(p.compute_ms)},
-                  {"comm_ms", R6(p.comm_ms)}, {"idle_ms", R6(p.bubble_ms)}, {"wall_ms", R6(p.wall_ms)},
+                  {"comm_ms", R6(p.comm_ms)}, {"idle_ms", R6(p.bubble_ms)}, {"warmup_ms", R6(p.warmup_ms)},
+                  {"cooldown_ms", R6(p.cooldown_ms)}, {"wall_ms", R6(p.wall_ms)},
                   {"bounding_steps", p.bounding_steps}});
   Json mem = Json::array();
   for (const RankMemory& m : SummarizeMemory(r)) {

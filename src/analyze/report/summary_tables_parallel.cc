@@ -40,11 +40,12 @@ Table ExpertLoadSummaryTable(const std::vector<ExpertGroupLoad>& groups) {
 
 Table PipelineStageSummaryTable(const std::vector<PipelineStage>& stages) {
   Table t{"pipeline_stage_summary",
-          {"stage", "ranks", "steps", "compute_ms", "comm_ms", "idle_ms", "wall_ms", "bounding_steps"},
+          {"stage", "ranks", "steps", "compute_ms", "comm_ms", "idle_ms", "warmup_ms", "cooldown_ms", "wall_ms",
+           "bounding_steps"},
           {}};
   for (const PipelineStage& p : stages)
     t.rows.push_back({I(p.stage), S(FormatRankList(p.ranks)), I(p.steps), D(p.compute_ms), D(p.comm_ms), D(p.bubble_ms),
-                      D(p.wall_ms), I(p.bounding_steps)});
+                      D(p.warmup_ms), D(p.cooldown_ms), D(p.wall_ms), I(p.bounding_steps)});
   return t;
 }
 

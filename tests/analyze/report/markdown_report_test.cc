@@ -81,7 +81,27 @@ TEST(MarkdownReportTest, FusedCommunicationOperatorsGetTheirOwnTable) {
   size_t at = md.find("Fused communication + compute operators");
   ASSERT_NE(at, std::string::npos);
   EXPECT_NE(md.find("| DispatchFFNCombine | 2 | 96 |", at), std::string::npos) << md.substr(at, 800);
-  EXPECT_NE(md.find("| 1.6 | 1 | - (no PMU fields) |", at), std::string::npos) << md.substr(at, 800);
+  EXPECT_NE(md.find("| 1.6 | 1 | - (no PMU fields) | - |", at), std::string::npos) << md.substr(at, 800);
+}
+
+TEST(MarkdownReportTest, AFusedKernelsTimeIsSplitByItsAivTime) {
+  AnalysisResult r = MakeReportFixture();
+  OperatorSummary o;
+  o.rank = 0;
+  o.name = r.strings.Intern("MatmulAllReduce");
+  o.op_type = OpType::kMixCommAiv;
+  o.stats.count = 10;
+  o.stats.p50_us = 100;
+  o.stats.total_us = 1000;
+  o.pipe_event_count = 5;  // half the calls carry PMU fields: their wall is 500 us, 150 of it AIV
+  o.pipe_sums.fill(kMissing);
+  o.pipe_sums[static_cast<size_t>(StoredPipeIndex(Pipe::kAivTime))] = 150;
+  r.summaries.operators.push_back(o);
+  std::string md = Render(r);
+  size_t at = md.find("| MatmulAllReduce |");
+  ASSERT_NE(at, std::string::npos) << md;
+  std::string row = md.substr(at, md.find('\n', at) - at);
+  EXPECT_NE(row.find("| 30.0% | 70.0% |"), std::string::npos) << row;
 }
 
 TEST(MarkdownReportTest, NoCompleteStepGivesNoCompleteStepStatistics) {
