@@ -90,7 +90,16 @@ Status AttributeBubbles(AnalysisResult& res, const Rules& rules) {
       if (in.rank == t.rank) trace = in.trace_view;
     if (trace.empty()) {
       C.bubbles_without_trace += static_cast<int>(bubbles.size());
-      ++C.launch_ranks_without_flows;
+      // The db layout links launches in its own tables.
+      std::vector<TraceFlow> flows;
+      for (const SourceFile& f : t.files)
+        if (f.table == "TASK") {
+          OPTRACE_RETURN_IF_ERROR(ReadDbLaunchFlows(f.path, flows));
+          break;
+        }
+      std::vector<StepLaunch> launches = flows.empty() ? std::vector<StepLaunch>{} : StepLaunches(t, res.steps, std::move(flows));
+      if (launches.empty()) ++C.launch_ranks_without_flows;
+      for (StepLaunch& L : launches) C.launches.push_back(L);
       continue;
     }
     std::sort(bubbles.begin(), bubbles.end(), [](const BubbleWindow& a, const BubbleWindow& b) { return a.start_ns < b.start_ns; });

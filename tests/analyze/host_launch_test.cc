@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -148,6 +149,38 @@ TEST(HostLaunchTest, AGapEndedByATaskLaunchedAfterTheDeviceIdledIsLaunchBound) {
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0].launch_bound_idle_ns, 4000);
   EXPECT_EQ(out[0].max_queue_depth, -1);  // no task-queue flows
+}
+
+// The db layout: CANN_API rows linked to TASK by connectionId (as torch_npu writes them), each API
+// call 20 us before its task, added to a copy of the tp_l0_db fixture.
+TEST(HostLaunchTest, TheDbLayoutLinksLaunchesThroughCannApi) {
+  namespace fs = std::filesystem;
+  TempDir tmp;
+  fs::copy(testing::Sample("tp_l0_db"), tmp.path(), fs::copy_options::recursive);
+  fs::path db = tmp.path() / "rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db";
+  sqlite3* h = nullptr;
+  ASSERT_EQ(sqlite3_open(db.c_str(), &h), SQLITE_OK);
+  char* err = nullptr;
+  EXPECT_EQ(sqlite3_exec(h,
+                         "CREATE TABLE CANN_API (startNs INTEGER,endNs INTEGER,type INTEGER,globalTid INTEGER,"
+                         "connectionId INTEGER PRIMARY KEY,name INTEGER);"
+                         "INSERT INTO CANN_API SELECT MIN(startNs) - 20000, MIN(startNs) - 10000, 1, 1, connectionId, 0 "
+                         "FROM TASK GROUP BY connectionId;",
+                         nullptr, nullptr, &err),
+            SQLITE_OK)
+      << (err ? err : "");
+  sqlite3_free(err);
+  sqlite3_close(h);
+  AnalysisResult r = testing::Analyze(tmp.path());
+  ASSERT_FALSE(r.cross_rank.launches.empty());
+  uint32_t launches = 0;
+  for (const StepLaunch& L : r.cross_rank.launches) {
+    launches += L.launches;
+    EXPECT_EQ(L.max_queue_depth, -1);  // the db keeps no task-queue flows
+    if (L.launches) EXPECT_GE(L.delay_p50_ns, 20000);  // 20 us before the first task of its connection
+  }
+  EXPECT_GT(launches, 0u);
+  EXPECT_LE(launches, 187u);  // compute tasks only (COMPUTE_TASK_INFO), within steps
 }
 
 }  // namespace

@@ -597,8 +597,8 @@ void HostLaunch(const AnalysisResult& r, std::ostream& out) {
   const CrossRank& c = r.cross_rank;
   out << "### Host launch\n\n";
   if (c.launches.empty()) {
-    out << "No launch flows in this capture (trace_view.json's HostToDevice / async_task_queue flows; "
-           "torch_npu writes them at every profiler level).\n\n";
+    out << "No launch flows in this capture (trace_view.json's HostToDevice / async_task_queue flows, or the db "
+           "layout's CANN_API linked to TASK; torch_npu writes them at every profiler level).\n\n";
     return;
   }
   // Per rank over its complete steps (all steps when none is complete): medians of the per-step
