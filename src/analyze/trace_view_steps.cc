@@ -220,7 +220,10 @@ bool ReadEvent(JsonStream& in, EventFields& ev, std::string& key) {
     ev.task_id.clear();
     ev.cat.clear();
   }
-  if (ev.with_flows) ev.id.clear();
+  if (ev.with_flows) {
+    ev.id.clear();
+    ev.cat.clear();  // a flow event without "cat" must not keep the previous event's
+  }
   int c = in.GetNonSpace();
   if (c == '}') return true;
   for (;;) {
