@@ -1,7 +1,9 @@
 // Cross-rank alignment, skew and slow-rank voting.
 #include "analyze/cross_rank.h"
 
+#include "analyze/expert_load.h"
 #include "analyze/normalize.h"
+#include "analyze/pipeline_stages.h"
 
 #include <algorithm>
 #include <cmath>
@@ -245,6 +247,8 @@ void CrossRankAnalyze(AnalysisResult& res, const Rules& rules) {
   std::sort(C.votes.begin(), C.votes.end(), [](const SlowRankVote& a, const SlowRankVote& b) {
     return a.votes != b.votes ? a.votes > b.votes : a.rank < b.rank;
   });
+  C.expert_load = ExpertLoad(res);
+  C.pipeline_stages = PipelineStages(res);
 }
 
 }  // namespace optrace::analyze

@@ -1,8 +1,6 @@
 // Findings and their evidence.
 #include "analyze/diagnose.h"
 
-#include "analyze/expert_load.h"
-#include "analyze/pipeline_stages.h"
 
 #include <fmt/format.h>
 
@@ -646,7 +644,7 @@ void OutlierSteps(AnalysisResult& res, const Rules& rules, Builder& b) {
 // One rank of an expert-parallel group persistently carries more routed tokens (expert_load.h).
 void ExpertLoadImbalance(AnalysisResult& res, const Rules& rules, Builder& b) {
   const Thresholds& th = rules.thresholds;
-  for (const ExpertGroupLoad& g : ExpertLoad(res)) {
+  for (const ExpertGroupLoad& g : res.cross_rank.expert_load) {
     const ExpertRankLoad* hot = nullptr;
     for (const ExpertRankLoad& l : g.ranks)
       if (l.rank == g.hot_rank) hot = &l;
@@ -686,7 +684,7 @@ void ExpertLoadImbalance(AnalysisResult& res, const Rules& rules, Builder& b) {
 // The pipeline stage that bounds the step: the others wait for it (pipeline_stages.h).
 void SlowPipelineStage(AnalysisResult& res, const Rules& rules, Builder& b) {
   const Thresholds& th = rules.thresholds;
-  std::vector<PipelineStage> stages = PipelineStages(res);
+  const std::vector<PipelineStage>& stages = res.cross_rank.pipeline_stages;
   if (stages.size() < 2) return;
   const PipelineStage* top = nullptr;
   int steps = 0;

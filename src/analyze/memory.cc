@@ -22,8 +22,14 @@ int64_t StepAt(const AnalysisResult& r, int rank, int64_t rel_ns) {
   return -1;
 }
 
-// Per component maxima of memory_record.csv; false when the file cannot be read.
-bool ReadRecords(const fs::path& path, const RankTable& t, std::map<std::string, ComponentMemory>& out) {
+// Each component's peaks and samples (time and reserved known), in file order.
+struct ComponentRecords {
+  ComponentMemory peaks;
+  std::vector<MemoryPoint> samples;
+};
+
+// Per component maxima and samples of memory_record.csv; false when the file cannot be read.
+bool ReadRecords(const fs::path& path, const RankTable& t, std::map<std::string, ComponentRecords>& out) {
   auto reader = CsvReader::Open(path);
   if (!reader.ok()) return false;
   CsvRecord rec;
@@ -37,20 +43,22 @@ bool ReadRecords(const fs::path& path, const RankTable& t, std::map<std::string,
     auto more = reader->Next(rec);
     if (!more.ok() || !*more) break;
     std::string c(rec.Field(*comp));
-    ComponentMemory& m = out[c];
+    ComponentRecords& cr = out[c];
+    ComponentMemory& m = cr.peaks;
     m.component = c;
-    ++m.samples;
     std::optional<double> res = ParseCsvNumber(rec.Field(*reserved));
     std::optional<double> at = ParseCsvNumber(rec.Field(*ts));
-    if (res && at && (IsMissing(m.peak_reserved_mb) || *res > m.peak_reserved_mb)) {
-      m.peak_reserved_mb = *res;
-      m.peak_rel_ns = UsToNs(*at) - t.base_ns;
-      m.peak_row = rec.line;
+    std::optional<double> a = alloc ? ParseCsvNumber(rec.Field(*alloc)) : std::nullopt;
+    if (res && at) {
+      const int64_t rel = UsToNs(*at) - t.base_ns;
+      cr.samples.push_back({rel, *res, a ? *a : kMissing});
+      if (IsMissing(m.peak_reserved_mb) || *res > m.peak_reserved_mb) {
+        m.peak_reserved_mb = *res;
+        m.peak_rel_ns = rel;
+        m.peak_row = rec.line;
+      }
     }
-    if (alloc)
-      if (std::optional<double> a = ParseCsvNumber(rec.Field(*alloc));
-          a && (IsMissing(m.peak_allocated_mb) || *a > m.peak_allocated_mb))
-        m.peak_allocated_mb = *a;
+    if (a && (IsMissing(m.peak_allocated_mb) || *a > m.peak_allocated_mb)) m.peak_allocated_mb = *a;
   }
   return true;
 }
@@ -117,27 +125,27 @@ std::string Text(sqlite3_stmt* st, int col) {
 bool Null(sqlite3_stmt* st, int col) { return sqlite3_column_type(st, col) == SQLITE_NULL; }
 constexpr double kMb = 1024.0 * 1024.0;
 
-bool ReadDbRecords(MemoryDb& db, const RankTable& t, std::map<std::string, ComponentMemory>& out) {
+bool ReadDbRecords(MemoryDb& db, const RankTable& t, std::map<std::string, ComponentRecords>& out) {
   return db.Query(
       "SELECT m.rowid, COALESCE(s.value, CAST(m.component AS TEXT)), m.timestamp, m.totalAllocated, m.totalReserved "
       "FROM MEMORY_RECORD m LEFT JOIN STRING_IDS s ON s.id = m.component ORDER BY m.rowid",
       [&](sqlite3_stmt* st) {
         std::string c = Text(st, 1);
-        ComponentMemory& m = out[c];
+        ComponentRecords& cr = out[c];
+        ComponentMemory& m = cr.peaks;
         m.component = c;
-        ++m.samples;
+        const double a = Null(st, 3) ? kMissing : double(sqlite3_column_int64(st, 3)) / kMb;
         if (!Null(st, 4) && !Null(st, 2)) {
-          double res = double(sqlite3_column_int64(st, 4)) / kMb;
+          const double res = double(sqlite3_column_int64(st, 4)) / kMb;
+          const int64_t rel = sqlite3_column_int64(st, 2) - t.base_ns;
+          cr.samples.push_back({rel, res, a});
           if (IsMissing(m.peak_reserved_mb) || res > m.peak_reserved_mb) {
             m.peak_reserved_mb = res;
-            m.peak_rel_ns = sqlite3_column_int64(st, 2) - t.base_ns;
+            m.peak_rel_ns = rel;
             m.peak_row = static_cast<uint64_t>(sqlite3_column_int64(st, 0));
           }
         }
-        if (!Null(st, 3)) {
-          double a = double(sqlite3_column_int64(st, 3)) / kMb;
-          if (IsMissing(m.peak_allocated_mb) || a > m.peak_allocated_mb) m.peak_allocated_mb = a;
-        }
+        if (!IsMissing(a) && (IsMissing(m.peak_allocated_mb) || a > m.peak_allocated_mb)) m.peak_allocated_mb = a;
       });
 }
 
@@ -181,7 +189,7 @@ std::vector<RankMemory> SummarizeMemory(const AnalysisResult& r) {
     fs::path record = dir / "memory_record.csv", ops = dir / "operator_memory.csv";
     const std::string db_path = RankDb(t);
     std::optional<MemoryDb> db;
-    std::map<std::string, ComponentMemory> comps;
+    std::map<std::string, ComponentRecords> comps;
     RankMemory m;
     m.rank = t.rank;
     if (fs::is_regular_file(record, ec)) {
@@ -194,14 +202,16 @@ std::vector<RankMemory> SummarizeMemory(const AnalysisResult& r) {
     }
     if (comps.empty()) continue;
     for (auto& [name, c] : comps) {
-      if (IsMissing(c.peak_reserved_mb)) continue;
-      c.peak_step_id = StepAt(r, t.rank, c.peak_rel_ns);
-      m.components.push_back(c);
+      if (IsMissing(c.peaks.peak_reserved_mb)) continue;
+      c.peaks.peak_step_id = StepAt(r, t.rank, c.peaks.peak_rel_ns);
+      m.components.push_back(c.peaks);
     }
     if (m.components.empty()) continue;
     std::stable_sort(m.components.begin(), m.components.end(),
                      [](const ComponentMemory& a, const ComponentMemory& b) { return a.peak_reserved_mb > b.peak_reserved_mb; });
     const ComponentMemory& at = AllocatorPeak(m);
+    m.timeline_component = at.component;
+    m.timeline = DecimateMemory(std::move(comps[at.component].samples), kMemoryTimelinePoints);
     if (db) {
       m.live_at_peak = DbLiveAt(*db, t, at.peak_rel_ns);
       if (!m.live_at_peak.empty()) m.operator_memory = db_path + "#OP_MEMORY";
@@ -216,67 +226,23 @@ std::vector<RankMemory> SummarizeMemory(const AnalysisResult& r) {
   return out;
 }
 
-std::vector<MemorySeries> MemoryTimeline(const AnalysisResult& r, const std::vector<RankMemory>& memory,
-                                         size_t max_points) {
-  std::vector<MemorySeries> out;
-  for (const RankMemory& m : memory) {
-    const RankTable* t = r.FindRank(m.rank);
-    if (!t || m.components.empty() || max_points == 0) continue;
-    MemorySeries s;
-    s.rank = m.rank;
-    s.component = AllocatorPeak(m).component;
-    std::vector<MemoryPoint> all;
-    const std::string& src = m.memory_record;
-    const size_t hash = src.rfind("#MEMORY_RECORD");
-    if (hash != std::string::npos && hash + 14 == src.size()) {
-      MemoryDb db(src.substr(0, hash));
-      db.Query("SELECT COALESCE(s.value, CAST(m.component AS TEXT)), m.timestamp, m.totalAllocated, m.totalReserved "
-               "FROM MEMORY_RECORD m LEFT JOIN STRING_IDS s ON s.id = m.component ORDER BY m.rowid",
-               [&](sqlite3_stmt* st) {
-                 if (Text(st, 0) != s.component || Null(st, 1) || Null(st, 3)) return;
-                 all.push_back({sqlite3_column_int64(st, 1) - t->base_ns, double(sqlite3_column_int64(st, 3)) / kMb,
-                                Null(st, 2) ? kMissing : double(sqlite3_column_int64(st, 2)) / kMb});
-               });
-    } else {
-      auto reader = CsvReader::Open(src);
-      if (!reader.ok()) continue;
-      CsvRecord rec;
-      auto first = reader->Next(rec);
-      if (!first.ok() || !*first) continue;
-      CsvHeader h(rec);
-      auto comp = h.Find("Component"), ts = h.Find("Timestamp(us)"), alloc = h.Find("Total Allocated(MB)"),
-           reserved = h.Find("Total Reserved(MB)");
-      if (!comp || !ts || !reserved) continue;
-      while (true) {
-        auto more = reader->Next(rec);
-        if (!more.ok() || !*more) break;
-        if (rec.Field(*comp) != s.component) continue;
-        std::optional<double> at = ParseCsvNumber(rec.Field(*ts)), res = ParseCsvNumber(rec.Field(*reserved));
-        if (!at || !res) continue;
-        std::optional<double> a = alloc ? ParseCsvNumber(rec.Field(*alloc)) : std::nullopt;
-        all.push_back({UsToNs(*at) - t->base_ns, *res, a ? *a : kMissing});
-      }
+std::vector<MemoryPoint> DecimateMemory(std::vector<MemoryPoint> all, size_t max_points) {
+  std::stable_sort(all.begin(), all.end(), [](const MemoryPoint& a, const MemoryPoint& b) { return a.rel_ns < b.rel_ns; });
+  if (all.size() <= max_points) return all;
+  std::vector<MemoryPoint> points;
+  if (max_points == 0) return points;
+  const int64_t t0 = all.front().rel_ns, span = std::max<int64_t>(1, all.back().rel_ns - t0);
+  size_t bucket = SIZE_MAX;
+  for (const MemoryPoint& p : all) {
+    size_t b = std::min(max_points - 1, static_cast<size_t>(double(p.rel_ns - t0) / double(span) * double(max_points)));
+    if (b != bucket || points.empty()) {
+      points.push_back(p);
+      bucket = b;
+    } else if (p.reserved_mb > points.back().reserved_mb) {
+      points.back() = p;
     }
-    if (all.empty()) continue;
-    std::stable_sort(all.begin(), all.end(), [](const MemoryPoint& a, const MemoryPoint& b) { return a.rel_ns < b.rel_ns; });
-    if (all.size() <= max_points) {
-      s.points = std::move(all);
-    } else {
-      const int64_t t0 = all.front().rel_ns, span = std::max<int64_t>(1, all.back().rel_ns - t0);
-      size_t bucket = SIZE_MAX;
-      for (const MemoryPoint& p : all) {
-        size_t b = std::min(max_points - 1, static_cast<size_t>(double(p.rel_ns - t0) / double(span) * double(max_points)));
-        if (b != bucket || s.points.empty()) {
-          s.points.push_back(p);
-          bucket = b;
-        } else if (p.reserved_mb > s.points.back().reserved_mb) {
-          s.points.back() = p;
-        }
-      }
-    }
-    out.push_back(std::move(s));
   }
-  return out;
+  return points;
 }
 
 void AddMemoryLimitFinding(AnalysisResult& r, const std::vector<RankMemory>& memory,

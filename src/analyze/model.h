@@ -581,6 +581,43 @@ struct CommLinkSummary {
   double bandwidth_gbps = kMissing;
 };
 
+// Device memory of one rank (memory.h), from memory_record.csv / operator_memory.csv or the db
+// layout's MEMORY_RECORD / OP_MEMORY tables.
+struct LiveAllocation {
+  std::string name;       // "aten::empty_strided"
+  double size_mb = 0;
+  uint64_t row = 0;       // line in operator_memory.csv (rowid in the db)
+};
+
+struct ComponentMemory {
+  std::string component;  // "PTA", "APP", ...
+  double peak_reserved_mb = kMissing, peak_allocated_mb = kMissing;
+  int64_t peak_rel_ns = 0;  // when the reserved peak was reached, rank-relative
+  int64_t peak_step_id = -1;
+  uint64_t peak_row = 0;    // line in memory_record.csv
+};
+
+struct MemoryPoint {
+  int64_t rel_ns = 0;  // rank-relative
+  double reserved_mb = kMissing, allocated_mb = kMissing;
+};
+
+struct RankMemory {
+  int rank = -1;
+  std::string memory_record, operator_memory;  // paths ("" when absent)
+  std::vector<ComponentMemory> components;      // by peak reserved, largest first
+  // Allocations live at the reserved peak of the largest component that reports allocated
+  // memory (live_component), largest first (at most 5).
+  std::vector<LiveAllocation> live_at_peak;
+  std::string live_component;
+  // The allocator component's reserved and allocated MB over time (the component of the peak:
+  // the first that reports allocated memory, else the largest), in time order, cut to at most
+  // kMemoryTimelinePoints points that keep each time bucket's largest reserved sample.
+  std::string timeline_component;
+  std::vector<MemoryPoint> timeline;
+};
+inline constexpr size_t kMemoryTimelinePoints = 400;
+
 struct Summaries {
   std::vector<OperatorSummary> operators;        // sorted by rank, then total desc
   std::vector<OperatorClassSummary> operator_classes;  // sorted by duration_sum desc
@@ -596,6 +633,7 @@ struct Summaries {
   std::vector<CommTransportSummary> comm_transports;
   std::vector<CommLinkSummary> comm_links;      // from communication_matrix.json
   std::vector<ParallelGroup> groups;            // parallel groups (profiler_metadata.json), by hash
+  std::vector<RankMemory> memory;               // ranks whose export records device memory
   // Pipeline coverage: events / operators with any pipeline data.
   uint64_t events_with_pipeline = 0, events_total = 0;
   uint64_t operators_with_pipeline = 0, operators_total = 0;
@@ -671,6 +709,43 @@ struct StepLaunch {
   int32_t max_queue_depth = -1;  // torch_npu task queue (enqueued, not yet dequeued); -1 without its flows
 };
 
+// Expert-parallel load of one EP group (expert_load.h).
+struct ExpertRankLoad {
+  int rank = -1;
+  uint64_t calls = 0;
+  double tokens_per_step = 0;  // mean over its steps (0 when shapes are missing)
+  double ms_per_step = 0;
+  int hot_steps = 0;           // steps in which this rank carried the most load of the group
+  uint32_t first_row = 0, last_row = 0;
+  uint16_t file = 0;
+};
+
+struct ExpertGroupLoad {
+  std::string group;           // the EP group's name, or "all ranks" without one in the metadata
+  bool by_tokens = false;      // load measured in routed tokens (else in grouped-matmul time)
+  std::vector<ExpertRankLoad> ranks;
+  int steps = 0;               // steps with the operator on at least two of the group's ranks
+  double mean_peak_to_mean = 0, max_peak_to_mean = 0;
+  double max_over_min = 0;     // worst step
+  int hot_rank = -1;           // the rank hot in the most steps
+  int64_t worst_step_id = -1;
+};
+
+// One pipeline-parallel stage (pipeline_stages.h).
+struct PipelineStage {
+  int stage = -1;
+  std::vector<int> ranks;
+  int steps = 0;                 // step ids seen on the stage's ranks
+  double compute_ms = 0, comm_ms = 0, bubble_ms = 0, wall_ms = 0;  // per step, mean over ranks and steps
+  // The 1F1B ramps, per step (mean over ranks and steps): warm-up from the step's first event to its
+  // first compute kernel (a later stage waits for the earlier stages' first activations), cool-down
+  // from its last compute kernel to the step's end (an earlier stage waits for the last gradients).
+  double warmup_ms = 0, cooldown_ms = 0;
+  int bounding_steps = 0;        // steps in which this stage has the most compute
+  int64_t worst_step_id = -1;    // the step where its compute is largest (for evidence)
+  int worst_rank = -1;
+};
+
 struct SlowRankVote {
   int rank = -1;
   int votes = 0;
@@ -692,6 +767,8 @@ struct CrossRank {
   int bubbles_without_trace = 0;       // bubbles of ranks without trace_view.json (not attributed)
   std::vector<StepLaunch> launches;    // per rank and step, ranks whose trace_view.json has launch flows
   int launch_ranks_without_flows = 0;  // ranks with a timeline but no trace_view.json launch flows
+  std::vector<ExpertGroupLoad> expert_load;     // EP groups with grouped matmuls on two ranks or more
+  std::vector<PipelineStage> pipeline_stages;   // in stage order; empty below two stages
 };
 
 // ---------------------------------------------------------------------------------------------

@@ -312,9 +312,26 @@ void Io(A& a, StepCoverage& x) {
         x.kernel_wall_ms, x.trace_step_ms, x.kernel_hccl_ops, x.json_hccl_ops, x.coverage);
 }
 template <typename A>
+void Io(A& a, LiveAllocation& x) {
+  IoAll(a, x.name, x.size_mb, x.row);
+}
+template <typename A>
+void Io(A& a, ComponentMemory& x) {
+  IoAll(a, x.component, x.peak_reserved_mb, x.peak_allocated_mb, x.peak_rel_ns, x.peak_step_id, x.peak_row);
+}
+template <typename A>
+void Io(A& a, MemoryPoint& x) {
+  IoAll(a, x.rel_ns, x.reserved_mb, x.allocated_mb);
+}
+template <typename A>
+void Io(A& a, RankMemory& x) {
+  IoAll(a, x.rank, x.memory_record, x.operator_memory, x.components, x.live_at_peak, x.live_component,
+        x.timeline_component, x.timeline);
+}
+template <typename A>
 void Io(A& a, Summaries& x) {
   IoAll(a, x.operators, x.operator_classes, x.hccl, x.hccl_classes, x.step_classes, x.layer_classes, x.blocks,
-        x.block_classes, x.ranks, x.coverage, x.comm_ranks, x.comm_transports, x.comm_links, x.groups, x.events_with_pipeline, x.events_total, x.operators_with_pipeline, x.operators_total);
+        x.block_classes, x.ranks, x.coverage, x.comm_ranks, x.comm_transports, x.comm_links, x.groups, x.memory, x.events_with_pipeline, x.events_total, x.operators_with_pipeline, x.operators_total);
 }
 template <typename A>
 void Io(A& a, AlignedStep& x) {
@@ -331,10 +348,24 @@ void Io(A& a, StepLaunch& x) {
         x.launch_bound_idle_ns, x.launch_bound_gaps, x.longest_wait_start_ns, x.longest_wait_end_ns, x.max_queue_depth);
 }
 template <typename A>
+void Io(A& a, ExpertRankLoad& x) {
+  IoAll(a, x.rank, x.calls, x.tokens_per_step, x.ms_per_step, x.hot_steps, x.first_row, x.last_row, x.file);
+}
+template <typename A>
+void Io(A& a, ExpertGroupLoad& x) {
+  IoAll(a, x.group, x.by_tokens, x.ranks, x.steps, x.mean_peak_to_mean, x.max_peak_to_mean, x.max_over_min,
+        x.hot_rank, x.worst_step_id);
+}
+template <typename A>
+void Io(A& a, PipelineStage& x) {
+  IoAll(a, x.stage, x.ranks, x.steps, x.compute_ms, x.comm_ms, x.bubble_ms, x.wall_ms, x.warmup_ms, x.cooldown_ms,
+        x.bounding_steps, x.worst_step_id, x.worst_rank);
+}
+template <typename A>
 void Io(A& a, CrossRank& x) {
   IoAll(a, x.ranks, x.alignment_method, x.steps, x.collectives, x.tested_collectives, x.votes, x.max_step_skew_ratio,
         x.max_collective_skew_ratio, x.compute_imbalance_ratio, x.groups, x.bubbles, x.bubbles_without_trace,
-        x.launches, x.launch_ranks_without_flows);
+        x.launches, x.launch_ranks_without_flows, x.expert_load, x.pipeline_stages);
 }
 template <typename A>
 void Io(A& a, Evidence& x) {

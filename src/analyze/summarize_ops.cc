@@ -6,6 +6,7 @@
 #include "analyze/summarize.h"
 
 #include "analyze/communication.h"
+#include "analyze/memory.h"
 #include "analyze/source_check.h"
 #include "core/parallel_for.h"
 #include "core/quantile.h"
@@ -298,6 +299,7 @@ void Summarize(AnalysisResult& res, const Rules& rules, bool block_rows, int thr
   });
   SummarizeCommunication(res, rules);
   CheckSources(res, rules);
+  res.summaries.memory = SummarizeMemory(res);
 }
 
 }  // namespace optrace::analyze

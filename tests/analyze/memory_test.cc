@@ -41,7 +41,7 @@ TEST(MemoryTest, PeaksPerComponentAndTheAllocationsLiveAtThePeak) {
   TempDir tmp;
   WriteRank(tmp, true);
   AnalysisResult r = testing::Analyze(tmp.path());
-  std::vector<RankMemory> m = SummarizeMemory(r);
+  const std::vector<RankMemory>& m = r.summaries.memory;
   ASSERT_EQ(m.size(), 1u);
   ASSERT_EQ(m[0].components.size(), 2u);
   EXPECT_EQ(m[0].components[0].component, "APP");
@@ -169,15 +169,22 @@ TEST(MemoryTest, TheTimelineIsCutToItsPointBudgetAndKeepsThePeak) {
     csv += fmt::format("PTA,{}.000\t,{},{},0,1,NPU:0\n", 1000 + i, 100 + i % 7, i == 613 ? 9000 : 200 + i % 11);
   tmp.Write("r0_ascend_pt/ASCEND_PROFILER_OUTPUT/memory_record.csv", csv);
   AnalysisResult r = testing::Analyze(tmp.path());
-  std::vector<MemorySeries> s = MemoryTimeline(r, SummarizeMemory(r), 50);
-  ASSERT_EQ(s.size(), 1u);
-  EXPECT_EQ(s[0].component, "PTA");
-  EXPECT_LE(s[0].points.size(), 50u);
-  EXPECT_GE(s[0].points.size(), 45u);
-  double peak = 0;
-  for (const MemoryPoint& p : s[0].points) peak = std::max(peak, p.reserved_mb);
-  EXPECT_DOUBLE_EQ(peak, 9000.0);
-  EXPECT_TRUE(std::is_sorted(s[0].points.begin(), s[0].points.end(),
+  ASSERT_EQ(r.summaries.memory.size(), 1u);  // read once, at the summarize stage
+  const RankMemory& m = r.summaries.memory[0];
+  EXPECT_EQ(m.timeline_component, "PTA");
+  EXPECT_LE(m.timeline.size(), kMemoryTimelinePoints);
+  EXPECT_GE(m.timeline.size(), kMemoryTimelinePoints * 9 / 10);
+  auto peak_of = [](const std::vector<MemoryPoint>& points) {
+    double peak = 0;
+    for (const MemoryPoint& p : points) peak = std::max(peak, p.reserved_mb);
+    return peak;
+  };
+  EXPECT_DOUBLE_EQ(peak_of(m.timeline), 9000.0);
+  std::vector<MemoryPoint> cut = DecimateMemory(m.timeline, 50);
+  EXPECT_LE(cut.size(), 50u);
+  EXPECT_GE(cut.size(), 45u);
+  EXPECT_DOUBLE_EQ(peak_of(cut), 9000.0);
+  EXPECT_TRUE(std::is_sorted(cut.begin(), cut.end(),
                              [](const MemoryPoint& a, const MemoryPoint& b) { return a.rel_ns < b.rel_ns; }));
 }
 

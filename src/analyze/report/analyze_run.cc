@@ -96,7 +96,7 @@ Result<AnalyzeRun> RunAnalyzeAndReport(const AnalyzeRunOptions& opt) {
   ropt.efficiency.model_config = model_config;
   ropt.efficiency.hardware = hardware ? hardware : DetectedHardware(run.result, opt, rules, ropt.efficiency.hardware_note);
   // The one finding that needs the device: made here, where the device is known.
-  AddMemoryLimitFinding(run.result, SummarizeMemory(run.result), ropt.efficiency.hardware, rules.thresholds);
+  AddMemoryLimitFinding(run.result, run.result.summaries.memory, ropt.efficiency.hardware, rules.thresholds);
   auto written = WriteReport(run.result, ropt);
   if (!written.ok()) {
     if (opt.analyze.progress) opt.analyze.progress->OnStage({Stage::kReport, "failed", 0, {}, written.status().message()});

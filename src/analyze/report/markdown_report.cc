@@ -7,9 +7,6 @@
 #include <map>
 
 #include "analyze/report/markdown_table.h"
-#include "analyze/expert_load.h"
-#include "analyze/memory.h"
-#include "analyze/pipeline_stages.h"
 #include "analyze/rules.h"
 #include "analyze/report/table.h"
 
@@ -358,7 +355,7 @@ void DynamicShapes(const AnalysisResult& r, std::ostream& out);
 // Per pipeline stage: compute, communication and idle per step, and how often it bounds the step.
 void PipelineStageTable(const AnalysisResult& r, std::ostream& out) {
   out << "### Pipeline stages\n\n";
-  std::vector<PipelineStage> stages = PipelineStages(r);
+  const std::vector<PipelineStage>& stages = r.cross_rank.pipeline_stages;
   if (stages.empty()) {
     out << "No pipeline-parallel groups in this capture (profiler_metadata.json `parallel_group_info` names none, or "
            "one stage only).\n\n";
@@ -379,7 +376,7 @@ void PipelineStageTable(const AnalysisResult& r, std::ostream& out) {
 // Per EP group and rank: grouped-matmul load per step and how often the rank was the busiest.
 void ExpertLoadTable(const AnalysisResult& r, std::ostream& out) {
   out << "### Expert-parallel load\n\n";
-  std::vector<ExpertGroupLoad> groups = ExpertLoad(r);
+  const std::vector<ExpertGroupLoad>& groups = r.cross_rank.expert_load;
   if (groups.empty()) {
     out << "No grouped-matmul (expert) operators on two or more ranks in this capture.\n\n";
     return;
@@ -411,7 +408,7 @@ void ExpertLoadTable(const AnalysisResult& r, std::ostream& out) {
 // Peak reserved / allocated per rank and allocator component, and what was allocated at the peak.
 void DeviceMemory(const AnalysisResult& r, std::ostream& out) {
   out << "### Device memory\n\n";
-  std::vector<RankMemory> mem = SummarizeMemory(r);
+  const std::vector<RankMemory>& mem = r.summaries.memory;
   if (mem.empty()) {
     out << "No memory records in this capture (memory_record.csv, or the db layout's MEMORY_RECORD table: torch_npu "
            "writes them with profile_memory=True).\n\n";

@@ -9,7 +9,6 @@
 #include <filesystem>
 
 #include "analyze/efficiency.h"
-#include "analyze/memory.h"
 #include "analyze/report/step_inspector.h"
 #include "analyze/report/step_selection.h"
 #include "analyze/report/summary_tables.h"
@@ -71,15 +70,15 @@ const std::vector<TableSpec>& Specs() {
 // The memory plot: per rank (the first 16 with memory records), the allocator component's
 // reserved and allocated MB over time (at most 400 points each, the peak always kept).
 Json MemoryJson(const AnalysisResult& r) {
-  std::vector<RankMemory> memory = SummarizeMemory(r);
-  if (memory.size() > 16) memory.resize(16);
   Json ranks = Json::array();
-  for (const MemorySeries& s : MemoryTimeline(r, memory, 400)) {
+  for (size_t i = 0; i < r.summaries.memory.size() && i < 16; ++i) {
+    const RankMemory& m = r.summaries.memory[i];
+    if (m.timeline.empty()) continue;
     Json pts = Json::array();
-    for (const MemoryPoint& p : s.points)
+    for (const MemoryPoint& p : m.timeline)
       pts.push_back({double(p.rel_ns) / 1e6, p.reserved_mb,
                      IsMissing(p.allocated_mb) ? Json(nullptr) : Json(p.allocated_mb)});
-    ranks.push_back({{"rank", s.rank}, {"component", s.component}, {"points", pts}});
+    ranks.push_back({{"rank", m.rank}, {"component", m.timeline_component}, {"points", pts}});
   }
   return ranks;
 }

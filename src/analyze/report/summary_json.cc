@@ -6,9 +6,6 @@
 #include <set>
 
 #include "analyze/efficiency.h"
-#include "analyze/expert_load.h"
-#include "analyze/memory.h"
-#include "analyze/pipeline_stages.h"
 
 namespace optrace::analyze::report {
 namespace {
@@ -245,7 +242,7 @@ Json DynamicShapesJson(const AnalysisResult& r) {
 // The MoE / LLM views of report.md: expert-parallel load, pipeline stages, device memory.
 Json ParallelViewsJson(const AnalysisResult& r) {
   Json ep = Json::array();
-  for (const ExpertGroupLoad& g : ExpertLoad(r)) {
+  for (const ExpertGroupLoad& g : r.cross_rank.expert_load) {
     Json ranks = Json::array();
     for (const ExpertRankLoad& l : g.ranks)
       ranks.push_back({{"rank", l.rank}, {"calls", l.calls}, {"tokens_per_step", R6(l.tokens_per_step)},
@@ -256,13 +253,13 @@ Json ParallelViewsJson(const AnalysisResult& r) {
                   {"ranks", ranks}});
   }
   Json pp = Json::array();
-  for (const PipelineStage& p : PipelineStages(r))
+  for (const PipelineStage& p : r.cross_rank.pipeline_stages)
     pp.push_back({{"stage", p.stage}, {"ranks", p.ranks}, {"steps", p.steps}, {"compute_ms", R6(p.compute_ms)},
                   {"comm_ms", R6(p.comm_ms)}, {"idle_ms", R6(p.bubble_ms)}, {"warmup_ms", R6(p.warmup_ms)},
                   {"cooldown_ms", R6(p.cooldown_ms)}, {"wall_ms", R6(p.wall_ms)},
                   {"bounding_steps", p.bounding_steps}});
   Json mem = Json::array();
-  for (const RankMemory& m : SummarizeMemory(r)) {
+  for (const RankMemory& m : r.summaries.memory) {
     Json comps = Json::array();
     for (const ComponentMemory& c : m.components)
       comps.push_back({{"component", c.component}, {"peak_reserved_mb", R6(c.peak_reserved_mb)},

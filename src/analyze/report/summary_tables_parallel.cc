@@ -2,9 +2,6 @@
 // memory peaks. Each is written only when the capture holds its inputs.
 #include "analyze/report/summary_tables.h"
 
-#include "analyze/expert_load.h"
-#include "analyze/memory.h"
-#include "analyze/pipeline_stages.h"
 #include "analyze/report/table_helpers.h"
 
 namespace optrace::analyze::report {
@@ -62,9 +59,9 @@ Table MemoryPeakTable(const std::vector<RankMemory>& memory) {
 
 void BuildParallelTables(const AnalysisResult& r, const std::function<void(Table&&)>& sink) {
   if (!r.cross_rank.launches.empty()) sink(HostLaunchTable(r));
-  if (auto g = ExpertLoad(r); !g.empty()) sink(ExpertLoadSummaryTable(g));
-  if (auto p = PipelineStages(r); !p.empty()) sink(PipelineStageSummaryTable(p));
-  if (auto m = SummarizeMemory(r); !m.empty()) sink(MemoryPeakTable(m));
+  if (const auto& g = r.cross_rank.expert_load; !g.empty()) sink(ExpertLoadSummaryTable(g));
+  if (const auto& p = r.cross_rank.pipeline_stages; !p.empty()) sink(PipelineStageSummaryTable(p));
+  if (const auto& m = r.summaries.memory; !m.empty()) sink(MemoryPeakTable(m));
 }
 
 }  // namespace optrace::analyze::report
