@@ -12,10 +12,10 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "analyze/normalize.h"
-#include "analyze/rules.h"
-#include "analyze/segment.h"
-#include "analyze/summarize.h"
+#include "analyze/read/normalize.h"
+#include "analyze/rules/rules.h"
+#include "analyze/segment/segment.h"
+#include "analyze/summarize/summarize.h"
 
 namespace {
 

@@ -11,9 +11,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "source/lint.h"
-#include "source/lexer.h"
-#include "source/scanner.h"
+#include "source/lint/lint.h"
+#include "source/lexer/lexer.h"
+#include "source/scan/scanner.h"
 
 namespace {
 namespace fs = std::filesystem;

@@ -39,6 +39,23 @@ function(optrace_layer_library name dir)
   target_link_libraries(${name} PRIVATE optrace_warnings)
 endfunction()
 
+# One room of a layer (src/<layer>/<room>/): the room's .cc files, a static library that links
+# DEPS publicly (the rooms and layers below it) and LIBS privately. A room's code includes only its
+# own headers and those of what DEPS reaches: tests/layers_test.py checks it from these calls.
+# optrace_room(<target> DIR <dir> [DEPS <target>...] [LIBS <lib>...] [PCH_FROM <target>])
+function(optrace_room name)
+  cmake_parse_arguments(R "" "DIR;PCH_FROM" "DEPS;LIBS" ${ARGN})
+  file(GLOB _srcs CONFIGURE_DEPENDS ${R_DIR}/*.cc)
+  list(FILTER _srcs EXCLUDE REGEX "_test\\.cc$")
+  add_library(${name} STATIC ${_srcs})
+  target_compile_features(${name} PUBLIC cxx_std_20)
+  target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR}/src ${PROJECT_SOURCE_DIR}/include)
+  target_link_libraries(${name} PUBLIC ${R_DEPS} PRIVATE optrace_warnings ${R_LIBS})
+  if(OPTRACE_PCH AND R_PCH_FROM)
+    target_precompile_headers(${name} REUSE_FROM ${R_PCH_FROM})
+  endif()
+endfunction()
+
 # Precompiled third-party headers. Most of the build time is spent parsing CLI11, GoogleTest,
 # nlohmann/json and fmt again in every translation unit; one precompiled header per target
 # (tests share one) parses them once. Only third-party and standard headers go in, so a

@@ -4,7 +4,7 @@
 // data[0] % 3 picks the stage file replaced: discover, normalize, segment.
 #include <cstring>
 
-#include "analyze/stage_io.h"
+#include "analyze/pipeline/stage_io.h"
 #include "fuzz_harness.h"
 
 namespace {

@@ -7,7 +7,7 @@
 
 #include "fuzz_harness.h"
 #include "source/index/code_index.h"
-#include "source/source_set.h"
+#include "source/lexer/source_set.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace optrace;

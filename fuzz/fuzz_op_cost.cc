@@ -4,8 +4,8 @@
 // (huge dims, odd separators, empty slots).
 #include <string>
 
-#include "analyze/op_cost.h"
-#include "analyze/rules.h"
+#include "analyze/cost/op_cost.h"
+#include "analyze/rules/rules.h"
 #include "fuzz_harness.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

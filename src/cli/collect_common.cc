@@ -7,8 +7,8 @@
 #include <ostream>
 #include <set>
 
-#if __has_include("source/scanner.h")
-#include "source/scanner.h"
+#if __has_include("source/scan/scanner.h")
+#include "source/scan/scanner.h"
 #define OPTRACE_HAVE_SCANNER 1
 #endif
 

@@ -11,7 +11,7 @@
 #include "collect/collect_job.h"
 #include "core/file_io.h"
 #include "core/point_map.h"
-#include "source/scanner.h"
+#include "source/scan/scanner.h"
 
 #ifdef OPTRACE_HAVE_EXAMPLE_MOE
 #include "moe_dispatch_combine/runner/moe_runner.h"

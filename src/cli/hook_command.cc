@@ -10,9 +10,9 @@
 #include "core/json_text.h"
 #include "cli/commands.h"
 #include "core/file_io.h"
-#include "source/hook.h"
-#include "source/modify.h"
-#include "source/trace_define.h"
+#include "source/hook/hook.h"
+#include "source/scan/modify.h"
+#include "source/lexer/trace_define.h"
 
 namespace optrace::cli {
 namespace {

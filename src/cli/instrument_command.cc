@@ -12,7 +12,7 @@
 #include "cli/commands.h"
 #include "core/file_io.h"
 #include "source/compile/compile_check.h"
-#include "source/modify.h"
+#include "source/scan/modify.h"
 #include "source/plan/instrument.h"
 #include "source/plan/plan.h"
 

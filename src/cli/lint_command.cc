@@ -6,7 +6,7 @@
 
 #include "cli/cli_parse.h"
 #include "cli/commands.h"
-#include "source/lint.h"
+#include "source/lint/lint.h"
 
 namespace optrace::cli {
 

@@ -10,9 +10,9 @@
 #include "core/json_text.h"
 #include "cli/commands.h"
 #include "core/file_io.h"
-#include "source/modify.h"
-#include "source/lint.h"
-#include "source/scanner.h"
+#include "source/scan/modify.h"
+#include "source/lint/lint.h"
+#include "source/scan/scanner.h"
 
 namespace optrace::cli {
 namespace {

@@ -7,8 +7,8 @@
 #include <fstream>
 #include <string>
 
-#include "analyze/pipeline.h"
-#include "analyze/rules.h"
+#include "analyze/pipeline/pipeline.h"
+#include "analyze/rules/rules.h"
 
 namespace optrace::analyze::testing {
 

@@ -7,7 +7,7 @@
 #include <filesystem>
 
 #include "core/point_map.h"
-#include "source/hook.h"
+#include "source/hook/hook.h"
 #include "testing/cli_runner.h"
 #include "testing/temp_tree.h"
 

@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "source/lint.h"
+#include "source/lint/lint.h"
 #include "testing/cli_runner.h"
 #include "testing/example_tree.h"
 #include "testing/temp_tree.h"

@@ -16,8 +16,8 @@
 #include <unistd.h>
 
 #include "core/file_io.h"
-#include "source/hook.h"
-#include "source/lint.h"
+#include "source/hook/hook.h"
+#include "source/lint/lint.h"
 #include "testing/cli_runner.h"
 #include "testing/temp_tree.h"
 

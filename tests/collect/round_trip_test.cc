@@ -10,7 +10,7 @@
 #include "collect/collector.h"
 #include "dump_builder.h"
 #include "moe_dispatch_combine/runner/moe_runner.h"
-#include "source/scanner.h"
+#include "source/scan/scanner.h"
 
 namespace optrace::collect {
 namespace {

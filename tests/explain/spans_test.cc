@@ -13,7 +13,7 @@
 #include "collect/collector.h"
 #include "core/point_map.h"
 #include "moe_dispatch_combine/runner/moe_runner.h"
-#include "source/scanner.h"
+#include "source/scan/scanner.h"
 #include "testing/temp_tree.h"
 
 namespace optrace::explain {

@@ -13,7 +13,7 @@
 #include <optional>
 #include <string>
 
-#include "analyze/pipeline.h"
+#include "analyze/pipeline/pipeline.h"
 #include "analyze/report/report_writer.h"
 
 namespace optrace::analyze::report {

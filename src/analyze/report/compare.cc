@@ -9,7 +9,7 @@
 #include <set>
 #include <sstream>
 
-#include "analyze/pipeline.h"
+#include "analyze/pipeline/pipeline.h"
 #include "analyze/report/markdown_table.h"
 #include "core/file_io.h"
 #include "core/json_text.h"

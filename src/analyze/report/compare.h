@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "analyze/model.h"
+#include "analyze/model/model.h"
 #include "core/status.h"
 
 namespace optrace::analyze::report {

@@ -12,7 +12,7 @@
 #include <map>
 #include <string>
 
-#include "analyze/model.h"
+#include "analyze/model/model.h"
 #include "core/quantile.h"
 
 namespace optrace::analyze::report {

@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "analyze/efficiency.h"
+#include "analyze/efficiency/efficiency.h"
 #include "analyze/report/markdown_report.h"
 #include "analyze/report/markdown_table.h"
 #include "analyze/report/table.h"

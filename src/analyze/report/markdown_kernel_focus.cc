@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "analyze/kernel_focus.h"
+#include "analyze/efficiency/kernel_focus.h"
 #include "analyze/report/markdown_report.h"
 #include "analyze/report/markdown_table.h"
 #include "analyze/report/table.h"

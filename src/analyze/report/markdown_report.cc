@@ -7,7 +7,7 @@
 #include <map>
 
 #include "analyze/report/markdown_table.h"
-#include "analyze/rules.h"
+#include "analyze/rules/rules.h"
 #include "analyze/report/table.h"
 
 namespace optrace::analyze::report {

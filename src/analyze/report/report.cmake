@@ -10,5 +10,4 @@ add_custom_command(
           -P ${PROJECT_SOURCE_DIR}/cmake/embed_html.cmake
   DEPENDS ${_tpl} ${PROJECT_SOURCE_DIR}/cmake/embed_html.cmake
   COMMENT "Embedding report_template.html")
-target_sources(optrace_analyze PRIVATE ${_tpl_cc})
-target_link_libraries(optrace_analyze PUBLIC PkgConfig::XLSXWRITER)
+target_sources(optrace_analyze_report PRIVATE ${_tpl_cc})

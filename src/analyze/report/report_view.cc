@@ -8,7 +8,7 @@
 #include <cmath>
 #include <filesystem>
 
-#include "analyze/efficiency.h"
+#include "analyze/efficiency/efficiency.h"
 #include "analyze/report/step_inspector.h"
 #include "analyze/report/step_selection.h"
 #include "analyze/report/summary_tables.h"

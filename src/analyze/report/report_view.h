@@ -13,7 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
-#include "analyze/model.h"
+#include "analyze/model/model.h"
 #include "analyze/report/kpis.h"
 #include "analyze/report/report_context.h"
 #include "analyze/report/table.h"

@@ -15,9 +15,9 @@
 #include <string>
 #include <vector>
 
-#include "analyze/efficiency.h"
-#include "analyze/kernel_focus.h"
-#include "analyze/model.h"
+#include "analyze/efficiency/efficiency.h"
+#include "analyze/efficiency/kernel_focus.h"
+#include "analyze/model/model.h"
 #include "analyze/report/kpis.h"
 #include "core/status.h"
 

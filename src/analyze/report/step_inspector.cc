@@ -10,10 +10,10 @@
 #include <unordered_map>
 #include <vector>
 
-#include "analyze/efficiency.h"
+#include "analyze/efficiency/efficiency.h"
 #include "analyze/report/step_selection.h"
-#include "analyze/segment.h"
-#include "analyze/summarize.h"
+#include "analyze/segment/segment.h"
+#include "analyze/summarize/summarize.h"
 
 namespace optrace::analyze::report {
 namespace {

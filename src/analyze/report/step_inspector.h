@@ -25,8 +25,8 @@
 #include <cstddef>
 #include <nlohmann/json.hpp>
 
-#include "analyze/model.h"
-#include "analyze/rules.h"
+#include "analyze/model/model.h"
+#include "analyze/rules/rules.h"
 
 namespace optrace::analyze {
 struct Efficiency;

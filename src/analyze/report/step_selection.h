@@ -7,7 +7,7 @@
 #include <map>
 #include <vector>
 
-#include "analyze/model.h"
+#include "analyze/model/model.h"
 
 namespace optrace::analyze::report::internal {
 

@@ -5,7 +5,7 @@
 #include <map>
 #include <set>
 
-#include "analyze/efficiency.h"
+#include "analyze/efficiency/efficiency.h"
 
 namespace optrace::analyze::report {
 namespace {

@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "analyze/model.h"
+#include "analyze/model/model.h"
 #include "analyze/report/kpis.h"
 #include "analyze/report/report_context.h"
 

@@ -19,7 +19,7 @@
 
 #include <functional>
 
-#include "analyze/model.h"
+#include "analyze/model/model.h"
 #include "analyze/report/table.h"
 
 namespace optrace::analyze {

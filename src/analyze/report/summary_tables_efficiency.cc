@@ -2,8 +2,8 @@
 // model fingerprint.
 #include <fmt/format.h>
 
-#include "analyze/efficiency.h"
-#include "analyze/kernel_focus.h"
+#include "analyze/efficiency/efficiency.h"
+#include "analyze/efficiency/kernel_focus.h"
 #include "analyze/report/summary_tables.h"
 #include "analyze/report/table_helpers.h"
 

@@ -1,6 +1,6 @@
 #include "analyze/report/sweep.h"
 
-#include "analyze/discover.h"
+#include "analyze/read/discover.h"
 #include "core/json_text.h"
 
 #include <fmt/format.h>

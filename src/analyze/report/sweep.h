@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "analyze/pipeline.h"
+#include "analyze/pipeline/pipeline.h"
 #include "analyze/report/kpis.h"
 #include "analyze/report/table.h"
 #include "core/status.h"

@@ -5,7 +5,7 @@
 #include <utility>
 #include <vector>
 
-#include "analyze/model.h"
+#include "analyze/model/model.h"
 #include "analyze/report/table.h"
 
 namespace optrace::analyze::report::internal {

@@ -24,7 +24,7 @@
 #include "source/index/declarations.h"
 #include "source/index/model.h"
 #include "source/index/token_stream.h"
-#include "source/source_set.h"
+#include "source/lexer/source_set.h"
 
 namespace optrace::source::index {
 

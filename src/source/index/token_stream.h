@@ -20,8 +20,8 @@
 #include <string_view>
 #include <vector>
 
-#include "source/lexer.h"
-#include "source/source_set.h"
+#include "source/lexer/lexer.h"
+#include "source/lexer/source_set.h"
 
 namespace optrace::source::index {
 

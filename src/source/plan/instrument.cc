@@ -11,7 +11,7 @@
 #include <set>
 
 #include "core/file_io.h"
-#include "source/include_tree.h"
+#include "source/lexer/include_tree.h"
 #include "source/plan/profiling_chain.h"
 
 namespace optrace::source {

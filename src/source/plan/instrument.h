@@ -18,9 +18,9 @@
 #include <vector>
 
 #include "core/status.h"
-#include "source/code_structure.h"
+#include "source/lexer/code_structure.h"
 #include "source/plan/plan.h"
-#include "source/source_set.h"
+#include "source/lexer/source_set.h"
 
 namespace optrace::source {
 

@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "core/status.h"
-#include "source/source_set.h"
+#include "source/lexer/source_set.h"
 
 namespace optrace::source {
 

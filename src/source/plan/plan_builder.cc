@@ -8,7 +8,7 @@
 #include <set>
 
 #include "core/file_io.h"
-#include "source/include_tree.h"
+#include "source/lexer/include_tree.h"
 #include "source/index/call_graph.h"
 #include "source/index/code_index.h"
 #include "source/index/function_body.h"

@@ -5,7 +5,7 @@
 #include <set>
 #include <nlohmann/json.hpp>
 
-#include "source/lint.h"
+#include "source/lexer/trace_calls.h"
 #include "core/json_text.h"
 #include "source/plan/plan.h"
 

@@ -26,7 +26,7 @@
 
 #include "source/plan/instrument.h"
 #include "source/plan/plan.h"
-#include "source/source_set.h"
+#include "source/lexer/source_set.h"
 
 namespace optrace::source {
 

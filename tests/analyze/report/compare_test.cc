@@ -6,7 +6,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "analyze/pipeline.h"
+#include "analyze/pipeline/pipeline.h"
 #include "analyze/analyze_test_util.h"
 
 namespace optrace::analyze::report {

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "analyze/efficiency.h"
+#include "analyze/efficiency/efficiency.h"
 
 #include <sstream>
 

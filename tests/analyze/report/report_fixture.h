@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "analyze/model.h"
+#include "analyze/model/model.h"
 
 namespace optrace::analyze::testing {
 

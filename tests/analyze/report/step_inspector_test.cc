@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "analyze/efficiency.h"
+#include "analyze/efficiency/efficiency.h"
 #include "analyze/report/report_fixture.h"
 
 namespace optrace::analyze::report {

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes synthetic_8rank/: a torch_npu text export of 8 ranks x 5 steps with two planted problems.
 
-Planted (tests/analyze/diagnose_test.cc checks that exactly these findings come out):
+Planted (tests/analyze/diagnose/diagnose_test.cc checks that exactly these findings come out):
   * slow rank: rank 5 launches every step 600 us late, so at the first allreduce of each step
     the other ranks wait for it and its allreduce is the shortest (5 of 15 collectives).
   * recurring bubble: rank 2 idles 1.5 ms after the last allreduce of steps 10..13 (4 of 5

@@ -23,7 +23,7 @@
 #include "source/index/code_index.h"
 #include "source/index/core_types.h"
 #include "source/index/token_stream.h"
-#include "source/source_set.h"
+#include "source/lexer/source_set.h"
 
 namespace optrace::source::index {
 

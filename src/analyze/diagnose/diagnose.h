@@ -1,0 +1,45 @@
+// diagnose: findings with evidence, from the summaries and cross-rank results.
+//
+//   Diagnose(result, rules);   // fills result.findings (ids F001.., by severity) and limitations
+//
+// Finding types and triggers (thresholds: diagnosis_rules.json):
+//   slow_rank                     high    top slow-rank votes >= slow_rank_min_votes and
+//                                         vote share >= slow_rank_min_vote_share
+//   communication_dominated_step  medium  per rank: steps whose comm union >= comm_dominated_share of wall
+//   exposed_communication         medium  per rank: steps whose comm not hidden under compute >=
+//                                         exposed_comm_min_share of wall, overlap <= comm_overlap_max_ratio
+//   expert_load_imbalance         medium  an EP group's per-step peak-to-mean grouped-matmul load >=
+//                                         ep_peak_to_mean with one rank hot in >= ep_hot_step_share of steps
+//   slow_pipeline_stage           medium  the pp stage with the most compute in >= pp_stage_bound_share of
+//                                         steps and >= pp_stage_imbalance_ratio x the other stages' compute
+//   outlier_step                  medium  per rank: complete steps >= outlier_step_ratio x the median complete
+//                                         step (and outlier_step_min_ms longer), with what was different
+//   recurring_bubble_pattern      medium  per rank: bubbling complete steps / complete steps >=
+//                                         recurring_bubble_min_ratio with >= recurring_bubble_min_complete_steps
+//   prelaunch_gap_heavy / tail_gap_heavy  low  per rank: steps with a gap >= max(heavy_gap_min_us, 10% wall)
+//   aicpu_on_critical_path        medium  per rank: AI CPU time not overlapped by other device work
+//                                         >= max(aicpu_min_exposed_us, aicpu_min_wall_share * wall)
+//   rank_step_skew                medium  aligned steps with wall skew > rank_skew_ratio
+//   compute_imbalance             medium  per-rank compute over aligned steps, skew > compute_imbalance_ratio
+//   top_operator                  info    the top_operators compute operators (rank-merged, communication
+//                                         excluded) by total time
+//   slow_link                     medium  a communication_matrix link below slow_link_ratio x the median
+//                                         bandwidth of its transport (>= slow_link_min_links links)
+//   comm_wait_dominated           medium  ranks whose wait / (wait + transit) > comm_wait_ratio_high; the
+//                                         rank that waits least is named as the likely late rank
+//   small_packets                 low     a rank and transport whose packets below small_packet_mb carry
+//                                         >= small_packet_time_share of its transit time
+// Evidence: file + row range of the events, or rank + absolute time window (Unix ns).
+#pragma once
+
+#include "analyze/model/model.h"
+#include "analyze/rules/rules.h"
+
+namespace optrace::analyze {
+
+void Diagnose(AnalysisResult& result, const Rules& rules);
+
+// The communication findings (diagnose_comm.cc); slow_rank: the slow_rank finding's rank or -1.
+std::vector<Finding> CommunicationFindings(const AnalysisResult& result, const Rules& rules, int slow_rank);
+
+}  // namespace optrace::analyze

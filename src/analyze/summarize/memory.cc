@@ -1,0 +1,293 @@
+#include "analyze/summarize/memory.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include <sqlite3.h>
+
+#include "core/csv_reader.h"
+
+namespace optrace::analyze {
+namespace fs = std::filesystem;
+namespace {
+
+int64_t UsToNs(double us) { return static_cast<int64_t>(std::llround(us * 1000.0)); }
+
+int64_t StepAt(const AnalysisResult& r, int rank, int64_t rel_ns) {
+  for (const Step& s : r.steps)
+    if (s.rank == rank && s.start_ns <= rel_ns && rel_ns < s.end_ns) return s.step_id;
+  return -1;
+}
+
+// Each component's peaks and samples (time and reserved known), in file order.
+struct ComponentRecords {
+  ComponentMemory peaks;
+  std::vector<MemoryPoint> samples;
+};
+
+// Per component maxima and samples of memory_record.csv; false when the file cannot be read.
+bool ReadRecords(const fs::path& path, const RankTable& t, std::map<std::string, ComponentRecords>& out) {
+  auto reader = CsvReader::Open(path);
+  if (!reader.ok()) return false;
+  CsvRecord rec;
+  auto first = reader->Next(rec);
+  if (!first.ok() || !*first) return false;
+  CsvHeader h(rec);
+  auto comp = h.Find("Component"), ts = h.Find("Timestamp(us)"), alloc = h.Find("Total Allocated(MB)"),
+       reserved = h.Find("Total Reserved(MB)");
+  if (!comp || !ts || !reserved) return false;
+  while (true) {
+    auto more = reader->Next(rec);
+    if (!more.ok() || !*more) break;
+    std::string c(rec.Field(*comp));
+    ComponentRecords& cr = out[c];
+    ComponentMemory& m = cr.peaks;
+    m.component = c;
+    std::optional<double> res = ParseCsvNumber(rec.Field(*reserved));
+    std::optional<double> at = ParseCsvNumber(rec.Field(*ts));
+    std::optional<double> a = alloc ? ParseCsvNumber(rec.Field(*alloc)) : std::nullopt;
+    if (res && at) {
+      const int64_t rel = UsToNs(*at) - t.base_ns;
+      cr.samples.push_back({rel, *res, a ? *a : kMissing});
+      if (IsMissing(m.peak_reserved_mb) || *res > m.peak_reserved_mb) {
+        m.peak_reserved_mb = *res;
+        m.peak_rel_ns = rel;
+        m.peak_row = rec.line;
+      }
+    }
+    if (a && (IsMissing(m.peak_allocated_mb) || *a > m.peak_allocated_mb)) m.peak_allocated_mb = *a;
+  }
+  return true;
+}
+
+std::vector<LiveAllocation> LiveAt(const fs::path& path, const RankTable& t, int64_t rel_ns) {
+  std::vector<LiveAllocation> live;
+  auto reader = CsvReader::Open(path);
+  if (!reader.ok()) return live;
+  CsvRecord rec;
+  auto first = reader->Next(rec);
+  if (!first.ok() || !*first) return live;
+  CsvHeader h(rec);
+  auto name = h.Find("Name"), size = h.Find("Size(KB)"), alloc = h.Find("Allocation Time(us)"),
+       release = h.Find("Release Time(us)");
+  if (!name || !size || !alloc) return live;
+  while (true) {
+    auto more = reader->Next(rec);
+    if (!more.ok() || !*more) break;
+    std::optional<double> kb = ParseCsvNumber(rec.Field(*size)), a = ParseCsvNumber(rec.Field(*alloc));
+    if (!kb || !a || UsToNs(*a) - t.base_ns > rel_ns) continue;
+    std::optional<double> rel = release ? ParseCsvNumber(rec.Field(*release)) : std::nullopt;
+    if (rel && UsToNs(*rel) - t.base_ns <= rel_ns) continue;  // released before the peak
+    live.push_back({std::string(rec.Field(*name)), *kb / 1024.0, rec.line});
+  }
+  std::stable_sort(live.begin(), live.end(), [](const LiveAllocation& x, const LiveAllocation& y) { return x.size_mb > y.size_mb; });
+  if (live.size() > 5) live.resize(5);
+  return live;
+}
+
+// The db layout (ascend_pytorch_profiler_*.db): MEMORY_RECORD and OP_MEMORY hold the same records
+// as the CSVs, in bytes and ns, names as STRING_IDS ids; the row is the rowid.
+class MemoryDb {
+ public:
+  explicit MemoryDb(const fs::path& path) {
+    if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK) Close();
+  }
+  ~MemoryDb() { Close(); }
+  MemoryDb(const MemoryDb&) = delete;
+  MemoryDb& operator=(const MemoryDb&) = delete;
+  // fn(stmt) per row of `sql`; false when the query cannot run (no such table or column).
+  template <typename Fn>
+  bool Query(const char* sql, Fn fn) {
+    if (!db_) return false;
+    sqlite3_stmt* st = nullptr;
+    if (sqlite3_prepare_v2(db_, sql, -1, &st, nullptr) != SQLITE_OK) return false;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) fn(st);
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE;
+  }
+
+ private:
+  void Close() {
+    if (db_) sqlite3_close(db_);
+    db_ = nullptr;
+  }
+  sqlite3* db_ = nullptr;
+};
+
+std::string Text(sqlite3_stmt* st, int col) {
+  const unsigned char* v = sqlite3_column_text(st, col);
+  return v ? reinterpret_cast<const char*>(v) : "";
+}
+bool Null(sqlite3_stmt* st, int col) { return sqlite3_column_type(st, col) == SQLITE_NULL; }
+constexpr double kMb = 1024.0 * 1024.0;
+
+bool ReadDbRecords(MemoryDb& db, const RankTable& t, std::map<std::string, ComponentRecords>& out) {
+  return db.Query(
+      "SELECT m.rowid, COALESCE(s.value, CAST(m.component AS TEXT)), m.timestamp, m.totalAllocated, m.totalReserved "
+      "FROM MEMORY_RECORD m LEFT JOIN STRING_IDS s ON s.id = m.component ORDER BY m.rowid",
+      [&](sqlite3_stmt* st) {
+        std::string c = Text(st, 1);
+        ComponentRecords& cr = out[c];
+        ComponentMemory& m = cr.peaks;
+        m.component = c;
+        const double a = Null(st, 3) ? kMissing : double(sqlite3_column_int64(st, 3)) / kMb;
+        if (!Null(st, 4) && !Null(st, 2)) {
+          const double res = double(sqlite3_column_int64(st, 4)) / kMb;
+          const int64_t rel = sqlite3_column_int64(st, 2) - t.base_ns;
+          cr.samples.push_back({rel, res, a});
+          if (IsMissing(m.peak_reserved_mb) || res > m.peak_reserved_mb) {
+            m.peak_reserved_mb = res;
+            m.peak_rel_ns = rel;
+            m.peak_row = static_cast<uint64_t>(sqlite3_column_int64(st, 0));
+          }
+        }
+        if (!IsMissing(a) && (IsMissing(m.peak_allocated_mb) || a > m.peak_allocated_mb)) m.peak_allocated_mb = a;
+      });
+}
+
+std::vector<LiveAllocation> DbLiveAt(MemoryDb& db, const RankTable& t, int64_t rel_ns) {
+  std::vector<LiveAllocation> live;
+  db.Query("SELECT o.rowid, COALESCE(s.value, CAST(o.name AS TEXT)), o.size, o.allocationTime, o.releaseTime "
+           "FROM OP_MEMORY o LEFT JOIN STRING_IDS s ON s.id = o.name ORDER BY o.rowid",
+           [&](sqlite3_stmt* st) {
+             if (Null(st, 2) || Null(st, 3) || sqlite3_column_int64(st, 3) - t.base_ns > rel_ns) return;
+             if (!Null(st, 4) && sqlite3_column_int64(st, 4) - t.base_ns <= rel_ns) return;  // released before
+             live.push_back({Text(st, 1), double(sqlite3_column_int64(st, 2)) / kMb,
+                             static_cast<uint64_t>(sqlite3_column_int64(st, 0))});
+           });
+  std::stable_sort(live.begin(), live.end(), [](const LiveAllocation& x, const LiveAllocation& y) { return x.size_mb > y.size_mb; });
+  if (live.size() > 5) live.resize(5);
+  return live;
+}
+
+// The db a rank's events came from ("" for a text export).
+std::string RankDb(const RankTable& t) {
+  for (const SourceFile& f : t.files)
+    if (!f.table.empty()) return f.path;
+  return "";
+}
+
+// The allocator's peak (a component that reports allocated memory: PTA, PTA+GE), not the
+// process-level APP line, is when the operators' allocations pile up.
+const ComponentMemory& AllocatorPeak(const RankMemory& m) {
+  for (const ComponentMemory& c : m.components)
+    if (!IsMissing(c.peak_allocated_mb)) return c;
+  return m.components.front();
+}
+
+}  // namespace
+
+std::vector<RankMemory> SummarizeMemory(const AnalysisResult& r) {
+  std::vector<RankMemory> out;
+  for (const RankTable& t : r.ranks) {
+    fs::path dir = fs::path(t.dir) / "ASCEND_PROFILER_OUTPUT";
+    std::error_code ec;
+    fs::path record = dir / "memory_record.csv", ops = dir / "operator_memory.csv";
+    const std::string db_path = RankDb(t);
+    std::optional<MemoryDb> db;
+    std::map<std::string, ComponentRecords> comps;
+    RankMemory m;
+    m.rank = t.rank;
+    if (fs::is_regular_file(record, ec)) {
+      if (!ReadRecords(record, t, comps)) continue;
+      m.memory_record = record.string();
+    } else if (!db_path.empty()) {
+      db.emplace(db_path);
+      if (!ReadDbRecords(*db, t, comps)) continue;
+      m.memory_record = db_path + "#MEMORY_RECORD";
+    }
+    if (comps.empty()) continue;
+    for (auto& [name, c] : comps) {
+      if (IsMissing(c.peaks.peak_reserved_mb)) continue;
+      c.peaks.peak_step_id = StepAt(r, t.rank, c.peaks.peak_rel_ns);
+      m.components.push_back(c.peaks);
+    }
+    if (m.components.empty()) continue;
+    std::stable_sort(m.components.begin(), m.components.end(),
+                     [](const ComponentMemory& a, const ComponentMemory& b) { return a.peak_reserved_mb > b.peak_reserved_mb; });
+    const ComponentMemory& at = AllocatorPeak(m);
+    m.timeline_component = at.component;
+    m.timeline = DecimateMemory(std::move(comps[at.component].samples), kMemoryTimelinePoints);
+    if (db) {
+      m.live_at_peak = DbLiveAt(*db, t, at.peak_rel_ns);
+      if (!m.live_at_peak.empty()) m.operator_memory = db_path + "#OP_MEMORY";
+      m.live_component = at.component;
+    } else if (fs::is_regular_file(ops, ec)) {
+      m.operator_memory = ops.string();
+      m.live_at_peak = LiveAt(ops, t, at.peak_rel_ns);
+      m.live_component = at.component;
+    }
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+std::vector<MemoryPoint> DecimateMemory(std::vector<MemoryPoint> all, size_t max_points) {
+  std::stable_sort(all.begin(), all.end(), [](const MemoryPoint& a, const MemoryPoint& b) { return a.rel_ns < b.rel_ns; });
+  if (all.size() <= max_points) return all;
+  std::vector<MemoryPoint> points;
+  if (max_points == 0) return points;
+  const int64_t t0 = all.front().rel_ns, span = std::max<int64_t>(1, all.back().rel_ns - t0);
+  size_t bucket = SIZE_MAX;
+  for (const MemoryPoint& p : all) {
+    size_t b = std::min(max_points - 1, static_cast<size_t>(double(p.rel_ns - t0) / double(span) * double(max_points)));
+    if (b != bucket || points.empty()) {
+      points.push_back(p);
+      bucket = b;
+    } else if (p.reserved_mb > points.back().reserved_mb) {
+      points.back() = p;
+    }
+  }
+  return points;
+}
+
+void AddMemoryLimitFinding(AnalysisResult& r, const std::vector<RankMemory>& memory,
+                           const std::optional<HardwarePeaks>& hardware, const Thresholds& th) {
+  if (!hardware || !std::isfinite(hardware->hbm_gb) || hardware->hbm_gb <= 0) return;
+  const double limit_mb = hardware->hbm_gb * 1024.0;
+  Finding f;
+  f.severity = Severity::kHigh;
+  f.type = "memory_near_device_limit";
+  double worst = 0;
+  for (const RankMemory& m : memory) {
+    const ComponentMemory* peak = nullptr;
+    for (const ComponentMemory& c : m.components)
+      if (!peak || c.peak_reserved_mb > peak->peak_reserved_mb) peak = &c;
+    if (!peak || !(peak->peak_reserved_mb >= th.memory_near_limit_share * limit_mb)) continue;
+    f.ranks.push_back(m.rank);
+    if (peak->peak_reserved_mb > worst) {
+      worst = peak->peak_reserved_mb;
+      f.rank = m.rank;
+      f.step_id = peak->peak_step_id;
+    }
+    if (f.evidence.size() < size_t(th.max_evidence_items)) {
+      Evidence ev;
+      ev.file = m.memory_record;
+      ev.row_first = ev.row_last = static_cast<uint32_t>(peak->peak_row);
+      ev.rank = m.rank;
+      ev.step_id = peak->peak_step_id;
+      ev.note = fmt::format("rank {}: {} reserved {:.1f} MB at its peak ({:.1f}% of {:g} GB)", m.rank, peak->component,
+                            peak->peak_reserved_mb, 100.0 * peak->peak_reserved_mb / limit_mb, hardware->hbm_gb);
+      f.evidence.push_back(ev);
+    }
+  }
+  if (f.ranks.empty()) return;
+  f.summary = fmt::format(
+      "{} rank(s) ({}) reserve at least {:.0f}% of the device's {:g} GB ({}): worst rank {}, {:.1f} MB{}. The next "
+      "larger batch or sequence will not fit: recompute activations, shard optimizer states, or lower the micro-batch; "
+      "PYTORCH_NPU_ALLOC_CONF=expandable_segments:True reduces fragmentation of the reserved pool.",
+      f.ranks.size(), FormatRankList(f.ranks), 100.0 * th.memory_near_limit_share, hardware->hbm_gb, hardware->name,
+      f.rank, worst, f.step_id >= 0 ? fmt::format(" in step {}", f.step_id) : "");
+  f.numbers = {{"peak_reserved_mb", worst}, {"device_mb", limit_mb}, {"share", worst / limit_mb},
+               {"ranks", double(f.ranks.size())}};
+  // In its place by severity, as diagnose orders them; ids follow the order.
+  r.findings.push_back(std::move(f));
+  std::stable_sort(r.findings.begin(), r.findings.end(), [](const Finding& a, const Finding& b) { return a.severity > b.severity; });
+  for (size_t i = 0; i < r.findings.size(); ++i) r.findings[i].id = fmt::format("F{:03d}", i + 1);
+}
+
+}  // namespace optrace::analyze

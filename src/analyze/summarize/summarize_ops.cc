@@ -1,0 +1,305 @@
+// Operator and HCCL summaries and the bound classification.
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+#include "analyze/summarize/summarize.h"
+
+#include "analyze/summarize/communication.h"
+#include "analyze/summarize/memory.h"
+#include "analyze/summarize/source_check.h"
+#include "core/parallel_for.h"
+#include "core/quantile.h"
+
+namespace optrace::analyze {
+
+PipeSums EmptyPipeSums() {
+  PipeSums s;
+  s.fill(kMissing);
+  return s;
+}
+
+void AddPipe(PipeSums& sums, const RankTable& table, const PipelineFields* p) {
+  if (!p) return;
+  for (int i = 0; i < kStoredPipeCount; ++i) {
+    if (p->packed[i] == kPackedMissing) continue;
+    double v = table.PipeValue(*p, i);
+    if (std::isnan(v)) continue;
+    sums[i] = std::isnan(sums[i]) ? v : sums[i] + v;
+  }
+}
+
+DurationStats StatsOf(std::vector<double>& us) {
+  DurationStats d;
+  if (us.empty()) return d;
+  SummaryStats s = optrace::Summarize(us);
+  d.count = s.count;
+  d.total_us = s.total;
+  d.mean_us = s.mean;
+  d.p50_us = s.p50;
+  d.p90_us = s.p90;
+  d.max_us = s.max;
+  d.min_us = s.min;
+  return d;
+}
+
+namespace {
+// Index in kPipeSumFields of the 9 sub-stages, their names and families.
+struct StageDef {
+  size_t index;
+  const char* name;
+  const char* family;
+  bool aic;
+};
+constexpr StageDef kStages[] = {
+    {2, "aic_mac_time", "cube", true},       {3, "aic_fixpipe_time", "aic_mte", true},
+    {4, "aic_mte1_time", "aic_mte", true},   {5, "aic_mte2_time", "aic_mte", true},
+    {6, "aic_scalar_time", "scalar", true},  {7, "aiv_vec_time", "vector", false},
+    {8, "aiv_mte2_time", "aiv_mte", false},  {9, "aiv_mte3_time", "aiv_mte", false},
+    {10, "aiv_scalar_time", "scalar", false},
+};
+}  // namespace
+
+BoundInfo ComputeBound(OpType op, const PipeSums& s, const Thresholds& t, bool compute_lens) {
+  BoundInfo b{"", "unknown", "none"};
+  if (!compute_lens) {
+    if (op == OpType::kAicpu) return {"", "aicpu", "none"};
+    if (op == OpType::kCommunication) return {"", "communication", "none"};
+    if (op == OpType::kDsa) return {"", "dsa", "none"};
+  }
+  bool aiv_only = op == OpType::kMixCommAiv && !compute_lens;
+  double aic = 0, aiv = 0;
+  const StageDef* top = nullptr;
+  double top_v = 0;
+  for (const StageDef& d : kStages) {
+    double v = s[d.index];
+    if (std::isnan(v) || v <= 0) continue;
+    (d.aic ? aic : aiv) += v;
+    if (aiv_only && d.aic) continue;
+    if (v > top_v) {
+      top_v = v;
+      top = &d;
+    }
+  }
+  if (aic + aiv > 0) {
+    double share = aic / (aic + aiv);
+    b.dominant_core = share >= t.dominant_core_share ? "aic" : share <= 1 - t.dominant_core_share ? "aiv" : "mix";
+  }
+  if (!top) {
+    if (aiv_only) b.bound_family = "comm_aiv_mix";
+    return b;
+  }
+  b.bound_stage = top->name;
+  b.bound_family = top->family;
+  for (const StageDef& d : kStages) {
+    if (aiv_only && d.aic) continue;
+    double v = s[d.index];
+    if (std::isnan(v) || std::string_view(d.family) == top->family) continue;
+    if (v >= (1.0 - t.bound_mixed_margin) * top_v) b.bound_family = "mixed";
+  }
+  if (aiv_only) b.bound_family = "comm_aiv_mix";
+  return b;
+}
+
+namespace {
+
+void OperatorSummaries(AnalysisResult& res, const Rules& rules) {
+  Summaries& S = res.summaries;
+  S.operators.clear();
+  S.operator_classes.clear();
+  S.events_total = S.events_with_pipeline = 0;
+  struct Acc {
+    std::vector<double> durs;
+    PipeSums sums = EmptyPipeSums();
+    uint64_t pipe_events = 0;
+    uint64_t dynamic_calls = 0, static_calls = 0;
+    double dynamic_us = 0, static_us = 0;
+    uint32_t first_row = UINT32_MAX, last_row = 0;
+    uint16_t file = 0;
+  };
+  using Key = std::tuple<uint32_t, uint32_t, int>;  // name, type, op type
+  std::map<Key, std::map<int, double>> class_rank_total;
+  std::map<Key, std::pair<uint64_t, PipeSums>> class_acc;
+  // Group of an event: by name id, then a short list of (type, op type) seen with that name
+  // (nearly always one): no tree or hash lookup per event.
+  std::vector<std::vector<std::pair<uint64_t, uint32_t>>> group_of_name(res.strings.size());
+  for (const RankTable& t : res.ranks) {
+    std::vector<std::pair<Key, Acc>> accs;
+    for (auto& v : group_of_name) v.clear();
+    auto group_of = [&](const Event& e) {
+      uint64_t sub = (uint64_t(e.type) << 8) | uint64_t(e.op_type);
+      auto& list = group_of_name[e.name];
+      for (auto& [k, i] : list)
+        if (k == sub) return i;
+      uint32_t index = static_cast<uint32_t>(accs.size());
+      list.push_back({sub, index});
+      accs.push_back({Key{e.name, e.type, int(e.op_type)}, Acc{}});
+      return index;
+    };
+    // Durations are kept for the quantiles: sized exactly (growth by doubling would hold up to
+    // twice the rank's durations at the peak).
+    std::vector<size_t> count;
+    for (const Event& e : t.events) {
+      uint32_t g = group_of(e);
+      if (g >= count.size()) count.resize(g + 1, 0);
+      ++count[g];
+    }
+    for (size_t g = 0; g < accs.size(); ++g) accs[g].second.durs.reserve(count[g]);
+    for (const Event& e : t.events) {
+      Acc& a = accs[group_of(e)].second;
+      a.durs.push_back(double(e.dur_ns) / 1000.0);
+      const PipelineFields* p = t.PipeOf(e);
+      AddPipe(a.sums, t, p);
+      const bool pipe_data = p && p->AnyPipe();
+      a.pipe_events += pipe_data ? 1 : 0;
+      if (p && p->op_state == OpState::kDynamic) {
+        ++a.dynamic_calls;
+        a.dynamic_us += double(e.dur_ns) / 1000.0;
+      }
+      if (p && p->op_state == OpState::kStatic) {
+        ++a.static_calls;
+        a.static_us += double(e.dur_ns) / 1000.0;
+      }
+      a.first_row = std::min(a.first_row, e.row);
+      a.last_row = std::max(a.last_row, e.row);
+      a.file = e.file;
+      ++S.events_total;
+      S.events_with_pipeline += pipe_data ? 1 : 0;
+    }
+    std::sort(accs.begin(), accs.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    size_t first = S.operators.size();
+    for (auto& [key, a] : accs) {
+      OperatorSummary o;
+      o.rank = t.rank;
+      o.name = std::get<0>(key);
+      o.type = std::get<1>(key);
+      o.op_type = static_cast<OpType>(std::get<2>(key));
+      o.stats = StatsOf(a.durs);
+      o.pipe_sums = a.sums;
+      o.pipe_event_count = a.pipe_events;
+      o.dynamic_calls = a.dynamic_calls;
+      o.static_calls = a.static_calls;
+      o.dynamic_us = a.dynamic_us;
+      o.static_us = a.static_us;
+      o.bound = ComputeBound(o.op_type, a.sums, rules.thresholds);
+      o.first_row = a.first_row;
+      o.last_row = a.last_row;
+      o.file = a.file;
+      class_rank_total[key][t.rank] += o.stats.total_us;
+      auto& ca = class_acc.try_emplace(key, 0, EmptyPipeSums()).first->second;
+      ca.first += o.stats.count;
+      for (size_t i = 0; i < ca.second.size(); ++i)
+        if (!std::isnan(a.sums[i])) ca.second[i] = std::isnan(ca.second[i]) ? a.sums[i] : ca.second[i] + a.sums[i];
+      S.operators.push_back(o);
+    }
+    std::sort(S.operators.begin() + first, S.operators.end(), [&](const OperatorSummary& a, const OperatorSummary& b) {
+      if (a.stats.total_us != b.stats.total_us) return a.stats.total_us > b.stats.total_us;
+      return res.Str(a.name) < res.Str(b.name);
+    });
+  }
+  S.operators_total = S.operators.size();
+  S.operators_with_pipeline = 0;
+  for (const OperatorSummary& o : S.operators) S.operators_with_pipeline += o.pipe_event_count > 0;
+  for (auto& [key, per_rank] : class_rank_total) {
+    OperatorClassSummary c;
+    c.name = std::get<0>(key);
+    c.type = std::get<1>(key);
+    c.op_type = static_cast<OpType>(std::get<2>(key));
+    c.rank_count = static_cast<int>(per_rank.size());
+    c.call_count = class_acc[key].first;
+    c.pipe_sums = class_acc[key].second;
+    c.bound = ComputeBound(c.op_type, c.pipe_sums, rules.thresholds);
+    std::vector<double> totals;
+    for (auto& [r, v] : per_rank) {
+      totals.push_back(v);
+      c.duration_sum_us += v;
+    }
+    DurationStats d = StatsOf(totals);
+    c.rank_duration_min_us = d.min_us;
+    c.rank_duration_max_us = d.max_us;
+    c.rank_duration_p50_us = d.p50_us;
+    c.rank_duration_skew_ratio = d.mean_us > 0 ? (d.max_us - d.min_us) / d.mean_us : 0;
+    S.operator_classes.push_back(c);
+  }
+  std::sort(S.operator_classes.begin(), S.operator_classes.end(),
+            [&](const OperatorClassSummary& a, const OperatorClassSummary& b) {
+              if (a.duration_sum_us != b.duration_sum_us) return a.duration_sum_us > b.duration_sum_us;
+              return res.Str(a.name) < res.Str(b.name);
+            });
+}
+
+void HcclSummaries(AnalysisResult& res, const Rules& rules) {
+  Summaries& S = res.summaries;
+  S.hccl.clear();
+  S.hccl_classes.clear();
+  std::map<std::tuple<std::string, bool, int>, std::vector<double>> groups;
+  std::map<uint64_t, std::string> kind_cache;
+  for (const RankTable& t : res.ranks)
+    for (const Event& e : t.events) {
+      if (!IsComm(e.op_type)) continue;
+      uint64_t key = (uint64_t(e.type) << 32) | e.name;
+      auto it = kind_cache.find(key);
+      if (it == kind_cache.end()) it = kind_cache.emplace(key, rules.HcclKind(res.Str(e.type), res.Str(e.name))).first;
+      groups[{it->second, e.op_type == OpType::kMixCommAiv, t.rank}].push_back(double(e.dur_ns) / 1000.0);
+    }
+  std::map<std::pair<std::string, bool>, std::vector<const HcclSummary*>> by_class;
+  for (auto& [key, durs] : groups) {
+    HcclSummary h;
+    h.kind = std::get<0>(key);
+    h.comm_aiv_fused = std::get<1>(key);
+    h.rank = std::get<2>(key);
+    h.stats = StatsOf(durs);
+    S.hccl.push_back(h);
+  }
+  for (const HcclSummary& h : S.hccl) by_class[{h.kind, h.comm_aiv_fused}].push_back(&h);
+  for (auto& [key, members] : by_class) {
+    HcclClassSummary c;
+    c.kind = key.first;
+    c.comm_aiv_fused = key.second;
+    c.rank_count = static_cast<int>(members.size());
+    double sum_avg = 0;
+    c.rank_avg_min_us = 1e300;
+    c.rank_avg_max_us = -1;
+    for (const HcclSummary* h : members) {
+      c.count += h->stats.count;
+      c.total_us += h->stats.total_us;
+      double avg = h->stats.mean_us;
+      sum_avg += avg;
+      if (avg < c.rank_avg_min_us) {
+        c.rank_avg_min_us = avg;
+        c.min_rank = h->rank;
+      }
+      if (avg > c.rank_avg_max_us) {
+        c.rank_avg_max_us = avg;
+        c.max_rank = h->rank;
+      }
+    }
+    c.rank_avg_mean_us = sum_avg / members.size();
+    c.rank_skew_ratio = c.rank_avg_mean_us > 0 ? (c.rank_avg_max_us - c.rank_avg_min_us) / c.rank_avg_mean_us : 0;
+    S.hccl_classes.push_back(c);
+  }
+  std::sort(S.hccl_classes.begin(), S.hccl_classes.end(),
+            [](const HcclClassSummary& a, const HcclClassSummary& b) { return a.total_us > b.total_us; });
+}
+
+}  // namespace
+
+void SummarizeClasses(AnalysisResult& res, const Rules& rules, bool block_rows);  // summarize_classes.cc
+
+void Summarize(AnalysisResult& res, const Rules& rules, bool block_rows, int threads) {
+  // Operator / HCCL summaries and the class summaries read the same tables and fill different
+  // parts of Summaries: they run side by side.
+  ParallelFor(2, threads, [&](size_t part) {
+    if (part == 0) {
+      OperatorSummaries(res, rules);
+      HcclSummaries(res, rules);
+    } else {
+      SummarizeClasses(res, rules, block_rows);
+    }
+  });
+  SummarizeCommunication(res, rules);
+  CheckSources(res, rules);
+  res.summaries.memory = SummarizeMemory(res);
+}
+
+}  // namespace optrace::analyze

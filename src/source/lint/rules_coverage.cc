@@ -1,0 +1,147 @@
+// Coverage rules, on the code index shared with `optrace plan`:
+//   coverage-file  a file holding a main-flow phase of a kernel (per-core operator(), Process,
+//                  communication, epilogue, big compute blocks; seed 000's list) on a path the
+//                  entry calls holds trace points. The phases are the plan's decisions on the
+//                  same code: tiling, layout and tile-level helpers, set-up (Init), code called
+//                  per element of a loop, and code below a range traced by hand never need marks.
+//   density-aic / density-aiv  10 to 30 distinct labels reachable on each core type the kernel
+//                  runs on, counted on the instantiated call graph (marks in branches a core
+//                  type never takes do not count for it).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "source/index/call_graph.h"
+#include "source/index/code_index.h"
+#include "source/lint/lint_context.h"
+#include "source/plan/plan.h"
+
+namespace optrace::source {
+namespace ix = index;
+namespace {
+
+void CheckCoverageFiles(LintContext& ctx) {
+  // Only a file the kernels' call graphs run through and that holds no trace point can be
+  // reported; when there is none, the plan (a second index of the reverted text) is not built.
+  std::set<const SourceFile*> unmarked;
+  for (const ix::CallGraph& g : ctx.Graphs())
+    for (const ix::GraphNode& n : g.nodes()) {
+      const SourceFile* f = n.inst.fn->file;
+      if (f && std::none_of(f->traces.sites.begin(), f->traces.sites.end(),
+                            [](const TraceSite& t) { return !t.in_define; }))
+        unmarked.insert(f);
+    }
+  if (unmarked.empty()) return;
+  // The plan reads the sources without the lines optrace inserted (a range instrument added is
+  // judged like the plan that proposed it); when there are none it is made on lint's own index.
+  bool inserted = false;
+  for (const SourceFile* f : ctx.Index().files())
+    inserted = inserted || f->text->find("// optrace:") != std::string::npos;
+  Result<Plan> plan = Plan{};
+  if (inserted) {
+    PlanOptions po;
+    po.op_dir = ctx.root;
+    po.entry = ctx.entry_option;
+    po.include_dirs = ctx.include_dirs;
+    plan = BuildPlan(po);
+  } else {
+    std::vector<const SourceFile*> entries;
+    for (const IncludeTree& t : ctx.trees) entries.push_back(t.entry);
+    plan->op_dir = ctx.root;
+    if (PlanOnIndex(*ctx.sources, ctx.Index(), entries, &*plan, &ctx.Graphs()) == 0) return;
+  }
+  if (!plan.ok()) return;  // the plan's own error (no kernel) is not a coverage finding
+  auto uncovered = [&](const PlanSite& s) -> const SourceFile* {
+    if (s.kind != SiteKind::kFunction || s.decision != Decision::kPhase || !s.main_flow || s.outside) return nullptr;
+    const SourceFile* f = ctx.sources->Find(s.file);
+    if (!f) return nullptr;
+    bool has_point = std::any_of(f->traces.sites.begin(), f->traces.sites.end(),
+                                 [](const TraceSite& t) { return !t.in_define; });
+    return has_point ? nullptr : f;
+  };
+  // A phase called from an uncovered phase is the same gap: marking the caller (as the plan
+  // proposes) covers it, so only the outermost uncovered phases are reported.
+  std::set<std::string> gaps;
+  for (const PlanSite& s : plan->sites)
+    if (uncovered(s)) gaps.insert(s.name);
+  std::set<std::string> reported;
+  for (const PlanSite& s : plan->sites) {
+    const SourceFile* f = uncovered(s);
+    if (!f) continue;
+    bool below_gap = false;
+    for (size_t at = 0, next; !below_gap && (next = s.path.find(" -> ", at)) != std::string::npos; at = next + 4)
+      below_gap = gaps.count(s.path.substr(at, next - at)) > 0;
+    if (below_gap || !reported.insert(s.file).second) continue;
+    ctx.Report(f, s.line, 1, "coverage-file",
+               fmt::format("{} holds {}, a main-flow phase ({}) the kernel runs through {}, but no trace point; add "
+                           "B/E marks at its phase boundaries (`optrace plan` proposes them)",
+                           f->rel, s.name, s.reason, s.path));
+  }
+}
+
+// Trace marks (B) of a function body with the stream positions they sit at.
+std::vector<std::pair<size_t, const TraceSite*>> MarksIn(const ix::FunctionDef& fn) {
+  std::vector<std::pair<size_t, const TraceSite*>> out;
+  const ix::TokenStream& s = *fn.stream;
+  std::map<const SourceFile*, std::map<size_t, const TraceSite*>> by_token;
+  for (size_t p = fn.body_open; p <= fn.body_close && p < s.size(); ++p) {
+    const ix::StreamToken& st = s[p];
+    if (!st.source || !st.tok->Is("TRACE_POINT")) continue;
+    auto& m = by_token[st.source];
+    if (m.empty())
+      for (const TraceSite& t : st.source->traces.sites) m[t.token] = &t;
+    auto it = m.find(st.index);
+    if (it != m.end() && it->second->event_type == 'B') out.push_back({p, it->second});
+  }
+  return out;
+}
+
+}  // namespace
+
+void CheckCoverage(LintContext& ctx, CoreDensity* density) {
+  CheckCoverageFiles(ctx);
+  const ix::CodeIndex& index = ctx.Index();
+  std::set<std::string> all_aic, all_aiv;
+  bool split = false;
+  for (const ix::CallGraph& g : ctx.Graphs()) {
+    std::set<std::string> aic, aiv;
+    for (const ix::GraphNode& n : g.nodes()) {
+      const ix::FunctionDef& fn = *n.inst.fn;
+      const ix::FunctionBody& body = index.Body(fn);
+      for (auto [pos, site] : MarksIn(fn)) {
+        int control = body.ControlAt(pos);
+        if (control >= 0 && n.control_dead[static_cast<size_t>(control)]) continue;
+        unsigned cores = n.CoresAt(control);
+        unsigned region = index.RegionCore((*fn.stream)[pos].file, (*fn.stream)[pos].line);
+        if (region != ix::kCoreNone) cores &= region;
+        if (cores & ix::kCoreAic) aic.insert(site->label);
+        if (cores & ix::kCoreAiv) aiv.insert(site->label);
+      }
+    }
+    const ix::FunctionDef& k = *g.root().inst.fn;
+    unsigned kc = g.kernel_type().cores;
+    if (kc == ix::kCoreBoth) split = true;
+    all_aic.insert(aic.begin(), aic.end());
+    all_aiv.insert(aiv.begin(), aiv.end());
+    constexpr size_t kMin = 10, kMax = 30;
+    auto check = [&](const char* rule, const char* core, unsigned bit, size_t n) {
+      if (!(kc & bit) || (n >= kMin && n <= kMax)) return;
+      std::string who = ctx.Graphs().size() > 1 ? fmt::format("{}: ", k.name) : "";
+      ctx.Report(k.file, k.line, k.column, rule,
+                 fmt::format("{}{} distinct label(s) reachable on {} paths; expected {} to {} ({})", who, n, core, kMin,
+                             kMax, n < kMin ? "add marks at phase boundaries" : "merge thin ranges"));
+    };
+    // A kernel without any mark is a coverage problem, not a density one.
+    if (aic.empty() && aiv.empty()) continue;
+    check("density-aic", "AIC", ix::kCoreAic, aic.size());
+    check("density-aiv", "AIV", ix::kCoreAiv, aiv.size());
+  }
+  density->known = true;
+  density->split = split;
+  density->aic_labels.assign(all_aic.begin(), all_aic.end());
+  density->aiv_labels.assign(all_aiv.begin(), all_aiv.end());
+}
+
+}  // namespace optrace::source

@@ -1,0 +1,99 @@
+// Gate G1 rules: the build script the operator is compiled with regenerates point_map.json on
+// every build (the hook), and in a tree whose TRACE_POINT is seed 000's `0` fallback the hook also
+// rewrites the marks into ids.
+//   hook-installed  the build script has a well-formed hook block (a missing block is reported
+//                   only with --gates: before instrumentation it is expected);
+//   hook-modify     a rewrite-only tree's hook rewrites (scan --modify or trace_preprocessor).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <system_error>
+
+#include "core/file_io.h"
+#include "source/hook/hook.h"
+#include "source/lint/lint_context.h"
+#include "source/lexer/trace_define.h"
+
+namespace optrace::source {
+namespace fs = std::filesystem;
+namespace {
+
+// Build scripts of the operator: compile*.sh / build*.sh (or any .sh holding a hook block) within
+// three levels of the operator directory, hidden and build output folders skipped.
+std::vector<fs::path> FindBuildScripts(const fs::path& dir) {
+  std::vector<fs::path> out;
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end; it != end;
+       it.increment(ec)) {
+    if (ec) break;
+    std::string name = it->path().filename().string();
+    if (it->is_directory(ec)) {
+      if (it.depth() >= 2 || name.empty() || name[0] == '.' || name == "build" || name == "build_out" ||
+          name == "__pycache__")
+        it.disable_recursion_pending();
+      continue;
+    }
+    if (it->path().extension() != ".sh" || !it->is_regular_file(ec)) continue;
+    bool named = name.rfind("compile", 0) == 0 || name.rfind("build", 0) == 0;
+    if (!named) {
+      Result<std::string> text = ReadFileToString(it->path());
+      if (!text.ok() || text->find(kHookStart) == std::string::npos) continue;
+    }
+    out.push_back(it->path().lexically_normal());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace
+
+void CheckHook(LintContext& ctx, const fs::path& build_script) {
+  GateFacts& facts = ctx.facts;
+  for (const SourceFile* f : ctx.files) {
+    if (auto d = FindRewriteOnlyDefine(*f->text, f->rel)) {
+      facts.rewrite_only = fmt::format("{}:{} `{}`", d->file, d->line, d->text);
+      break;
+    }
+  }
+  std::vector<fs::path> scripts;
+  if (!build_script.empty()) {
+    scripts.push_back(ResolveAgainstCwd(build_script));
+  } else if (!ctx.op_dir.empty()) {
+    scripts = FindBuildScripts(ctx.root);
+  }
+  for (const fs::path& path : scripts) {
+    std::string rel = ctx.sources->Relative(path);
+    facts.build_scripts.push_back(rel);
+    Result<std::string> text = ReadFileToString(path);
+    if (!text.ok()) {
+      ctx.Report(rel, 0, 0, "hook-installed", text.status().message());
+      continue;
+    }
+    HookStatus st = VerifyHook(*text);
+    if (!st.problem.empty()) {
+      ctx.Report(rel, st.start_line > 0 ? st.start_line : 1, 1, "hook-installed",
+                 fmt::format("the hook block is broken: {}; run 'optrace hook remove --script {}' and install it again",
+                             st.problem, rel));
+      continue;
+    }
+    if (!st.present) {
+      if (ctx.gates) {
+        ctx.Report(rel, 1, 1, "hook-installed",
+                   fmt::format("{} never regenerates point_map.json, so the map can drift from the binary it "
+                               "builds; run 'optrace hook install --script {}'{}",
+                               rel, rel, facts.rewrite_only.empty() ? "" : " (it adds --modify: see below)"));
+      }
+      continue;
+    }
+    facts.hooked = true;
+    if (!facts.rewrite_only.empty() && !st.rewrites) {
+      ctx.Report(rel, st.start_line, 1, "hook-modify",
+                 fmt::format("{} makes TRACE_POINT a constant, so ids exist only once the build rewrites every mark, "
+                             "but this hook only scans: the binary records id 0 and no map matches it; run "
+                             "'optrace hook install --script {} --modify'",
+                             facts.rewrite_only, rel));
+    }
+  }
+}
+
+}  // namespace optrace::source

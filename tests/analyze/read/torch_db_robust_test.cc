@@ -1,0 +1,93 @@
+// Issue 11: db exports with NULL or backwards task times, or an emptied TASK table, exited 0
+// with operators of 1.7e15 us or 0 us and "Data Issues: None".
+#include <sqlite3.h>
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "analyze/pipeline/pipeline.h"
+#include "analyze/analyze_test_util.h"
+
+namespace optrace::analyze {
+namespace {
+namespace fs = std::filesystem;
+
+// A copy of tests/data/analyze/tp_l0_db with `sql` run on its db.
+fs::path DbRootWith(const std::string& tag, const std::string& sql) {
+  fs::path root = fs::path(::testing::TempDir()) / ("optrace_db_" + tag);
+  fs::remove_all(root);
+  fs::copy(std::string(OPTRACE_TEST_DATA_DIR) + "/analyze/tp_l0_db", root, fs::copy_options::recursive);
+  fs::path db = root / "rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db";
+  sqlite3* h = nullptr;
+  EXPECT_EQ(sqlite3_open(db.c_str(), &h), SQLITE_OK);
+  char* err = nullptr;
+  EXPECT_EQ(sqlite3_exec(h, sql.c_str(), nullptr, nullptr, &err), SQLITE_OK) << (err ? err : "");
+  sqlite3_free(err);
+  sqlite3_close(h);
+  return root;
+}
+
+const DataIssue* Issue(const AnalysisResult& r, const std::string& name) {
+  for (const DataIssue& i : r.issues)
+    if (i.name == name) return &i;
+  return nullptr;
+}
+
+AnalysisResult Normalized(const fs::path& root) {
+  AnalyzeOptions o;
+  o.roots = {root};
+  o.persist_stages = false;
+  o.to = Stage::kNormalize;
+  auto r = RunAnalysis(o);
+  EXPECT_TRUE(r.ok()) << r.status().message();
+  return r.ok() ? std::move(*r) : AnalysisResult{};
+}
+
+TEST(NormalizeDbRobust, NullStartTimeIsADataIssueNotAHugeOperator) {
+  AnalysisResult r = Normalized(DbRootWith("null", "UPDATE TASK SET startNs = NULL WHERE globalTaskId = (SELECT MIN(globalTaskId) FROM COMPUTE_TASK_INFO)"));
+  ASSERT_NE(Issue(r, "db_task_time_missing"), nullptr);
+  for (const RankTable& rank : r.ranks)
+    for (const Event& e : rank.events) EXPECT_LT(e.dur_ns, int64_t{3600} * 1000000000);
+}
+
+TEST(NormalizeDbRobust, EndBeforeStartIsADataIssue) {
+  AnalysisResult r = Normalized(DbRootWith("back", "UPDATE TASK SET endNs = startNs - 5 WHERE globalTaskId = (SELECT MIN(globalTaskId) FROM COMPUTE_TASK_INFO)"));
+  ASSERT_NE(Issue(r, "db_task_time_backwards"), nullptr);
+}
+
+// Issue 29.11: INT64_MAX or 9.9e300 gave a 237-year step, exit 0, no data issue.
+TEST(NormalizeDbRobust, EndAtInt64MaxIsAnImpossibleTimeNotA237YearStep) {
+  AnalysisResult r = Normalized(DbRootWith("max", "UPDATE TASK SET endNs = 9223372036854775807 WHERE globalTaskId = (SELECT MIN(globalTaskId) FROM COMPUTE_TASK_INFO)"));
+  const DataIssue* i = Issue(r, "db_task_time_impossible");
+  ASSERT_NE(i, nullptr);
+  EXPECT_NE(i->example.find("endNs 9223372036854775807"), std::string::npos) << i->example;
+  for (const RankTable& rank : r.ranks)
+    for (const Event& e : rank.events) EXPECT_LT(e.dur_ns, int64_t{3600} * 1000000000);
+}
+
+TEST(NormalizeDbRobust, HugeRealTimeIsAnImpossibleTime) {
+  AnalysisResult r = Normalized(DbRootWith("real", "UPDATE TASK SET endNs = 9.9e300 WHERE globalTaskId = (SELECT MIN(globalTaskId) FROM COMPUTE_TASK_INFO)"));
+  ASSERT_NE(Issue(r, "db_task_time_impossible"), nullptr);
+  for (const RankTable& rank : r.ranks)
+    for (const Event& e : rank.events) EXPECT_LT(e.dur_ns, int64_t{3600} * 1000000000);
+}
+
+TEST(NormalizeDbRobust, IntegralRealTimeIsRead) {
+  // A time stored as REAL but integral and in range is still a time (some writers use REAL).
+  AnalysisResult before = Normalized(DbRootWith("int", "SELECT 1"));
+  AnalysisResult r = Normalized(DbRootWith("intreal", "UPDATE TASK SET startNs = CAST(startNs AS REAL), endNs = CAST(endNs AS REAL)"));
+  EXPECT_EQ(Issue(r, "db_task_time_impossible"), nullptr);
+  ASSERT_EQ(r.ranks.size(), before.ranks.size());
+  EXPECT_EQ(r.ranks[0].events.size(), before.ranks[0].events.size());
+}
+
+TEST(NormalizeDbRobust, EmptiedTaskTableIsNamedWithTheCounts) {
+  AnalysisResult r = Normalized(DbRootWith("empty", "DELETE FROM TASK"));
+  const DataIssue* i = Issue(r, "db_tasks_without_times");
+  ASSERT_NE(i, nullptr);
+  EXPECT_NE(i->example.find("0 of "), std::string::npos) << i->example;
+}
+
+}  // namespace
+}  // namespace optrace::analyze
