@@ -7,12 +7,12 @@
 #include <filesystem>
 #include <set>
 
-#include "source/code_structure.h"
-#include "source/include_tree.h"
+#include "source/lexer/code_structure.h"
+#include "source/lexer/include_tree.h"
 #include "source/index/call_resolver.h"
 #include "source/index/code_index.h"
-#include "source/op_def.h"
-#include "source/trace_calls.h"
+#include "source/index/op_def.h"
+#include "source/lexer/trace_calls.h"
 
 namespace optrace::source {
 namespace fs = std::filesystem;
@@ -115,7 +115,10 @@ class ChainBuilder {
       const SourceFile* f = set_.Find(k.entry);
       if (f) files.insert(f);
     }
+    // In path order, as lint and plan index them: a set of pointers iterates in allocation order,
+    // which moved the kernels' edits around from one copy of a tree to the next.
     std::vector<const SourceFile*> list(files.begin(), files.end());
+    std::sort(list.begin(), list.end(), [](const SourceFile* a, const SourceFile* b) { return a->rel < b->rel; });
     index_ = std::make_unique<ix::CodeIndex>(list);
     std::set<std::string> seen;
     for (const ix::FunctionDef* k : index_->Kernels()) {
