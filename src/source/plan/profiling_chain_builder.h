@@ -19,6 +19,7 @@
 #include "source/lexer/code_structure.h"
 #include "source/lexer/include_tree.h"
 #include "source/lexer/trace_calls.h"
+#include "source/plan/edit_text.h"
 #include "source/plan/profiling_chain.h"
 
 namespace optrace::source {
@@ -26,27 +27,11 @@ namespace fs = std::filesystem;
 namespace ix = index;
 namespace chain_steps {
 
-inline bool Code(const Token& t) { return t.active && !t.in_directive; }
-
 constexpr const char* kBuffer = "profiling_data";
 inline const std::string kWords =
     fmt::format("{} * {} * {}", kInferMaxBlocks, kInferCoresPerBlock, kDefaultProfSizePerCore);
 
-inline std::vector<size_t> LineStarts(std::string_view text) {
-  std::vector<size_t> s{0};
-  for (size_t i = 0; i < text.size(); ++i)
-    if (text[i] == '\n') s.push_back(i + 1);
-  return s;
-}
-
-inline std::string IndentOfLine(const SourceFile& f, int line) {
-  std::string_view text = *f.text;
-  std::vector<size_t> starts = LineStarts(text);
-  if (line < 1 || static_cast<size_t>(line) > starts.size()) return "";
-  size_t b = starts[static_cast<size_t>(line - 1)], e = b;
-  while (e < text.size() && (text[e] == ' ' || text[e] == '\t')) ++e;
-  return std::string(text.substr(b, e - b));
-}
+inline std::string IndentOfLine(const SourceFile& f, int line) { return IndentOf(*f.text, LineStarts(*f.text), line); }
 
 inline bool IsDirectiveLine(const SourceFile& f, int line) {
   for (const Token& t : f.lex.tokens)
