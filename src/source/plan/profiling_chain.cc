@@ -141,7 +141,6 @@ std::pair<const SourceFile*, const Token*> ChainBuilder::FileToken(const ix::Str
 
 }  // namespace chain_steps
 
-namespace {}  // namespace
 
 ChainPlan PlanProfilingChain(const Plan& plan, const SourceSet& sources) { return ChainBuilder(plan, sources).Run(); }
 

@@ -1,0 +1,181 @@
+// Binding rules, the callers: pybind adapters (EXEC_NPU_CMD, the returned tuple), examples and the
+// hand-written aclnn layer.
+#include "source/lint/binding_checker.h"
+
+namespace optrace::source {
+
+namespace binding_steps {
+
+void BindingChecker::CheckPybind() {
+  for (const SourceFile* f : pybind_) {
+    const auto& t = f->lex.tokens;
+    const CodeStructure& cs = ctx_.Structure(f);
+    for (size_t i = 0; i + 1 < t.size(); ++i) {
+      if (!t[i].active || t[i].in_directive || !t[i + 1].Is("(")) continue;
+      std::vector<std::pair<size_t, size_t>> data;
+      if (StartsWith(t[i].text, "EXEC_NPU_CMD")) {
+        auto args = Args(t, i + 1);
+        if (args.size() < 2) continue;
+        if (!IsThisOperatorsApi(JoinTokens(t, args[0].first, args[0].second))) continue;
+        data.assign(args.begin() + 1, args.end());
+      } else if (StartsWith(t[i].text, "aclnn") && t[i].kind == TokenKind::kIdentifier &&
+                 t[i].text.find("GetWorkspaceSize") != std::string_view::npos) {
+        if (!IsThisOperatorsApi(t[i].text)) continue;
+        bool declaration = i > 0 && ((t[i - 1].kind == TokenKind::kIdentifier && !t[i - 1].Is("return")) ||
+                                     t[i - 1].Is("*") || t[i - 1].Is("::"));
+        if (declaration || cs.EnclosingFunction(i) < 0) continue;
+        for (auto r : Args(t, i + 1)) {
+          std::string text = Normalize(JoinTokens(t, r.first, r.second));
+          bool runtime = text.find("workspace") != std::string::npos || text.find("executor") != std::string::npos ||
+                         text.find("stream") != std::string::npos;
+          if (!runtime) data.push_back(r);
+        }
+        if (data.empty()) continue;  // aclnnOp(workspace, workspaceSize, executor, stream): no tensors
+      } else {
+        continue;
+      }
+      CheckOutputArgs(f, i, data);
+      CheckReturn(f, cs, i);
+    }
+  }
+}
+
+void BindingChecker::CheckExamples() {
+  for (const SourceFile* f : examples_) {
+    const auto& t = f->lex.tokens;
+    const CodeStructure& cs = ctx_.Structure(f);
+    for (size_t i = 1; i + 1 < t.size(); ++i) {
+      if (!t[i].active || t[i].in_directive || !t[i + 1].Is("(") || t[i].kind != TokenKind::kIdentifier) continue;
+      if (!StartsWith(t[i].text, "aclnn") || t[i].text.find("GetWorkspaceSize") == std::string_view::npos) continue;
+      if (!IsThisOperatorsApi(t[i].text) || cs.EnclosingFunction(i) < 0) continue;
+      bool declaration = (t[i - 1].kind == TokenKind::kIdentifier && !t[i - 1].Is("return")) || t[i - 1].Is("*");
+      if (declaration) continue;
+      bool passes = false;
+      for (auto r : Args(t, i + 1)) passes = passes || IsProfilingName(JoinTokens(t, r.first, r.second));
+      if (passes) continue;
+      ctx_.Report(f, t[i].line, t[i].column, "binding-example",
+                  fmt::format("this example program calls {} without a profiling tensor, so it runs untraced: "
+                              "create an int64 aclTensor of [128 * 3 * PROF_SIZE_PER_CORE] elements and pass it after "
+                              "the outputs, then save it after aclrtSynchronizeStream",
+                              t[i].text));
+    }
+  }
+}
+
+void BindingChecker::CheckOutputArgs(const SourceFile* f, size_t call,
+                                     const std::vector<std::pair<size_t, size_t>>& data) {
+  const auto& t = f->lex.tokens;
+  size_t n_out = def_.outputs.size();
+  size_t expected_args = def_.inputs.size() + def_.attrs + n_out;
+  int prof_pos = -1;
+  for (size_t a = 0; a < data.size(); ++a)
+    if (IsProfilingName(JoinTokens(t, data[a].first, data[a].second))) prof_pos = static_cast<int>(a);
+  // Outputs are the last n_out arguments when the count matches the OpDef.
+  if (data.size() == expected_args) {
+    for (size_t k = 0; k < n_out; ++k) {
+      auto r = data[data.size() - n_out + k];
+      if (def_.outputs[k].required && IsNullArg(t, r)) {
+        ctx_.Report(f, t[r.first].line, t[r.first].column, "binding-required-null",
+                    fmt::format("REQUIRED output \"{}\" is given {}; pass a real tensor (or declare it "
+                                "OPTIONAL in the OpDef)",
+                                def_.outputs[k].name, JoinTokens(t, r.first, r.second)));
+      }
+    }
+  }
+  if (prof_pos < 0) {
+    bool nulled = data.size() == expected_args && IsNullArg(t, data.back());
+    if (!nulled) {
+      ctx_.Report(f, t[call].line, t[call].column, "binding-pybind",
+                  fmt::format("{} does not pass the profiling tensor; pass it as the last output", t[call].text));
+    }
+  } else if (static_cast<size_t>(prof_pos) + 1 != data.size()) {
+    auto r = data[static_cast<size_t>(prof_pos)];
+    ctx_.Report(f, t[r.first].line, t[r.first].column, "binding-pybind",
+                fmt::format("the profiling tensor is argument {} of {} passed to {}; it must be the last "
+                            "(after the main outputs)",
+                            prof_pos + 1, data.size(), t[call].text));
+  }
+}
+
+void BindingChecker::CheckReturn(const SourceFile* f, const CodeStructure& cs, size_t call) {
+  const auto& t = f->lex.tokens;
+  int fn = cs.EnclosingFunction(call);
+  if (fn < 0) return;
+  const Block& b = cs.blocks[static_cast<size_t>(fn)];
+  for (size_t i = call; i < b.close; ++i) {
+    if (!t[i].Is("return") || cs.EnclosingFunction(i) != fn || InsideParentheses(t, i)) continue;
+    size_t end = i + 1;
+    while (end < b.close && !t[end].Is(";")) ++end;
+    // Last top-level element of make_tuple(...) / {...} / a single value.
+    size_t open = i + 1;
+    while (open < end && !t[open].Is("(") && !t[open].Is("{")) ++open;
+    std::string last = JoinTokens(t, i + 1, end);
+    if (open < end) {
+      auto args = Args(t, open);
+      if (!args.empty()) last = JoinTokens(t, args.back().first, args.back().second);
+    }
+    if (!IsProfilingName(last)) {
+      ctx_.Report(f, t[i].line, t[i].column, "binding-pybind",
+                  fmt::format("returns \"{}\" last; return the profiling tensor as the last element so callers "
+                              "can unpack `*outs, profiling = op(...)`",
+                              last));
+    }
+    return;
+  }
+}
+
+void BindingChecker::CheckAclnn() {
+  for (const SourceFile* f : aclnn_) {
+    const auto& t = f->lex.tokens;
+    for (size_t i = 0; i + 1 < t.size(); ++i) {
+      if (!t[i].active || t[i].kind != TokenKind::kIdentifier || !t[i + 1].Is("(")) continue;
+      std::string_view name = t[i].text;
+      // The API is aclnn<Op>GetWorkspaceSize (and aclnnInner*); a file's own helpers named
+      // ...GetWorkspaceSizeCommon / ...CommonProcess are not part of it.
+      if (!StartsWith(name, "aclnn") || !name.ends_with("GetWorkspaceSize")) continue;
+      auto args = Args(t, i + 1);
+      bool declaration =
+          i > 0 && ((t[i - 1].kind == TokenKind::kIdentifier && !t[i - 1].Is("return")) || t[i - 1].Is("*"));
+      // Position of the profiling argument vs the last aclTensor* / tensor argument.
+      int prof = -1, last_tensor = -1, first_runtime = -1;
+      for (size_t a = 0; a < args.size(); ++a) {
+        std::string text = JoinTokens(t, args[a].first, args[a].second);
+        if (IsProfilingName(text)) prof = static_cast<int>(a);
+        bool workspace = text.find("workspaceSize") != std::string::npos || text.find("executor") != std::string::npos;
+        if (workspace && first_runtime < 0) first_runtime = static_cast<int>(a);
+        if (!workspace && (!declaration || text.find("aclTensor") != std::string::npos))
+          last_tensor = static_cast<int>(a);
+      }
+      if (prof < 0 && !declaration && def_.outputs[static_cast<size_t>(def_.profiling)].required) {
+        // Profiling is the last data argument, just before the workspace size: a null there, not
+        // a null anywhere (optional inputs are often nullptr).
+        auto null_arg = args.end();
+        if (first_runtime > 0 && IsNullArg(t, args[static_cast<size_t>(first_runtime - 1)]))
+          null_arg = args.begin() + (first_runtime - 1);
+        if (null_arg != args.end()) {
+          ctx_.Report(f, t[null_arg->first].line, t[null_arg->first].column, "binding-required-null",
+                      fmt::format("{} is given {} where the REQUIRED profiling output belongs; pass the tensor", name,
+                                  JoinTokens(t, null_arg->first, null_arg->second)));
+          continue;
+        }
+      }
+      if (prof < 0) {
+        if (declaration || NameIsInner(name)) {
+          ctx_.Report(f, t[i].line, t[i].column, "binding-aclnn",
+                      fmt::format("{} has no profiling argument; add it after the main outputs", name));
+        }
+        continue;
+      }
+      if (prof != last_tensor) {
+        auto r = args[static_cast<size_t>(prof)];
+        ctx_.Report(f, t[r.first].line, t[r.first].column, "binding-aclnn",
+                    fmt::format("the profiling argument of {} is not the last tensor (before workspaceSize and "
+                                "executor)",
+                                name));
+      }
+    }
+  }
+}
+
+}  // namespace binding_steps
+}  // namespace optrace::source

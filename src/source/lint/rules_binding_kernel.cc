@@ -1,0 +1,289 @@
+// Binding rules, the kernel: the __global__ parameter list, Init's arguments, direct launches.
+#include "source/lint/binding_checker.h"
+
+namespace optrace::source {
+
+namespace binding_steps {
+
+void BindingChecker::CheckKernel() {
+  struct Kernel {
+    const SourceFile* file;
+    const Block* block;
+  };
+  std::vector<Kernel> kernels;
+  for (const SourceFile* f : ctx_.files) {
+    if (!StartsWith(f->rel, "op_kernel/")) continue;
+    const CodeStructure& cs = ctx_.Structure(f);
+    for (const Block& b : cs.blocks) {
+      if (b.kind != BlockKind::kFunction) continue;
+      bool global = false;
+      for (size_t i = b.head_begin; i > 0 && i + 12 > b.head_begin; --i) {
+        const Token& x = f->lex.tokens[i - 1];
+        if (x.Is(";") || x.Is("}")) break;
+        if (x.Is("__global__")) global = true;
+      }
+      if (global) kernels.push_back({f, &b});
+    }
+  }
+  // A __global__ function another kernel calls (an arch35/ implementation the entry forwards
+  // to) runs inside that entry's buffer set-up: it is not an entry and takes no buffer.
+  std::set<std::string> called;
+  for (const Kernel& caller : kernels) {
+    const auto& t = caller.file->lex.tokens;
+    for (size_t i = caller.block->open + 1; i < caller.block->close && i + 1 < t.size(); ++i)
+      if (t[i].active && t[i].kind == TokenKind::kIdentifier && (t[i + 1].Is("(") || t[i + 1].Is("<")) &&
+          t[i].text != caller.block->name)
+        called.insert(std::string(t[i].text));
+  }
+  // A __global__ in a header no file of the tree includes (conv3d_v2_template.h, which a launch
+  // example elsewhere includes) is not compiled into this operator.
+  std::set<std::string> included;
+  for (const SourceFile* f : ctx_.files)
+    for (const Directive& d : f->lex.directives)
+      if (d.kind == DirectiveKind::kInclude) included.insert(std::filesystem::path(d.include_path).filename().string());
+  for (const Kernel& k : kernels) {
+    if (called.count(k.block->name)) continue;
+    std::filesystem::path kp(k.file->rel);
+    std::string ext = kp.extension().string();
+    if ((ext == ".h" || ext == ".hpp" || ext == ".hh") && !included.count(kp.filename().string())) continue;
+    Block head = *k.block;
+    ParametersFromMacro(*k.file, head);
+    CheckOrder(k.file, head, "binding-kernel-order", "kernel", true);
+  }
+}
+
+void BindingChecker::ParametersFromMacro(const SourceFile& f, Block& fn) {
+  const auto& t = f.lex.tokens;
+  if (fn.head_end != fn.head_begin + 1 || t[fn.head_begin].kind != TokenKind::kIdentifier) return;
+  for (const Directive& d : f.lex.directives) {
+    if (d.kind != DirectiveKind::kDefine || !d.active || d.token_end <= d.token_begin + 1) continue;
+    if (t[d.token_begin].text != t[fn.head_begin].text) continue;
+    // Object-like only: `#define P(x)` has '(' right after the name, without a space.
+    const Token& after = t[d.token_begin + 1];
+    if (after.Is("(") && after.offset == t[d.token_begin].end_offset()) return;
+    fn.head_begin = d.token_begin + 1;
+    fn.head_end = d.token_end;
+    return;
+  }
+}
+
+void BindingChecker::CheckInitOrder() {
+  const index::CodeIndex& idx = ctx_.Index();
+  for (const index::CallGraph& g : ctx_.Graphs()) {
+    const index::FunctionDef& k = *g.root().inst.fn;
+    if (misordered_.count(k.name)) continue;
+    const index::TokenStream& s = *k.stream;
+    std::set<std::string> kparam;
+    for (const auto& p : k.params) kparam.insert(BufferName(p.name));
+    for (const index::CallSite& c : idx.Body(k).calls) {
+      if (c.name != "Init" || c.object.empty()) continue;
+      std::vector<std::string> passed(c.args.size());
+      int prof_arg = -1;
+      for (size_t a = 0; a < c.args.size(); ++a) {
+        if (c.args[a].second != c.args[a].first + 1) continue;
+        passed[a] = std::string(s.Text(c.args[a].first));
+        if (IsProfilingName(passed[a])) prof_arg = static_cast<int>(a);
+      }
+      index::Instance inst;
+      inst.fn = &k;
+      std::vector<std::string> findings;  // one per candidate definition; reported when all have one
+      std::vector<std::string> swaps;     // the same for a swap by name (a warning)
+      size_t candidates = 0;
+      const index::StreamToken* where = nullptr;
+      const index::StreamToken* swap_where = nullptr;
+      for (const index::CallTarget& t : index::ResolveCall(idx, inst, c)) {
+        const index::FunctionDef& init = *t.inst.fn;
+        if (init.params.size() != c.args.size()) continue;
+        ++candidates;
+        int prof_param = -1;
+        for (size_t a = 0; a < init.params.size(); ++a)
+          if (IsProfilingName(init.params[a].name)) prof_param = static_cast<int>(a);
+        std::string why;
+        size_t at = 0;
+        if (prof_param >= 0 && prof_arg >= 0 && prof_param != prof_arg) {
+          why = fmt::format(
+              "{}.Init passes \"{}\" as argument {}, but {} takes the profiling buffer as parameter {} "
+              "(\"{}\"): the records would go to \"{}\"; pass it at position {}",
+              c.object, passed[static_cast<size_t>(prof_arg)], prof_arg + 1, init.DisplayName(), prof_param + 1,
+              init.params[static_cast<size_t>(prof_param)].name, init.params[static_cast<size_t>(prof_arg)].name,
+              prof_param + 1);
+          at = static_cast<size_t>(prof_arg);
+        } else if (prof_param >= 0 && prof_arg < 0 && !passed[static_cast<size_t>(prof_param)].empty() &&
+                   kparam.count(BufferName(passed[static_cast<size_t>(prof_param)]))) {
+          why = fmt::format(
+              "{} takes the profiling buffer as parameter {} (\"{}\"), but {}.Init passes \"{}\" "
+              "there and no profiling buffer at all; pass the kernel's profiling parameter",
+              init.DisplayName(), prof_param + 1, init.params[static_cast<size_t>(prof_param)].name, c.object,
+              passed[static_cast<size_t>(prof_param)]);
+          at = static_cast<size_t>(prof_param);
+        }
+        if (!why.empty()) {
+          findings.push_back(std::move(why));
+          where = &s[c.args[at].first];
+          continue;
+        }
+        {
+          // A swap by name (a warning: a parameter may be misnamed but used as what it gets).
+          for (size_t a = 0; a < passed.size() && why.empty(); ++a) {
+            if (passed[a].empty() || !kparam.count(BufferName(passed[a]))) continue;
+            std::string pa = BufferName(init.params[a].name);
+            if (pa == BufferName(passed[a]) || !kparam.count(pa)) continue;
+            for (size_t b = 0; b < passed.size(); ++b) {
+              if (b == a || BufferName(passed[b]) != pa) continue;
+              if (BufferName(init.params[b].name) != BufferName(passed[a])) continue;
+              why = fmt::format(
+                  "{}.Init passes \"{}\" and \"{}\" to {}'s parameters \"{}\" and \"{}\": by their "
+                  "names the two buffers look swapped; check which one the definition uses as which",
+                  c.object, passed[a], passed[b], init.DisplayName(), init.params[a].name, init.params[b].name);
+              at = a;
+              break;
+            }
+          }
+        }
+        if (why.empty()) continue;
+        swaps.push_back(std::move(why));
+        swap_where = &s[c.args[at].first];
+      }
+      if (candidates > 0 && findings.size() == candidates && where) {
+        ctx_.Report(where->file, where->line, where->column, "binding-init-order", findings.front());
+        continue;
+      }
+      if (candidates > 0 && swaps.size() == candidates && swap_where) {
+        ctx_.Report(swap_where->file, swap_where->line, swap_where->column, "binding-init-names", swaps.front());
+        continue;
+      }
+      CheckInitOutputOrder(k, c);
+    }
+  }
+}
+
+void BindingChecker::CheckInitOutputOrder(const index::FunctionDef& k, const index::CallSite& c) {
+  // The kernel's outputs: the parameters just before its profiling parameter (the OpDef's
+  // outputs in order, binding-kernel-order checks that), else those named like an output.
+  std::set<std::string> outputs;
+  int prof = -1;
+  for (size_t p = 0; p < k.params.size(); ++p)
+    if (IsProfilingName(k.params[p].name)) prof = static_cast<int>(p);
+  const int n_main = static_cast<int>(def_.outputs.size()) - 1;
+  if (prof >= n_main && n_main > 0) {
+    for (int p = prof - n_main; p < prof; ++p) outputs.insert(NormalizeName(k.params[static_cast<size_t>(p)].name));
+  } else {
+    for (const Param& o : def_.outputs) {
+      outputs.insert(NormalizeName(o.name));
+      outputs.insert(NormalizeName(o.name) + "out");
+    }
+  }
+  std::map<std::string, size_t> kpos;
+  for (size_t p = 0; p < k.params.size(); ++p) kpos[NormalizeName(k.params[p].name)] = p;
+  auto is_output = [&](const std::string& n) { return outputs.count(n) > 0; };
+  const index::TokenStream& s = *k.stream;
+  long prev = -1;
+  std::string prev_name;
+  for (const auto& arg : c.args) {
+    if (arg.second != arg.first + 1) continue;
+    std::string n(s.Text(arg.first));
+    std::string norm = NormalizeName(n);
+    auto it = kpos.find(norm);
+    if (it == kpos.end() || !is_output(norm) || IsProfilingName(n)) continue;
+    if (static_cast<long>(it->second) < prev) {
+      const index::StreamToken& at = s[arg.first];
+      ctx_.Report(at.file, at.line, at.column, "binding-init-names",
+                  fmt::format("{}.Init passes output \"{}\" after output \"{}\"; the __global__ {} lists them the "
+                              "other way round: check that Init's definition takes them in this order",
+                              c.object, n, prev_name, k.name));
+      return;
+    }
+    prev = static_cast<long>(it->second);
+    prev_name = n;
+  }
+}
+
+void BindingChecker::CheckDirectLaunch() {
+  bool any_marks = false;
+  for (const SourceFile* f : ctx_.files) any_marks = any_marks || !f->traces.sites.empty();
+  if (!any_marks || !ctx_.tree) return;
+  std::map<std::string, std::pair<int, size_t>> kernels;  // name -> (profiling param index, params)
+  for (const index::CallGraph& g : ctx_.Graphs()) {
+    const index::FunctionDef& k = *g.root().inst.fn;
+    int prof = -1;
+    for (size_t p = 0; p < k.params.size(); ++p)
+      if (IsProfilingName(k.params[p].name)) prof = static_cast<int>(p);
+    const index::StreamToken& at = (*k.stream)[k.name_pos];
+    if (prof < 0) {
+      ctx_.Report(k.file, k.line, k.column, "binding-kernel-order",
+                  fmt::format("kernel {} records trace marks but takes no profiling GM_ADDR; add `GM_ADDR "
+                              "profiling_data` as its last parameter and pass the profiling buffer there",
+                              k.name));
+      continue;
+    }
+    for (size_t p = static_cast<size_t>(prof) + 1; p < k.params.size(); ++p) {
+      if (k.params[p].type_text.find('*') == std::string::npos &&
+          k.params[p].type_text.find("GM_ADDR") == std::string::npos)
+        continue;
+      // At the misplaced profiling parameter itself (the signature may span lines).
+      const index::StreamToken* where = &at;
+      for (size_t i = k.params_open; i < k.params_close; ++i)
+        if (k.stream->Text(i) == k.params[static_cast<size_t>(prof)].name) where = &(*k.stream)[i];
+      ctx_.Report(where->file, where->line, where->column, "binding-kernel-order",
+                  fmt::format("kernel {}: \"{}\" comes after the profiling parameter \"{}\"; profiling is the last "
+                              "buffer",
+                              k.name, k.params[p].name, k.params[static_cast<size_t>(prof)].name));
+      prof = -1;  // the launches are compared once the kernel itself is right
+      misordered_.insert(k.name);
+      break;
+    }
+    kernels[k.name] = {prof, k.params.size()};
+  }
+  bool launched = false;
+  for (const SourceFile* f : ctx_.files) {
+    const auto& t = f->lex.tokens;
+    for (size_t i = 0; i + 3 < t.size(); ++i) {
+      if (!t[i].active || t[i].in_directive || t[i].kind != TokenKind::kIdentifier) continue;
+      size_t open = t.size();
+      std::string kernel;
+      std::vector<std::pair<size_t, size_t>> args;
+      if (kernels.count(std::string(t[i].text)) && t[i + 1].Is("<<") && t[i + 2].Is("<")) {
+        for (size_t k = i + 3; k + 3 < t.size(); ++k)
+          if (t[k].Is(">") && t[k + 1].Is(">") && t[k + 2].Is(">") && t[k + 3].Is("(")) {
+            open = k + 3;
+            break;
+          }
+        kernel = std::string(t[i].text);
+        if (open < t.size()) args = Args(t, open);
+      } else if (t[i].Is("ACLRT_LAUNCH_KERNEL") && t[i + 1].Is("(") && kernels.count(std::string(t[i + 2].text))) {
+        size_t c = MatchingClose(t, i + 1);
+        kernel = std::string(t[i + 2].text);
+        if (c + 1 < t.size() && t[c + 1].Is("(")) {
+          args = Args(t, c + 1);
+          if (args.size() >= 2) args.erase(args.begin(), args.begin() + 2);  // blockDim, stream
+        }
+      } else if (t[i].Is("EXEC_KERNEL_CMD") && t[i + 1].Is("(") && kernels.count(std::string(t[i + 2].text))) {
+        kernel = std::string(t[i + 2].text);
+        args = Args(t, i + 1);
+        if (args.size() >= 2) args.erase(args.begin(), args.begin() + 2);  // name, blockDim
+      }
+      if (kernel.empty() || args.empty()) continue;
+      launched = true;
+      auto [prof, n] = kernels[kernel];
+      if (args.size() != n || prof < 0) continue;
+      auto r = args[static_cast<size_t>(prof)];
+      if (!IsProfilingName(JoinTokens(t, r.first, r.second)))
+        ctx_.Report(f, t[r.first].line, t[r.first].column, "binding-pybind",
+                    fmt::format("the launch of {} passes \"{}\" where the kernel takes its profiling buffer "
+                                "(argument {}); pass the profiling buffer there",
+                                kernel, JoinTokens(t, r.first, r.second), prof + 1));
+    }
+  }
+  if (launched) ctx_.facts.binding_checked.push_back("launch");
+  if (!launched && !kernels.empty()) {
+    const index::FunctionDef& k = *ctx_.Graphs().front().root().inst.fn;
+    ctx_.Report(k.file, k.line, k.column, "binding-unchecked",
+                fmt::format("no OpDef and no launch of {} in the operator tree: the host side of the binding (the "
+                            "profiling buffer passed last, saved after a synchronize) is outside it and cannot be "
+                            "checked here",
+                            k.name));
+  }
+}
+
+}  // namespace binding_steps
+}  // namespace optrace::source
