@@ -32,6 +32,9 @@
 // Evidence: file + row range of the events, or rank + absolute time window (Unix ns).
 #pragma once
 
+#include <optional>
+
+#include "analyze/cost/hardware.h"
 #include "analyze/model/model.h"
 #include "analyze/rules/rules.h"
 
@@ -39,7 +42,14 @@ namespace optrace::analyze {
 
 void Diagnose(AnalysisResult& result, const Rules& rules);
 
-// The communication findings (diagnose_comm.cc); slow_rank: the slow_rank finding's rank or -1.
+// The communication findings (findings_comm.cc); slow_rank: the slow_rank finding's rank or -1.
 std::vector<Finding> CommunicationFindings(const AnalysisResult& result, const Rules& rules, int slow_rank);
+
+// memory_near_device_limit: a rank whose peak reserved memory (any component) reaches
+// `memory_near_limit_share` of the device's HBM. Added at the report stage, where the device is
+// known (--hardware-model / --hardware-profile, or the capture's own device name); without a
+// device or its HBM size, nothing is added (the report says the limit is unknown).
+void AddMemoryLimitFinding(AnalysisResult& r, const std::vector<RankMemory>& memory,
+                           const std::optional<HardwarePeaks>& hardware, const Thresholds& th);
 
 }  // namespace optrace::analyze

@@ -7,7 +7,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "analyze/summarize/memory.h"
+#include "analyze/diagnose/diagnose.h"
 #include "analyze/report/summary_json.h"
 #include "core/file_io.h"
 #include "core/process_memory.h"

@@ -13,11 +13,7 @@
 #include <string>
 #include <vector>
 
-#include <optional>
-
-#include "analyze/cost/hardware.h"
 #include "analyze/model/model.h"
-#include "analyze/rules/rules.h"
 
 namespace optrace::analyze {
 
@@ -29,12 +25,5 @@ std::vector<RankMemory> SummarizeMemory(const AnalysisResult& r);
 // The timeline cut to at most `max_points`: the samples (in time order) fall into equal time
 // buckets and each bucket keeps its largest reserved sample, so the peak is always drawn.
 std::vector<MemoryPoint> DecimateMemory(std::vector<MemoryPoint> all, size_t max_points);
-
-// memory_near_device_limit: a rank whose peak reserved memory (any component) reaches
-// `memory_near_limit_share` of the device's HBM. Added at the report stage, where the device is
-// known (--hardware-model / --hardware-profile, or the capture's own device name); without a
-// device or its HBM size, nothing is added (the report says the limit is unknown).
-void AddMemoryLimitFinding(AnalysisResult& r, const std::vector<RankMemory>& memory,
-                           const std::optional<HardwarePeaks>& hardware, const Thresholds& th);
 
 }  // namespace optrace::analyze

@@ -10,32 +10,12 @@
 
 #include "analyze/report/analyze_run.h"
 #include "analyze/analyze_test_util.h"
+#include "analyze/memory_fixture.h"
 
 namespace optrace::analyze {
 namespace {
 using testing::TempDir;
-
-void WriteRank(const TempDir& tmp, bool with_memory) {
-  tmp.Write("r0_ascend_pt/profiler_info_0.json", "{}");
-  tmp.Write("r0_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv",
-            "Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us)\n"
-            "1,MatMul,MatMul,AI_CORE,1000.000,100\n2,MatMul,MatMul,AI_CORE,2000.000,100\n");
-  if (!with_memory) return;
-  tmp.Write("r0_ascend_pt/ASCEND_PROFILER_OUTPUT/memory_record.csv",
-            "Component,Timestamp(us),Total Allocated(MB),Total Reserved(MB),Total Active(MB),Stream Ptr,Device Type\n"
-            "APP,1000.000\t,,2100.0,,,NPU:0\n"
-            "PTA,1050.000\t,900.0,1400.0,900.0,1,NPU:0\n"
-            "PTA,2050.000\t,1300.0,1800.0,1300.0,1,NPU:0\n"
-            "APP,2060.000\t,,2500.0,,,NPU:0\n");
-  tmp.Write("r0_ascend_pt/ASCEND_PROFILER_OUTPUT/operator_memory.csv",
-            "Name,Size(KB),Allocation Time(us),Release Time(us),Active Release Time(us),Duration(us),"
-            "Active Duration(us),Allocation Total Allocated(MB),Allocation Total Reserved(MB),Allocation Total "
-            "Active(MB),Release Total Allocated(MB),Release Total Reserved(MB),Release Total Active(MB),Stream Ptr,"
-            "Device Type\n"
-            "aten::empty_strided,409600,2010.000\t,,,,,,,,,,,1,NPU:0\n"
-            "aten::mm,102400,1500.000\t,1600.000\t,,,,,,,,,,1,NPU:0\n"
-            "aten::add,204800,1900.000\t,2100.000\t,,,,,,,,,,1,NPU:0\n");
-}
+using testing::WriteRank;
 
 TEST(MemoryTest, PeaksPerComponentAndTheAllocationsLiveAtThePeak) {
   TempDir tmp;
@@ -63,62 +43,6 @@ TEST(MemoryTest, ARankWithoutMemoryRecordHasNoEntry) {
   TempDir tmp;
   WriteRank(tmp, false);
   EXPECT_TRUE(SummarizeMemory(testing::Analyze(tmp.path())).empty());
-}
-
-TEST(MemoryTest, APeakNearTheDeviceLimitIsAFinding) {
-  TempDir tmp;
-  WriteRank(tmp, true);
-  AnalysisResult r = testing::Analyze(tmp.path());
-  const size_t before = r.findings.size();
-  HardwarePeaks hw;
-  hw.name = "SmallPart";
-  hw.hbm_gb = 2.6;  // 2662.4 MB: APP's 2500 MB peak is 93.9% of it
-  AddMemoryLimitFinding(r, SummarizeMemory(r), hw, testing::BuiltinRules().thresholds);
-  ASSERT_EQ(r.findings.size(), before + 1);
-  const Finding& f = r.findings.front();  // high severity: first
-  EXPECT_EQ(f.type, "memory_near_device_limit");
-  EXPECT_EQ(f.id, "F001");
-  EXPECT_EQ(f.rank, 0);
-  ASSERT_EQ(f.evidence.size(), 1u);
-  EXPECT_EQ(f.evidence[0].row_first, 5u);  // APP's 2500 MB row of memory_record.csv
-  EXPECT_NE(f.summary.find("the device's 2.6 GB (SmallPart)"), std::string::npos) << f.summary;
-  EXPECT_NE(f.evidence[0].note.find("93.9%"), std::string::npos) << f.evidence[0].note;
-}
-
-TEST(MemoryTest, NoDeviceOrRoomToSpareIsNoFinding) {
-  TempDir tmp;
-  WriteRank(tmp, true);
-  AnalysisResult r = testing::Analyze(tmp.path());
-  const size_t before = r.findings.size();
-  const Thresholds th = testing::BuiltinRules().thresholds;
-  AddMemoryLimitFinding(r, SummarizeMemory(r), std::nullopt, th);
-  HardwarePeaks big;
-  big.name = "Ascend910B3";
-  big.hbm_gb = 64;
-  AddMemoryLimitFinding(r, SummarizeMemory(r), big, th);
-  HardwarePeaks unknown;
-  unknown.name = "NoHbmKnown";  // hbm_gb NaN: the table does not know it
-  AddMemoryLimitFinding(r, SummarizeMemory(r), unknown, th);
-  EXPECT_EQ(r.findings.size(), before);
-}
-
-TEST(MemoryTest, TheReportNamesAPeakNearTheLimitOfTheChosenDevice) {
-  TempDir tmp;
-  WriteRank(tmp, false);
-  tmp.Write("r0_ascend_pt/ASCEND_PROFILER_OUTPUT/memory_record.csv",
-            "Component,Timestamp(us),Total Allocated(MB),Total Reserved(MB),Total Active(MB),Stream Ptr,Device Type\n"
-            "APP,1000.000\t,,31000.0,,,NPU:0\n");
-  report::AnalyzeRunOptions opt;
-  opt.analyze.roots = {tmp.path()};
-  opt.analyze.out_dir = tmp.path() / "out";
-  opt.analyze.to = Stage::kReport;
-  opt.hardware_model = "Ascend910B4";  // 32 GB in the bundled table: 31000 MB is 94.6% of it
-  auto run = report::RunAnalyzeAndReport(opt);
-  ASSERT_TRUE(run.ok()) << run.status().message();
-  std::ifstream in(tmp.path() / "out" / "report.md");
-  std::string md((std::istreambuf_iterator<char>(in)), {});
-  EXPECT_NE(md.find("memory_near_device_limit"), std::string::npos);
-  EXPECT_NE(md.find("of the device's 32 GB (Ascend910B4)"), std::string::npos);
 }
 
 // The db layout: MEMORY_RECORD / OP_MEMORY as torch_npu writes them (bytes, ns, STRING_IDS names),
