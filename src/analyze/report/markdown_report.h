@@ -24,6 +24,10 @@ void WriteMarkdownReport(const AnalysisResult& result, const Kpis& kpis, const R
 // One evidence item as a line of text: "rank1/kernel_details.csv rows 2-90 (rank 1, step 3)".
 std::string EvidenceText(const AnalysisResult& result, const Evidence& evidence);
 
+// Section 9, "Cross-Rank And Anomaly Findings" (markdown_cross_rank.cc); link_min_mb: the slow_link
+// byte floor the slowest-links table applies too.
+void CrossRankSection(const AnalysisResult& result, double link_min_mb, std::ostream& out);
+
 // Section 10, "Model Fingerprint, Hardware Peaks And Roofline" (markdown_efficiency.cc); says
 // what is missing when `efficiency` is null or has no hardware.
 void EfficiencySection(const AnalysisResult& result, const Efficiency* efficiency, std::ostream& out);
