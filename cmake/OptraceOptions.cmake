@@ -23,25 +23,10 @@ if(OPTRACE_FUZZ)
   add_compile_options($<$<COMPILE_LANGUAGE:CXX,C>:-fsanitize=fuzzer-no-link>)
 endif()
 
-# A host library of one layer: every .cc in DIR (not *_test.cc), C++20.
-function(optrace_layer_library name dir)
-  file(GLOB _srcs CONFIGURE_DEPENDS ${dir}/*.cc ${dir}/*/*.cc)
-  list(FILTER _srcs EXCLUDE REGEX "_test\\.cc$")
-  if(NOT _srcs)
-    # A layer with no sources yet still links: give it one empty translation unit.
-    set(_empty ${CMAKE_CURRENT_BINARY_DIR}/${name}_empty.cc)
-    file(WRITE ${_empty} "// ${name} has no sources yet\n")
-    set(_srcs ${_empty})
-  endif()
-  add_library(${name} STATIC ${_srcs})
-  target_compile_features(${name} PUBLIC cxx_std_20)
-  target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR}/src ${PROJECT_SOURCE_DIR}/include)
-  target_link_libraries(${name} PRIVATE optrace_warnings)
-endfunction()
-
-# One room of a layer (src/<layer>/<room>/): the room's .cc files, a static library that links
-# DEPS publicly (the rooms and layers below it) and LIBS privately. A room's code includes only its
-# own headers and those of what DEPS reaches: tests/layers_test.py checks it from these calls.
+# One layer (src/<layer>/) or one room of a layer (src/<layer>/<room>/): the folder's .cc files, a
+# static library that links DEPS publicly (the rooms and layers below it) and LIBS privately. Its
+# code includes only its own headers and those of what DEPS reaches: tests/layers_test.py checks
+# it from these calls.
 # optrace_room(<target> DIR <dir> [DEPS <target>...] [LIBS <lib>...] [PCH_FROM <target>])
 function(optrace_room name)
   cmake_parse_arguments(R "" "DIR;PCH_FROM" "DEPS;LIBS" ${ARGN})

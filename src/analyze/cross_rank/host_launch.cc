@@ -1,6 +1,5 @@
 #include "analyze/cross_rank/host_launch.h"
 
-#include <sqlite3.h>
 
 #include <algorithm>
 
@@ -15,27 +14,6 @@ int64_t Quantile(std::vector<int64_t>& v, double q) {
 }
 
 }  // namespace
-
-Status ReadDbLaunchFlows(const std::filesystem::path& path, std::vector<TraceFlow>& flows) {
-  sqlite3* db = nullptr;
-  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK) {
-    if (db) sqlite3_close(db);
-    return BadInputError("{}: cannot open as SQLite", path.string());
-  }
-  sqlite3_stmt* st = nullptr;
-  // No such tables (a db without CANN_API): no flows, not an error.
-  if (sqlite3_prepare_v2(db,
-                         "SELECT c.startNs, t.startNs FROM TASK t JOIN CANN_API c ON c.connectionId = t.connectionId "
-                         "JOIN COMPUTE_TASK_INFO i ON i.globalTaskId = t.globalTaskId "
-                         "WHERE c.startNs IS NOT NULL AND t.startNs IS NOT NULL",
-                         -1, &st, nullptr) == SQLITE_OK) {
-    while (sqlite3_step(st) == SQLITE_ROW)
-      flows.push_back({TraceFlow::kHostToDevice, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1)});
-    sqlite3_finalize(st);
-  }
-  sqlite3_close(db);
-  return Status::Ok();
-}
 
 std::vector<StepLaunch> StepLaunches(const RankTable& t, const std::vector<Step>& steps, std::vector<TraceFlow> flows) {
   std::vector<const Step*> mine;

@@ -20,12 +20,8 @@
 
 namespace optrace::analyze {
 
-// The per-step numbers of one rank from its flows (absolute ns), its device events and its steps.
-// The db layout's launch links: CANN_API joined with TASK on connectionId (the API call that
-// launched each compute task, COMPUTE_TASK_INFO), as HostToDevice flows; the db keeps no
-// task-queue flows. Appends to `flows`; a db without those tables adds nothing.
-Status ReadDbLaunchFlows(const std::filesystem::path& db, std::vector<TraceFlow>& flows);
-
+// The per-step numbers of one rank from its flows (absolute ns: ReadTraceViewHostEvents and
+// ReadDbLaunchFlows, normalize.h), its device events and its steps.
 std::vector<StepLaunch> StepLaunches(const RankTable& table, const std::vector<Step>& steps,
                                      std::vector<TraceFlow> flows);
 

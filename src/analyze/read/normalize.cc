@@ -1,5 +1,6 @@
-// NormalizeRank and the side files: communication.json, step_trace_time.csv,
-// profiler_info_<rank>.json (trace_view.json step markers: trace_view.cc).
+// NormalizeRank: one rank's event table from its kernel export (kernel_details_csv.cc, torch_db.cc)
+// and its side files (communication_json.cc, step_trace.cc, metadata.cc, trace_view.cc), devices of
+// a per-node export split into ranks.
 #include "analyze/read/normalize.h"
 
 #include <algorithm>
@@ -7,6 +8,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "analyze/read/json_file.h"
 #include "core/csv_reader.h"
 #include "core/parallel_for.h"
 #include "core/file_io.h"
@@ -15,27 +17,6 @@ namespace optrace::analyze {
 namespace {
 
 using nlohmann::json;
-
-Result<json> ParseJsonFile(const std::filesystem::path& path) {
-  OPTRACE_ASSIGN_OR_RETURN(std::string text, ReadFileToString(path));
-  try {
-    return json::parse(text);
-  } catch (const json::parse_error& e) {
-    return BadInputError("{}: malformed JSON at byte {}: {}; re-export the profiler output", path.string(), e.byte,
-                         e.what());
-  }
-}
-
-double Num(const json& o, const char* key) {
-  if (!o.is_object() || !o.contains(key)) return kMissing;
-  const json& v = o[key];
-  if (v.is_number()) return v.get<double>();
-  if (v.is_string()) {
-    auto d = ParseCsvNumber(v.get<std::string>());
-    return d ? *d : kMissing;
-  }
-  return kMissing;
-}
 
 void AssignStepsFromMarkers(RankTable& t) {
   if (t.step_markers.empty()) return;
@@ -83,177 +64,6 @@ void EventsFromCommunication(const std::filesystem::path& path, StringTable& str
 
 }  // namespace
 
-int64_t StepOfCommKey(const std::string& key) {
-  size_t i = key.find_first_of("0123456789");
-  if (i == std::string::npos || key.size() - i > 18) return -1;
-  auto v = ParseCsvInt(key.substr(i));
-  return v ? *v : -1;
-}
-
-// communication.json and communication_matrix.json share their nesting: step -> "collective" |
-// "p2p" -> "<op>@<group>" -> value ("Total Op Info" is a sum, left out). fn(step, p2p, op, group,
-// value) per entry whose value is an object.
-template <typename Fn>
-Status ForEachCommEntry(const std::filesystem::path& path, Fn fn) {
-  OPTRACE_ASSIGN_OR_RETURN(json j, ParseJsonFile(path));
-  if (!j.is_object()) return BadInputError("{}: expected an object keyed by step (\"step50\": ...)", path.string());
-  for (auto& [step, groups] : j.items()) {
-    if (!groups.is_object()) continue;
-    for (const char* kind : {"collective", "p2p"}) {
-      if (!groups.contains(kind) || !groups[kind].is_object()) continue;
-      for (auto& [key, value] : groups[kind].items()) {
-        if (key == "Total Op Info" || !value.is_object()) continue;
-        size_t at = key.find('@');
-        fn(step, std::string_view(kind) == "p2p", key.substr(0, at), at == std::string::npos ? "" : key.substr(at + 1),
-           value);
-      }
-    }
-  }
-  return Status::Ok();
-}
-
-Status ReadCommunicationJson(const std::filesystem::path& path, RankTable& table) {
-  return ForEachCommEntry(
-      path, [&](const std::string& step, bool p2p, std::string name, std::string group, const json& info) {
-        CommOp op;
-        op.name = std::move(name);
-        op.group = std::move(group);
-        op.step = step;
-        op.p2p = p2p;
-        const json& ti = info.contains("Communication Time Info") ? info["Communication Time Info"] : json();
-        double start_us = Num(ti, "Start Timestamp(us)");
-        op.start_ns = IsMissing(start_us) ? -1 : static_cast<int64_t>(std::llround(start_us * 1000.0));
-        op.elapse_ms = Num(ti, "Elapse Time(ms)");
-        op.transit_ms = Num(ti, "Transit Time(ms)");
-        op.wait_ms = Num(ti, "Wait Time(ms)");
-        op.sync_ms = Num(ti, "Synchronization Time(ms)");
-        op.idle_ms = Num(ti, "Idle Time(ms)");
-        op.wait_ratio = Num(ti, "Wait Time Ratio");
-        op.sync_ratio = Num(ti, "Synchronization Time Ratio");
-        const json& bi = info.contains("Communication Bandwidth Info") ? info["Communication Bandwidth Info"] : json();
-        if (bi.is_object())
-          for (auto& [transport, link] : bi.items()) {
-            if (!link.is_object()) continue;
-            CommBandwidth b;
-            b.transport = transport;
-            b.size_mb = Num(link, "Transit Size(MB)");
-            b.time_ms = Num(link, "Transit Time(ms)");
-            b.bandwidth_gbps = Num(link, "Bandwidth(GB/s)");
-            b.large_packet_ratio = Num(link, "Large Packet Ratio");
-            // A transport the op did not use is listed with zeros: not kept.
-            if (!(b.size_mb > 0) && !(b.time_ms > 0)) continue;
-            if (link.contains("Size Distribution") && link["Size Distribution"].is_object())
-              for (auto& [packet, v] : link["Size Distribution"].items()) {
-                auto mb = ParseCsvNumber(packet);
-                if (!mb || !v.is_array() || v.size() < 2 || !v[0].is_number() || !v[1].is_number()) continue;
-                b.sizes.push_back({*mb, v[0].get<double>(), v[1].get<double>()});
-              }
-            std::sort(b.sizes.begin(), b.sizes.end(),
-                      [](const CommPacketBucket& x, const CommPacketBucket& y) { return x.packet_mb < y.packet_mb; });
-            op.bandwidth.push_back(std::move(b));
-          }
-        table.comm_ops.push_back(std::move(op));
-      });
-}
-
-Status ReadProfilerMetadata(const std::filesystem::path& path, RankTable& table) {
-  OPTRACE_ASSIGN_OR_RETURN(json j, ParseJsonFile(path));
-  if (!j.is_object() || !j.contains("parallel_group_info") || !j["parallel_group_info"].is_object())
-    return Status::Ok();
-  for (auto& [key, info] : j["parallel_group_info"].items()) {
-    if (!info.is_object()) continue;
-    ParallelGroup g;
-    g.key = key;
-    g.hash = GroupHash(key);
-    if (info.contains("group_name") && info["group_name"].is_string())
-      g.pg_name = info["group_name"].get<std::string>();
-    g.kind = ParallelKind(g.pg_name);
-    if (info.contains("global_ranks") && info["global_ranks"].is_array())
-      for (const json& r : info["global_ranks"])
-        if (r.is_number_integer()) g.global_ranks.push_back(r.get<int>());
-    std::sort(g.global_ranks.begin(), g.global_ranks.end());
-    table.parallel_groups.push_back(std::move(g));
-  }
-  return Status::Ok();
-}
-
-Status ReadCommunicationMatrixJson(const std::filesystem::path& path, RankTable& table) {
-  return ForEachCommEntry(
-      path, [&](const std::string& step, bool p2p, const std::string& op, const std::string& group, const json& links) {
-        for (auto& [pair, link] : links.items()) {
-          if (!link.is_object()) continue;
-          CommMatrixLink l;
-          l.step = step;
-          l.key = op;
-          l.group = group;
-          l.p2p = p2p;
-          size_t dash = pair.find('-');
-          auto src = ParseCsvInt(pair.substr(0, dash));
-          auto dst = dash == std::string::npos ? std::nullopt : ParseCsvInt(pair.substr(dash + 1));
-          if (!src || !dst) continue;  // not a "<src>-<dst>" key
-          l.src = static_cast<int>(*src);
-          l.dst = static_cast<int>(*dst);
-          if (link.contains("Transport Type") && link["Transport Type"].is_string())
-            l.transport = link["Transport Type"].get<std::string>();
-          if (link.contains("Op Name") && link["Op Name"].is_string()) l.op_name = link["Op Name"].get<std::string>();
-          l.size_mb = Num(link, "Transit Size(MB)");
-          l.time_ms = Num(link, "Transit Time(ms)");
-          l.bandwidth_gbps = Num(link, "Bandwidth(GB/s)");
-          table.comm_matrix.push_back(std::move(l));
-        }
-      });
-}
-
-Status ReadStepTraceCsv(const std::filesystem::path& path, RankTable& table) {
-  OPTRACE_ASSIGN_OR_RETURN(CsvReader reader, CsvReader::Open(path));
-  CsvRecord rec;
-  OPTRACE_ASSIGN_OR_RETURN(bool have_header, reader.Next(rec));
-  if (!have_header) return Status::Ok();
-  CsvHeader h(rec);
-  auto step = h.Find("Step");
-  if (!step) return BadInputError("{}:1: missing column 'Step'; expected a step_trace_time.csv", path.string());
-  auto comp = h.Find("Computing"), cno = h.Find("Communication(Not Overlapped)"), ov = h.Find("Overlapped"),
-       comm = h.Find("Communication"), fr = h.Find("Free"), stage = h.Find("Stage"), bub = h.Find("Bubble"),
-       prep = h.Find("Preparing");
-  auto get = [&](const std::optional<size_t>& c) {
-    if (!c) return kMissing;
-    auto v = ParseCsvNumber(rec.Field(*c));
-    return v ? *v : kMissing;
-  };
-  while (true) {
-    OPTRACE_ASSIGN_OR_RETURN(bool more, reader.Next(rec));
-    if (!more) break;
-    StepTraceRow r;
-    auto s = ParseCsvInt(rec.Field(*step));
-    r.step_id = s ? *s : -1;
-    r.computing_us = get(comp);
-    r.comm_not_overlapped_us = get(cno);
-    r.overlapped_us = get(ov);
-    r.communication_us = get(comm);
-    r.free_us = get(fr);
-    r.stage_us = get(stage);
-    r.bubble_us = get(bub);
-    r.preparing_us = get(prep);
-    table.step_trace.push_back(r);
-  }
-  return Status::Ok();
-}
-
-Status ReadProfilerInfo(const std::filesystem::path& path, RankTable& table) {
-  OPTRACE_ASSIGN_OR_RETURN(json j, ParseJsonFile(path));
-  if (!j.is_object()) return Status::Ok();
-  auto str = [](const json& o, const char* k) -> std::string {
-    return o.is_object() && o.contains(k) && o[k].is_string() ? o[k].get<std::string>() : "";
-  };
-  if (j.contains("config") && j["config"].is_object() && j["config"].contains("experimental_config")) {
-    const json& x = j["config"]["experimental_config"];
-    table.identity.profiler_level = str(x, "_profiler_level");
-    table.identity.aic_metrics = str(x, "_aic_metrics");
-  }
-  table.identity.torch_npu_version = str(j, "torch_npu_version");
-  table.identity.cann_version = str(j, "cann_version");
-  return Status::Ok();
-}
 
 Result<RankTable> NormalizeRank(const RankInput& in, const Rules& rules, StringTable& strings,
                                 std::vector<DataIssue>& issues, const ParallelRead& parallel) {

@@ -86,6 +86,10 @@ struct TraceFlow {
 Status ReadTraceViewHostEvents(const std::filesystem::path& path,
                                const std::vector<std::pair<int64_t, int64_t>>& windows,
                                std::vector<TraceHostEvent>& events, std::vector<TraceFlow>* flows = nullptr);
+// The db layout's launch links: CANN_API joined with TASK on connectionId (the API call that
+// launched each compute task, COMPUTE_TASK_INFO), as HostToDevice flows; the db keeps no
+// task-queue flows. Appends to `flows`; a db without those tables adds nothing (torch_db.cc).
+Status ReadDbLaunchFlows(const std::filesystem::path& db, std::vector<TraceFlow>& flows);
 // "parallel_group_info" of profiler_metadata.json: group key -> pg name, global ranks (absent: none).
 Status ReadProfilerMetadata(const std::filesystem::path& path, RankTable& table);
 

@@ -6,169 +6,16 @@
 #include <cmath>
 #include <map>
 
-#include <sqlite3.h>
-
-#include "core/csv_reader.h"
+#include "analyze/read/memory_export.h"
 
 namespace optrace::analyze {
 namespace fs = std::filesystem;
 namespace {
 
-int64_t UsToNs(double us) { return static_cast<int64_t>(std::llround(us * 1000.0)); }
-
 int64_t StepAt(const AnalysisResult& r, int rank, int64_t rel_ns) {
   for (const Step& s : r.steps)
     if (s.rank == rank && s.start_ns <= rel_ns && rel_ns < s.end_ns) return s.step_id;
   return -1;
-}
-
-// Each component's peaks and samples (time and reserved known), in file order.
-struct ComponentRecords {
-  ComponentMemory peaks;
-  std::vector<MemoryPoint> samples;
-};
-
-// Per component maxima and samples of memory_record.csv; false when the file cannot be read.
-bool ReadRecords(const fs::path& path, const RankTable& t, std::map<std::string, ComponentRecords>& out) {
-  auto reader = CsvReader::Open(path);
-  if (!reader.ok()) return false;
-  CsvRecord rec;
-  auto first = reader->Next(rec);
-  if (!first.ok() || !*first) return false;
-  CsvHeader h(rec);
-  auto comp = h.Find("Component"), ts = h.Find("Timestamp(us)"), alloc = h.Find("Total Allocated(MB)"),
-       reserved = h.Find("Total Reserved(MB)");
-  if (!comp || !ts || !reserved) return false;
-  while (true) {
-    auto more = reader->Next(rec);
-    if (!more.ok() || !*more) break;
-    std::string c(rec.Field(*comp));
-    ComponentRecords& cr = out[c];
-    ComponentMemory& m = cr.peaks;
-    m.component = c;
-    std::optional<double> res = ParseCsvNumber(rec.Field(*reserved));
-    std::optional<double> at = ParseCsvNumber(rec.Field(*ts));
-    std::optional<double> a = alloc ? ParseCsvNumber(rec.Field(*alloc)) : std::nullopt;
-    if (res && at) {
-      const int64_t rel = UsToNs(*at) - t.base_ns;
-      cr.samples.push_back({rel, *res, a ? *a : kMissing});
-      if (IsMissing(m.peak_reserved_mb) || *res > m.peak_reserved_mb) {
-        m.peak_reserved_mb = *res;
-        m.peak_rel_ns = rel;
-        m.peak_row = rec.line;
-      }
-    }
-    if (a && (IsMissing(m.peak_allocated_mb) || *a > m.peak_allocated_mb)) m.peak_allocated_mb = *a;
-  }
-  return true;
-}
-
-std::vector<LiveAllocation> LiveAt(const fs::path& path, const RankTable& t, int64_t rel_ns) {
-  std::vector<LiveAllocation> live;
-  auto reader = CsvReader::Open(path);
-  if (!reader.ok()) return live;
-  CsvRecord rec;
-  auto first = reader->Next(rec);
-  if (!first.ok() || !*first) return live;
-  CsvHeader h(rec);
-  auto name = h.Find("Name"), size = h.Find("Size(KB)"), alloc = h.Find("Allocation Time(us)"),
-       release = h.Find("Release Time(us)");
-  if (!name || !size || !alloc) return live;
-  while (true) {
-    auto more = reader->Next(rec);
-    if (!more.ok() || !*more) break;
-    std::optional<double> kb = ParseCsvNumber(rec.Field(*size)), a = ParseCsvNumber(rec.Field(*alloc));
-    if (!kb || !a || UsToNs(*a) - t.base_ns > rel_ns) continue;
-    std::optional<double> rel = release ? ParseCsvNumber(rec.Field(*release)) : std::nullopt;
-    if (rel && UsToNs(*rel) - t.base_ns <= rel_ns) continue;  // released before the peak
-    live.push_back({std::string(rec.Field(*name)), *kb / 1024.0, rec.line});
-  }
-  std::stable_sort(live.begin(), live.end(), [](const LiveAllocation& x, const LiveAllocation& y) { return x.size_mb > y.size_mb; });
-  if (live.size() > 5) live.resize(5);
-  return live;
-}
-
-// The db layout (ascend_pytorch_profiler_*.db): MEMORY_RECORD and OP_MEMORY hold the same records
-// as the CSVs, in bytes and ns, names as STRING_IDS ids; the row is the rowid.
-class MemoryDb {
- public:
-  explicit MemoryDb(const fs::path& path) {
-    if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK) Close();
-  }
-  ~MemoryDb() { Close(); }
-  MemoryDb(const MemoryDb&) = delete;
-  MemoryDb& operator=(const MemoryDb&) = delete;
-  // fn(stmt) per row of `sql`; false when the query cannot run (no such table or column).
-  template <typename Fn>
-  bool Query(const char* sql, Fn fn) {
-    if (!db_) return false;
-    sqlite3_stmt* st = nullptr;
-    if (sqlite3_prepare_v2(db_, sql, -1, &st, nullptr) != SQLITE_OK) return false;
-    int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) fn(st);
-    sqlite3_finalize(st);
-    return rc == SQLITE_DONE;
-  }
-
- private:
-  void Close() {
-    if (db_) sqlite3_close(db_);
-    db_ = nullptr;
-  }
-  sqlite3* db_ = nullptr;
-};
-
-std::string Text(sqlite3_stmt* st, int col) {
-  const unsigned char* v = sqlite3_column_text(st, col);
-  return v ? reinterpret_cast<const char*>(v) : "";
-}
-bool Null(sqlite3_stmt* st, int col) { return sqlite3_column_type(st, col) == SQLITE_NULL; }
-constexpr double kMb = 1024.0 * 1024.0;
-
-bool ReadDbRecords(MemoryDb& db, const RankTable& t, std::map<std::string, ComponentRecords>& out) {
-  return db.Query(
-      "SELECT m.rowid, COALESCE(s.value, CAST(m.component AS TEXT)), m.timestamp, m.totalAllocated, m.totalReserved "
-      "FROM MEMORY_RECORD m LEFT JOIN STRING_IDS s ON s.id = m.component ORDER BY m.rowid",
-      [&](sqlite3_stmt* st) {
-        std::string c = Text(st, 1);
-        ComponentRecords& cr = out[c];
-        ComponentMemory& m = cr.peaks;
-        m.component = c;
-        const double a = Null(st, 3) ? kMissing : double(sqlite3_column_int64(st, 3)) / kMb;
-        if (!Null(st, 4) && !Null(st, 2)) {
-          const double res = double(sqlite3_column_int64(st, 4)) / kMb;
-          const int64_t rel = sqlite3_column_int64(st, 2) - t.base_ns;
-          cr.samples.push_back({rel, res, a});
-          if (IsMissing(m.peak_reserved_mb) || res > m.peak_reserved_mb) {
-            m.peak_reserved_mb = res;
-            m.peak_rel_ns = rel;
-            m.peak_row = static_cast<uint64_t>(sqlite3_column_int64(st, 0));
-          }
-        }
-        if (!IsMissing(a) && (IsMissing(m.peak_allocated_mb) || a > m.peak_allocated_mb)) m.peak_allocated_mb = a;
-      });
-}
-
-std::vector<LiveAllocation> DbLiveAt(MemoryDb& db, const RankTable& t, int64_t rel_ns) {
-  std::vector<LiveAllocation> live;
-  db.Query("SELECT o.rowid, COALESCE(s.value, CAST(o.name AS TEXT)), o.size, o.allocationTime, o.releaseTime "
-           "FROM OP_MEMORY o LEFT JOIN STRING_IDS s ON s.id = o.name ORDER BY o.rowid",
-           [&](sqlite3_stmt* st) {
-             if (Null(st, 2) || Null(st, 3) || sqlite3_column_int64(st, 3) - t.base_ns > rel_ns) return;
-             if (!Null(st, 4) && sqlite3_column_int64(st, 4) - t.base_ns <= rel_ns) return;  // released before
-             live.push_back({Text(st, 1), double(sqlite3_column_int64(st, 2)) / kMb,
-                             static_cast<uint64_t>(sqlite3_column_int64(st, 0))});
-           });
-  std::stable_sort(live.begin(), live.end(), [](const LiveAllocation& x, const LiveAllocation& y) { return x.size_mb > y.size_mb; });
-  if (live.size() > 5) live.resize(5);
-  return live;
-}
-
-// The db a rank's events came from ("" for a text export).
-std::string RankDb(const RankTable& t) {
-  for (const SourceFile& f : t.files)
-    if (!f.table.empty()) return f.path;
-  return "";
 }
 
 // The allocator's peak (a component that reports allocated memory: PTA, PTA+GE), not the
@@ -184,24 +31,12 @@ const ComponentMemory& AllocatorPeak(const RankMemory& m) {
 std::vector<RankMemory> SummarizeMemory(const AnalysisResult& r) {
   std::vector<RankMemory> out;
   for (const RankTable& t : r.ranks) {
-    fs::path dir = fs::path(t.dir) / "ASCEND_PROFILER_OUTPUT";
-    std::error_code ec;
-    fs::path record = dir / "memory_record.csv", ops = dir / "operator_memory.csv";
-    const std::string db_path = RankDb(t);
-    std::optional<MemoryDb> db;
-    std::map<std::string, ComponentRecords> comps;
+    std::optional<MemoryRecords> records = ReadMemoryRecords(t);
+    if (!records || records->components.empty()) continue;
     RankMemory m;
     m.rank = t.rank;
-    if (fs::is_regular_file(record, ec)) {
-      if (!ReadRecords(record, t, comps)) continue;
-      m.memory_record = record.string();
-    } else if (!db_path.empty()) {
-      db.emplace(db_path);
-      if (!ReadDbRecords(*db, t, comps)) continue;
-      m.memory_record = db_path + "#MEMORY_RECORD";
-    }
-    if (comps.empty()) continue;
-    for (auto& [name, c] : comps) {
+    m.memory_record = records->source;
+    for (auto& [name, c] : records->components) {
       if (IsMissing(c.peaks.peak_reserved_mb)) continue;
       c.peaks.peak_step_id = StepAt(r, t.rank, c.peaks.peak_rel_ns);
       m.components.push_back(c.peaks);
@@ -211,16 +46,9 @@ std::vector<RankMemory> SummarizeMemory(const AnalysisResult& r) {
                      [](const ComponentMemory& a, const ComponentMemory& b) { return a.peak_reserved_mb > b.peak_reserved_mb; });
     const ComponentMemory& at = AllocatorPeak(m);
     m.timeline_component = at.component;
-    m.timeline = DecimateMemory(std::move(comps[at.component].samples), kMemoryTimelinePoints);
-    if (db) {
-      m.live_at_peak = DbLiveAt(*db, t, at.peak_rel_ns);
-      if (!m.live_at_peak.empty()) m.operator_memory = db_path + "#OP_MEMORY";
-      m.live_component = at.component;
-    } else if (fs::is_regular_file(ops, ec)) {
-      m.operator_memory = ops.string();
-      m.live_at_peak = LiveAt(ops, t, at.peak_rel_ns);
-      m.live_component = at.component;
-    }
+    m.timeline = DecimateMemory(std::move(records->components[at.component].samples), kMemoryTimelinePoints);
+    m.live_at_peak = ReadLiveAllocations(t, *records, at.peak_rel_ns, &m.operator_memory);
+    if (!records->db.empty() || !m.operator_memory.empty()) m.live_component = at.component;
     out.push_back(std::move(m));
   }
   return out;
