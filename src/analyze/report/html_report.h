@@ -1,6 +1,8 @@
 // report.html: one self-contained page (inline CSS and JS, no network) that renders the
 // report view data embedded in it: summary KPIs, findings, a zoomable per-rank step timeline
-// and sortable summary tables. The page source is report_template.html, compiled in.
+// and sortable summary tables. The page source is report_template.html, compiled in: one file of
+// about 930 lines (markup, style and script together) because the page must open as one file,
+// offline, and the three parts change together.
 //
 //   nlohmann::json view = BuildReportView(result, tables, options);   // report_view.h
 //   RenderHtml(view, out_stream);
