@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
-# The whole `optrace analyze` command on generated captures, with pandas on the same files in the
-# same run (ratios, not absolute times, are what carry over between machines).
+# The whole `optrace analyze` command against `wc -l` and pandas on the same files, in the same run:
+# ratios carry over between machines, absolute times do not.
 #
-#   bench/analyze/whole_command.sh [OPTRACE_BIN=build/dev/bin/optrace] [WORK_DIR=/tmp/optrace_bench]
+#   bench/analyze/whole_command.sh [OPTRACE_BIN=build/release/bin/optrace] [WORK_DIR=/tmp/optrace_bench] [RUNS=5]
 #
-# Inputs (made once, kept in WORK_DIR): one rank with a 300 MiB and a 1 GiB kernel_details.csv;
-# roots of 16, 32 and 64 ranks x 5 MiB (the 16 and 32 are the first ranks of the 64: scaling);
-# a 300k-task torch_npu db. Each optrace row is the best of 3 runs (file in the page cache), with
-# the peak RSS of that run. pandas (python3-pandas, bench only) reads and groups the single-rank
-# files: pandas_baseline.py. Prints Markdown rows.
+# Inputs (made once, kept in WORK_DIR): one rank with a 300 MiB kernel_details.csv from the default
+# generator (46 columns) and one from its --dense variant (49 columns, ~3,200 rows per MB: short
+# vector kernels, Device_id, the aic_mte3 PMU pair); roots of 16, 32 and 64 ranks x 5 MiB; a
+# 300k-task torch_npu db. Every command runs RUNS times with its file in the page cache; rows give
+# the median wall time with min..max, the median CPU time (user + sys) and the largest peak RSS.
+# pandas (python3-pandas, bench only) reads and groups the single-rank files (pandas_baseline.py).
+# Prints Markdown tables.
 set -euo pipefail
-bin=$(realpath "${1:-build/dev/bin/optrace}")
+bin=$(realpath "${1:-build/release/bin/optrace}")
 work=${2:-/tmp/optrace_bench}
+runs=${3:-5}
 here=$(dirname "$(realpath "$0")")
 py=/usr/bin/python3
 mkdir -p "$work"
@@ -25,7 +28,7 @@ make_input() {  # DIR ARGS...
   touch "$dir/.done"
 }
 make_input "$work/kd_300" 300 --no-trace-view
-make_input "$work/kd_1024" 1024 --no-trace-view
+make_input "$work/kd_dense" 300 --no-trace-view --dense
 make_input "$work/ranks_64" 5 --ranks 64 --no-trace-view
 for n in 16 32; do
   if [[ ! -d $work/ranks_$n ]]; then
@@ -43,35 +46,54 @@ input_bytes() {  # ROOT -> bytes of its kernel exports
   find -L "$1" \( -name 'kernel_details.csv' -o -name '*.db' \) -printf '%s\n' | awk '{s += $1} END {print s}'
 }
 
-echo "| input | bytes | optrace wall (best of 3) | MB/s | peak RSS | RSS / input | pandas wall | pandas RSS | speed ratio |"
-echo "|---|---|---|---|---|---|---|---|---|"
-for name in kd_300 kd_1024 ranks_16 ranks_32 ranks_64 db_300k; do
+# measure NAME CMD... : runs CMD $runs times; sets wall_med wall_min wall_max cpu_med rss_max (MB).
+measure() {
+  local walls=() cpus=() rss=0
+  for ((r = 0; r < runs; r++)); do
+    rm -rf "$work/out"
+    /usr/bin/time -f "%e %U %S %M" -o "$work/time.txt" "$@" >"$work/stdout.txt" 2>"$work/err.txt" ||
+      { cat "$work/err.txt" >&2; exit 1; }
+    read -r w u s kb <"$work/time.txt"
+    walls+=("$w")
+    cpus+=("$(awk "BEGIN {print $u + $s}")")
+    ((kb > rss)) && rss=$kb
+  done
+  read -r wall_med wall_min wall_max < <(printf '%s\n' "${walls[@]}" | sort -g |
+    awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)], v[1], v[NR]}')
+  cpu_med=$(printf '%s\n' "${cpus[@]}" | sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}')
+  rss_max=$(awk "BEGIN {printf \"%.0f\", $rss * 1024 / 1e6}")
+}
+
+echo "Whole command, median of $runs runs (min..max), same machine, same run:"
+echo
+echo "| input | MB | wc -l | optrace analyze | CPU | peak RSS | RSS / input | analyze / wc -l | pandas | pandas RSS | pandas / analyze |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|"
+for name in kd_300 kd_dense; do
+  csv=$work/$name/kernel_details.csv
+  bytes=$(stat -c %s "$csv")
+  mb=$(awk "BEGIN {printf \"%.0f\", $bytes / 1e6}")
+  measure wc -l "$csv"
+  wc_med=$wall_med
+  measure "$bin" analyze "$work/$name" -o "$work/out"
+  a_med=$wall_med a_min=$wall_min a_max=$wall_max a_cpu=$cpu_med a_rss=$rss_max
+  p_cell="(python3-pandas not installed)" p_rss="-" p_ratio="-"
+  if "$py" -c "import pandas" 2>/dev/null; then
+    measure "$py" "$here/pandas_baseline.py" "$csv"
+    p_cell="$wall_med s ($wall_min..$wall_max)"
+    p_rss="$rss_max MB"
+    p_ratio=$(awk "BEGIN {printf \"%.1fx\", $wall_med / $a_med}")
+  fi
+  echo "| $name | $mb | $wc_med s | $a_med s ($a_min..$a_max) | $a_cpu s | $a_rss MB |" \
+    "$(awk "BEGIN {printf \"%.2fx\", $a_rss * 1e6 / $bytes}") | $(awk "BEGIN {printf \"%.1fx\", $a_med / $wc_med}") |" \
+    "$p_cell | $p_rss | $p_ratio |"
+done
+echo
+echo "| root | MB | optrace analyze | CPU | peak RSS | RSS / input | MB/s |"
+echo "|---|---|---|---|---|---|---|"
+for name in ranks_16 ranks_32 ranks_64 db_300k; do
   root=$work/$name
   bytes=$(input_bytes "$root")
-  best=""
-  rss=""
-  for run in 1 2 3; do
-    rm -rf "$work/out"
-    /usr/bin/time -f "%e %M" -o "$work/time.txt" "$bin" analyze "$root" -o "$work/out" >/dev/null 2>"$work/err.txt" ||
-      { cat "$work/err.txt" >&2; exit 1; }
-    read -r wall kb <"$work/time.txt"
-    if [[ -z $best ]] || awk "BEGIN {exit !($wall < $best)}"; then best=$wall; rss=$kb; fi
-  done
-  mbs=$(awk "BEGIN {printf \"%.0f\", $bytes / 1e6 / $best}")
-  rss_mb=$(awk "BEGIN {printf \"%.0f\", $rss * 1024 / 1e6}")
-  ratio=$(awk "BEGIN {printf \"%.2f\", $rss * 1024 / $bytes}")
-  pandas_wall="-"; pandas_rss="-"; speed="-"
-  if [[ $name == kd_* ]]; then
-    if "$py" -c "import pandas" 2>/dev/null; then
-      line=$("$py" "$here/pandas_baseline.py" "$root/kernel_details.csv")  # "pandas: 9.05 s, ... peak RSS 1240 MB, ..."
-      pandas_wall=$(sed -E 's/^pandas: ([0-9.]+) s.*/\1/' <<<"$line")
-      pandas_rss=$(sed -E 's/.*peak RSS ([0-9]+) MB.*/\1/' <<<"$line")
-      speed=$(awk "BEGIN {printf \"%.1fx\", $pandas_wall / $best}")
-      pandas_wall="$pandas_wall s"
-      pandas_rss="$pandas_rss MiB"
-    else
-      pandas_wall="(python3-pandas not installed)"
-    fi
-  fi
-  echo "| $name | $bytes | $best s | $mbs | $rss_mb MB | ${ratio}x | $pandas_wall | $pandas_rss | $speed |"
+  measure "$bin" analyze "$root" -o "$work/out"
+  echo "| $name | $(awk "BEGIN {printf \"%.0f\", $bytes / 1e6}") | $wall_med s ($wall_min..$wall_max) | $cpu_med s |" \
+    "$rss_max MB | $(awk "BEGIN {printf \"%.2fx\", $rss_max * 1e6 / $bytes}") | $(awk "BEGIN {printf \"%.0f\", $bytes / 1e6 / $wall_med}") |"
 done
