@@ -75,7 +75,7 @@ int RunAnalyzeCommand(const CommandArgs& args, CommandIo& io) {
   std::vector<std::string> roots;
   std::string out, mode = "fast", rules, from, to, only, progress = "text";
   app.add_option("roots", roots, "profiling roots (directories holding *_ascend_pt or PROF_* folders)")->required();
-  app.add_option("-o,--output", out, "output directory for the report set (and stages/ for reruns)")->required();
+  app.add_option("-o,--output", out, "output directory for the report set")->required();
   app.add_option("--mode", mode, "fast: summaries and reports; full: also report.xlsx and the full-size tables")
       ->check(CLI::IsMember({"fast", "full"}));
   int capture_run = 0;
@@ -85,6 +85,9 @@ int RunAnalyzeCommand(const CommandArgs& args, CommandIo& io) {
   app.add_option("--threads", threads, "worker threads for reading and summarizing (default: every core)")
       ->check(CLI::NonNegativeNumber);
   app.add_option("--rules", rules, "directory with rules files overriding the built-in ones (data/analyze/*.json)");
+  bool keep_stages = false;
+  app.add_flag("--keep-stages", keep_stages,
+               "also write OUT/stages/ (the stage files --from-stage / --only-stage reload)");
   auto* from_opt = app.add_option("--from-stage", from, "reuse OUT/stages/ up to this stage and run from it");
   auto* to_opt = app.add_option("--to-stage", to, "stop after this stage (default: report)");
   app.add_option("--only-stage", only, "run just this stage, reusing earlier stages from OUT/stages/")
@@ -124,6 +127,9 @@ int RunAnalyzeCommand(const CommandArgs& args, CommandIo& io) {
   opt.kernel = kernel;
   opt.analyze.from = Stage::kDiscover;
   opt.analyze.to = Stage::kReport;
+  // Stage files are only for reruns: written when asked, and kept current by a rerun (it rewrites
+  // the stages it runs and deletes the later ones, so none goes stale).
+  opt.analyze.persist_stages = keep_stages || !from.empty() || !only.empty();
   Status flags = Status::Ok();
   if (!only.empty()) {
     flags = ParseStageFlag("--only-stage", only, opt.analyze.from);

@@ -3,6 +3,10 @@
 #include <cstdio>
 #include <cstring>
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
 namespace optrace {
 
 std::optional<ProcessMemory> ReadProcessMemory() {
@@ -32,6 +36,12 @@ bool ResetPeakRss() {
   bool ok = std::fputs("5", f) >= 0;
   ok = std::fclose(f) == 0 && ok;
   return ok;
+}
+
+void ReleaseFreedMemory() {
+#if defined(__GLIBC__)
+  ::malloc_trim(0);
+#endif
 }
 
 }  // namespace optrace

@@ -23,4 +23,9 @@ std::optional<ProcessMemory> ReadProcessMemory();
 // process-wide one).
 bool ResetPeakRss();
 
+// Hands memory the allocator keeps after a free (the heap's unused tops and holes) back to the
+// system: a stage's temporaries then do not stay resident under the next stage's peak. glibc
+// only (malloc_trim); elsewhere nothing.
+void ReleaseFreedMemory();
+
 }  // namespace optrace

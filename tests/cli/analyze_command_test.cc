@@ -184,7 +184,7 @@ TEST_F(AnalyzeCommandTest, ToStageStopsBeforeTheReport) {
 
 TEST_F(AnalyzeCommandTest, FromStageReusesTheEarlierStagesInOut) {
   std::string root = (SamplesDir() / "tp_l1_text").string();
-  ASSERT_EQ(RunCli({"analyze", root, "-o", dir_.string()}).exit_code, 0);
+  ASSERT_EQ(RunCli({"analyze", root, "-o", dir_.string(), "--keep-stages"}).exit_code, 0);
   fs::remove(dir_ / "report.md");
   auto r = RunCli({"analyze", root, "-o", dir_.string(), "--from-stage", "summarize", "--progress", "json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -196,7 +196,7 @@ TEST_F(AnalyzeCommandTest, FromStageReusesTheEarlierStagesInOut) {
 
 TEST_F(AnalyzeCommandTest, FromStageReportsReloadedStagesAsLoadedOnStdoutAndInTheManifest) {
   std::string root = (SamplesDir() / "tp_l1_text").string();
-  ASSERT_EQ(RunCli({"analyze", root, "-o", dir_.string()}).exit_code, 0);
+  ASSERT_EQ(RunCli({"analyze", root, "-o", dir_.string(), "--keep-stages"}).exit_code, 0);
   auto r = RunCli({"analyze", root, "-o", dir_.string(), "--from-stage", "summarize"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto out = nlohmann::json::parse(r.out);
@@ -212,7 +212,7 @@ TEST_F(AnalyzeCommandTest, FromStageReportsReloadedStagesAsLoadedOnStdoutAndInTh
 
 TEST_F(AnalyzeCommandTest, FromStageWithOtherRootsIsRefused) {
   std::string made = (SamplesDir() / "tp_l1_text").string();
-  ASSERT_EQ(RunCli({"analyze", made, "-o", dir_.string()}).exit_code, 0);
+  ASSERT_EQ(RunCli({"analyze", made, "-o", dir_.string(), "--keep-stages"}).exit_code, 0);
   auto r = RunCli({"analyze", (SamplesDir() / "tp_l0_text").string(), "-o", dir_.string(), "--from-stage", "summarize"});
   EXPECT_EQ(r.exit_code, kExitBadInput);
   EXPECT_THAT(r.err, HasSubstr(dir_.string()));
@@ -222,7 +222,7 @@ TEST_F(AnalyzeCommandTest, FromStageWithOtherRootsIsRefused) {
 
 TEST_F(AnalyzeCommandTest, OnlyStageReportRewritesTheReportFromSavedStages) {
   std::string root = (SamplesDir() / "tp_l0_text").string();
-  ASSERT_EQ(RunCli({"analyze", root, "-o", dir_.string()}).exit_code, 0);
+  ASSERT_EQ(RunCli({"analyze", root, "-o", dir_.string(), "--keep-stages"}).exit_code, 0);
   fs::remove(dir_ / "report.html");
   auto r = RunCli({"analyze", root, "-o", dir_.string(), "--only-stage", "report"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -233,6 +233,24 @@ TEST_F(AnalyzeCommandTest, FromStageWithoutAnEarlierRunNamesWhatIsMissing) {
   auto r = RunCli({"analyze", (SamplesDir() / "tp_l0_text").string(), "-o", dir_.string(), "--from-stage", "summarize"});
   EXPECT_EQ(r.exit_code, kExitBadInput);
   EXPECT_THAT(r.err, HasSubstr("stages"));
+  EXPECT_THAT(r.err, HasSubstr("--keep-stages"));
+}
+
+TEST_F(AnalyzeCommandTest, StageFilesAreWrittenOnlyWithKeepStages) {
+  std::string root = (SamplesDir() / "tp_l0_text").string();
+  ASSERT_EQ(RunCli({"analyze", root, "-o", dir_.string()}).exit_code, 0);
+  EXPECT_FALSE(fs::exists(dir_ / "stages"));
+  EXPECT_TRUE(fs::exists(dir_ / "report.md"));
+  ASSERT_EQ(RunCli({"analyze", root, "-o", dir_.string(), "--keep-stages"}).exit_code, 0);
+  EXPECT_TRUE(fs::exists(dir_ / "stages" / "normalize.bin"));
+}
+
+TEST_F(AnalyzeCommandTest, FromAnEarlierRunWithoutKeepStagesSaysToKeepThem) {
+  std::string root = (SamplesDir() / "tp_l0_text").string();
+  ASSERT_EQ(RunCli({"analyze", root, "-o", dir_.string()}).exit_code, 0);
+  auto r = RunCli({"analyze", root, "-o", dir_.string(), "--only-stage", "report"});
+  EXPECT_EQ(r.exit_code, kExitBadInput);
+  EXPECT_THAT(r.err, HasSubstr("--keep-stages"));
 }
 
 std::string ReadText(const fs::path& p) {

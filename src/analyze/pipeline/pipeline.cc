@@ -381,6 +381,7 @@ Result<AnalysisResult> RunAnalysis(const AnalyzeOptions& opt) {
         }
       }
     }
+    ReleaseFreedMemory();  // the stage's temporaries, before the next stage's peak
     StageEvent done{s, "done", secs, StageCounts(s, r), ""};
     if (auto m = ReadProcessMemory()) {
       done.rss_mb = m->rss_mb;

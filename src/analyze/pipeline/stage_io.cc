@@ -590,7 +590,7 @@ Status LoadStage(const std::filesystem::path& dir, Stage stage, AnalysisResult& 
   std::filesystem::path path = StageFilePath(dir, stage);
   std::error_code ec;
   if (!std::filesystem::exists(path, ec))
-    return NotFoundError("{}: stage file not found; run the '{}' stage first (omit --from-stage, or use --to-stage {})",
+    return NotFoundError("{}: stage file not found; run the '{}' stage first with --keep-stages (omit --from-stage, or use --to-stage {})",
                          path.string(), StageName(stage), StageName(stage));
   OPTRACE_ASSIGN_OR_RETURN(std::string file, ReadFileToString(path));
   uint64_t sum = 0;

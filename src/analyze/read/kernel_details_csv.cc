@@ -9,6 +9,7 @@
 
 #include "analyze/read/normalize.h"
 #include "core/csv_reader.h"
+#include "core/huge_pages.h"
 #include "core/parallel_for.h"
 
 namespace optrace::analyze {
@@ -259,8 +260,14 @@ void ParseKernelRange(const KernelLayout& k, const Rules& rules, uint64_t begin,
   std::vector<Event>& events = *out.events;
   std::vector<PipelineFields>& pipes = *out.pipes;
   std::vector<double>& overflow = *out.overflow;
-  events.reserve(events.size() + reserve_rows);
-  if (k.any_pipe) pipes.reserve(pipes.size() + reserve_rows);
+  if (reserve_rows > 0) {
+    events.reserve(events.size() + reserve_rows);
+    AdviseHugePages(events.data(), events.capacity() * sizeof(Event));
+    if (k.any_pipe) {
+      pipes.reserve(pipes.size() + reserve_rows);
+      AdviseHugePages(pipes.data(), pipes.capacity() * sizeof(PipelineFields));
+    }
+  }
   std::unordered_map<uint64_t, OpType> op_cache;  // (core id, name id) -> op type
   StringTable& strings = *out.strings;
   ColumnInterner names, types, cores, in_shapes, out_shapes, in_dtypes;
@@ -470,7 +477,11 @@ Status ReadKernelCsv(const std::filesystem::path& path, const Rules& rules, Stri
   const double line_bytes = bytes > 0 ? SampleLineBytes(path, data_begin) : 1.0;
   auto rows_in = [&](uint64_t n) { return static_cast<size_t>(double(n) / line_bytes * 1.05) + 64; };
   table.events.reserve(table.events.size() + rows_in(bytes));
-  if (k.any_pipe) table.pipes.reserve(table.pipes.size() + rows_in(bytes));
+  AdviseHugePages(table.events.data(), table.events.capacity() * sizeof(Event));
+  if (k.any_pipe) {
+    table.pipes.reserve(table.pipes.size() + rows_in(bytes));
+    AdviseHugePages(table.pipes.data(), table.pipes.capacity() * sizeof(PipelineFields));
+  }
   std::vector<KernelChunk> chunks(ranges);
   chunks[0].Direct(strings, table);
   ParallelFor(ranges, parallel.threads, [&](size_t i) {
