@@ -59,14 +59,21 @@ def depth_from_leaves(intervals):
             p["depth"] = max(p["depth"], intervals[i]["depth"] + 1)
 
 
-def collect(files, points, clock_mhz, extra_mode, depth):
+def read_torch(path):
+    """torch.load, as the seed's collector reads a dump (python3-torch)."""
+    import torch
+    obj = torch.load(path, map_location="cpu")
+    return [obj] if isinstance(obj, torch.Tensor) else list(obj)
+
+
+def collect(files, points, clock_mhz, extra_mode, depth, loader=read_pt):
     stats = {"records": 0, "skipped_no_mapping": 0, "unmatched": 0}
     ids_in_dumps = set()
     events = []
     intervals_out = []
     for path in files:
         rank = int(re.search(r"rank(\d+)\.pt$", path).group(1))
-        tensors = read_pt(path)
+        tensors = loader(path)
         types = core_types(len(tensors))
         rank_events = []
         core_base = 0
@@ -137,6 +144,8 @@ def main():
     p.add_argument("--clock-mhz", type=float, default=50.0)
     p.add_argument("--extra-mode", choices=["seq", "legacy"], default="seq")
     p.add_argument("--depth", type=int, default=0)
+    p.add_argument("--loader", choices=["numpy", "torch"], default="numpy",
+                   help="torch: torch.load, as the seed's collector (python3-torch); numpy: read the zip directly")
     p.add_argument("--intervals-json", help="also write the intervals in ticks (for comparisons)")
     a = p.parse_args()
     files = sorted(glob.glob(os.path.join(os.path.abspath(a.input), "rank*.pt")),
@@ -145,7 +154,8 @@ def main():
         sys.exit(f"{a.input}: no rank*.pt")
     with open(a.point_map) as f:
         points = json.load(f)["points"]
-    events, intervals, stats = collect(files, points, a.clock_mhz, a.extra_mode, a.depth)
+    events, intervals, stats = collect(files, points, a.clock_mhz, a.extra_mode, a.depth,
+                                       read_torch if a.loader == "torch" else read_pt)
     with open(a.output, "w") as f:
         json.dump({"traceEvents": events, "otherData": stats}, f)
     if a.intervals_json:

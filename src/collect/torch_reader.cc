@@ -1,5 +1,6 @@
 #include "collect/torch_reader.h"
 
+#include <cstdint>
 #include <cstring>
 
 #include "collect/pickle.h"
@@ -25,7 +26,7 @@ std::string EntryList(const ZipArchive& zip) {
 }
 
 Result<Int64Tensor> Materialize(ZipArchive& zip, std::string_view prefix, const PyObj& t, size_t index,
-                                std::string_view path) {
+                                std::string_view path, std::string_view file_bytes) {
   const PyObj& storage = *t.items[0];
   if (storage.s != "torch.LongStorage") {
     return BadInputError("{}: tensor {} is stored as {}, not int64 (torch.LongStorage); {}; save the profiling "
@@ -66,17 +67,24 @@ Result<Int64Tensor> Materialize(ZipArchive& zip, std::string_view prefix, const 
     }
   }
   const size_t n = static_cast<size_t>(rows * cols);
-  out.data.reset(new int64_t[n]);
   const char* base = raw.data();
-  if (stride[1] == 1 && (stride[0] == cols || rows == 1)) {
-    if (n > 0) std::memcpy(out.data.get(), base + t.i * 8, n * 8);
+  const bool contiguous = stride[1] == 1 && (stride[0] == cols || rows == 1);
+  const bool in_file = raw.data() >= file_bytes.data() && raw.data() + raw.size() <= file_bytes.data() + file_bytes.size();
+  if (contiguous && in_file && reinterpret_cast<uintptr_t>(base + t.i * 8) % alignof(int64_t) == 0) {
+    out.data = reinterpret_cast<const int64_t*>(base + t.i * 8);
+    return out;
+  }
+  out.owned.reset(new int64_t[n]);
+  if (contiguous) {
+    if (n > 0) std::memcpy(out.owned.get(), base + t.i * 8, n * 8);
   } else {
     for (int64_t r = 0; r < rows; ++r) {
       for (int64_t c = 0; c < cols; ++c) {
-        std::memcpy(&out.data[static_cast<size_t>(r * cols + c)], base + (t.i + r * stride[0] + c * stride[1]) * 8, 8);
+        std::memcpy(&out.owned[static_cast<size_t>(r * cols + c)], base + (t.i + r * stride[0] + c * stride[1]) * 8, 8);
       }
     }
   }
+  out.data = out.owned.get();
   return out;
 }
 
@@ -124,7 +132,7 @@ Result<TorchFile> ReadTorchFile(std::string_view bytes, std::string_view path) {
     return BadInputError("{}: the pickle holds a {}; {}", path, DescribePy(*root), kWantInt64);
   }
   for (size_t i = 0; i < tensors.size(); ++i) {
-    OPTRACE_ASSIGN_OR_RETURN(Int64Tensor t, Materialize(zip, prefix, *tensors[i], i, path));
+    OPTRACE_ASSIGN_OR_RETURN(Int64Tensor t, Materialize(zip, prefix, *tensors[i], i, path, bytes));
     file.tensors.push_back(std::move(t));
   }
   return file;

@@ -23,11 +23,15 @@ namespace optrace::collect {
 
 struct Int64Tensor {
   std::vector<int64_t> shape;  // 1-D tensors get shape {1, n}
-  std::unique_ptr<int64_t[]> data;  // row-major, contiguous copy (not zero-filled first: it is copied over)
+  // Row-major values: a view into the file's bytes when the tensor is stored uncompressed,
+  // contiguous and 8-byte aligned (torch.save's layout: no copy of a dump's tens of MiB), else
+  // `owned`, a contiguous copy.
+  const int64_t* data = nullptr;
+  std::unique_ptr<int64_t[]> owned;
   int64_t rows() const { return shape.size() == 2 ? shape[0] : 1; }
   int64_t cols() const { return shape.empty() ? 0 : shape.back(); }
   int64_t At(int64_t r, int64_t c) const { return data[static_cast<size_t>(r * cols() + c)]; }
-  const int64_t* Row(int64_t r) const { return data.get() + r * cols(); }
+  const int64_t* Row(int64_t r) const { return data + r * cols(); }
 };
 
 struct TorchFile {
@@ -35,6 +39,7 @@ struct TorchFile {
   bool bare_tensor = false;  // the pickle held one tensor, not a list
 };
 
+// The tensors may point into `bytes` (see Int64Tensor::data): keep them alive together.
 Result<TorchFile> ReadTorchFile(std::string_view bytes, std::string_view path);
 
 }  // namespace optrace::collect
