@@ -4,8 +4,12 @@
 
 #include <fmt/format.h>
 
+#include <zlib.h>
+
 #include <algorithm>
+#include <future>
 #include <map>
+#include <memory>
 #include <string_view>
 #include <vector>
 
@@ -31,13 +35,32 @@ constexpr uint32_t kThreadTid = 2;             // ThreadDescriptor.tid
 constexpr uint32_t kThreadName = 5;            // ThreadDescriptor.thread_name
 constexpr uint32_t kEventAnnotation = 4;       // TrackEvent.debug_annotations
 constexpr uint32_t kEventType = 9;             // TrackEvent.type
-constexpr uint32_t kEventTrackUuid = 11;       // TrackEvent.track_uuid
-constexpr uint32_t kEventCategory = 22;        // TrackEvent.categories
-constexpr uint32_t kEventName = 23;            // TrackEvent.name
 constexpr uint32_t kAnnotationInt = 4;         // DebugAnnotation.int_value
-constexpr uint32_t kAnnotationString = 6;      // DebugAnnotation.string_value
-constexpr uint32_t kAnnotationName = 10;       // DebugAnnotation.name
+// Interning (incremental state of a packet sequence).
+constexpr uint32_t kCompressedPackets = 50;    // TracePacket.compressed_packets (zlib of packets)
+constexpr uint32_t kInternedData = 12;         // TracePacket.interned_data
+constexpr uint32_t kSequenceFlags = 13;        // TracePacket.sequence_flags
+constexpr uint32_t kPacketDefaults = 59;       // TracePacket.trace_packet_defaults
+constexpr uint32_t kTrackEventDefaults = 11;   // TracePacketDefaults.track_event_defaults
+constexpr uint32_t kDefaultTrackUuid = 11;     // TrackEventDefaults.track_uuid
+constexpr uint32_t kEventCategoryIids = 3;     // TrackEvent.category_iids
+constexpr uint32_t kEventNameIid = 10;         // TrackEvent.name_iid
+constexpr uint32_t kEventSourceLocationIid = 34;  // TrackEvent.source_location_iid
+constexpr uint32_t kAnnotationNameIid = 1;     // DebugAnnotation.name_iid
+constexpr uint32_t kAnnotationStringIid = 17;  // DebugAnnotation.string_value_iid
+constexpr uint32_t kInternedCategories = 1;    // InternedData.event_categories (EventCategory)
+constexpr uint32_t kInternedNames = 2;         // InternedData.event_names (EventName)
+constexpr uint32_t kInternedAnnotationNames = 3;    // InternedData.debug_annotation_names
+constexpr uint32_t kInternedSourceLocations = 4;    // InternedData.source_locations
+constexpr uint32_t kInternedStrings = 29;      // InternedData.debug_annotation_string_values
+constexpr uint32_t kIid = 1;                   // iid of every interned entry
+constexpr uint32_t kInternedName = 2;          // EventName/EventCategory/DebugAnnotationName.name, InternedString.str
+constexpr uint32_t kSourceFile = 2;            // SourceLocation.file_name
+constexpr uint32_t kSourceLine = 4;            // SourceLocation.line_number
 }  // namespace field
+
+// TracePacket.SequenceFlags.
+constexpr uint64_t kSeqStateCleared = 1, kSeqNeedsState = 2;
 
 constexpr uint64_t kSliceBegin = 1, kSliceEnd = 2, kInstant = 3;  // TrackEvent.Type
 
@@ -57,35 +80,163 @@ void Bytes(std::string& b, uint32_t f, std::string_view s) {
   Varint(b, s.size());
   b.append(s);
 }
-void IntAnnotation(std::string& event, std::string& scratch, std::string_view name, int64_t v) {
-  scratch.clear();
-  Bytes(scratch, field::kAnnotationName, name);
-  U64(scratch, field::kAnnotationInt, static_cast<uint64_t>(v));
-  Bytes(event, field::kEventAnnotation, scratch);
-}
-void StringAnnotation(std::string& event, std::string& scratch, std::string_view name, std::string_view v) {
-  scratch.clear();
-  Bytes(scratch, field::kAnnotationName, name);
-  Bytes(scratch, field::kAnnotationString, v);
-  Bytes(event, field::kEventAnnotation, scratch);
-}
-
-// Streams packets to `out` through one buffer.
-class PacketWriter {
+// The incremental state of one packet sequence, as Perfetto's own writers keep it: every name,
+// category, debug-annotation name, string value and source location is sent once per sequence
+// (in the InternedData of the first packet that uses it) and referred to by its iid after that;
+// the track is a packet default. A 64-rank trace repeats a few dozen strings a million times.
+class SequenceState {
  public:
-  explicit PacketWriter(std::ostream& out) : out_(out) {}
-  void Packet(const std::string& packet) {
-    Bytes(buf_, field::kTracePacket, packet);
-    if (buf_.size() >= (1u << 20)) Flush();
+  explicit SequenceState(uint64_t track_uuid) : track_uuid_(track_uuid) {}
+
+  // Starts a packet of this sequence: timestamp, sequence id and flags; the first one clears the
+  // state and sets the default track.
+  void BeginPacket(std::string& packet, uint64_t ts_ns, uint32_t sequence) {
+    packet.clear();
+    interned_.clear();
+    U64(packet, field::kTimestamp, ts_ns);
+    U64(packet, field::kSequenceId, sequence);
+    if (!started_) {
+      started_ = true;
+      U64(packet, field::kSequenceFlags, kSeqStateCleared | kSeqNeedsState);
+      std::string defaults, track_defaults;
+      U64(track_defaults, field::kDefaultTrackUuid, track_uuid_);
+      Bytes(defaults, field::kTrackEventDefaults, track_defaults);
+      Bytes(packet, field::kPacketDefaults, defaults);
+    } else {
+      U64(packet, field::kSequenceFlags, kSeqNeedsState);
+    }
   }
-  void Flush() {
-    out_.write(buf_.data(), static_cast<std::streamsize>(buf_.size()));
-    buf_.clear();
+  // Ends it: the new interned entries, then the event.
+  void EndPacket(std::string& packet, const std::string& event) {
+    if (!interned_.empty()) Bytes(packet, field::kInternedData, interned_);
+    Bytes(packet, field::kTrackEvent, event);
+  }
+
+  uint64_t Name(std::string_view s) { return Intern(names_, field::kInternedNames, s); }
+  // The hot path's lookups, cached by a small index (a label, a core kind, an annotation key)
+  // instead of a string compare per event.
+  uint64_t LabelName(uint32_t label, std::string_view name) { return Cached(label_names_, label, [&] { return Name(name); }); }
+  uint64_t KindCategory(uint32_t kind, std::string_view name) {
+    return Cached(kind_categories_, kind, [&] { return Category(name); });
+  }
+  uint64_t Key(uint32_t key, std::string_view name) { return Cached(keys_, key, [&] { return AnnotationName(name); }); }
+  uint64_t LabelSource(uint32_t label, bool end, const std::string& file, int line) {
+    return Cached(sources_, 2 * label + (end ? 1 : 0), [&] { return SourceLocation(file, line); });
+  }
+  uint64_t Category(std::string_view s) { return Intern(categories_, field::kInternedCategories, s); }
+  uint64_t AnnotationName(std::string_view s) { return Intern(annotation_names_, field::kInternedAnnotationNames, s); }
+  uint64_t String(std::string_view s) { return Intern(strings_, field::kInternedStrings, s); }
+  uint64_t SourceLocation(const std::string& file, int line) {
+    auto [it, added] = locations_.try_emplace({file, line}, locations_.size() + 1);
+    if (added) {
+      scratch_.clear();
+      U64(scratch_, field::kIid, it->second);
+      Bytes(scratch_, field::kSourceFile, file);
+      U64(scratch_, field::kSourceLine, static_cast<uint64_t>(line));
+      Bytes(interned_, field::kInternedSourceLocations, scratch_);
+    }
+    return it->second;
   }
 
  private:
+  uint64_t Intern(std::map<std::string, uint64_t, std::less<>>& table, uint32_t kind, std::string_view s) {
+    auto it = table.find(s);
+    if (it != table.end()) return it->second;
+    const uint64_t iid = table.size() + 1;
+    table.emplace(std::string(s), iid);
+    scratch_.clear();
+    U64(scratch_, field::kIid, iid);
+    Bytes(scratch_, field::kInternedName, s);
+    Bytes(interned_, kind, scratch_);
+    return iid;
+  }
+
+  template <typename Make>
+  static uint64_t Cached(std::vector<uint64_t>& cache, uint32_t index, Make make) {
+    if (index >= cache.size()) cache.resize(index + 1, 0);
+    if (cache[index] == 0) cache[index] = make();
+    return cache[index];
+  }
+
+  uint64_t track_uuid_;
+  bool started_ = false;
+  std::vector<uint64_t> label_names_, kind_categories_, keys_, sources_;
+  std::map<std::string, uint64_t, std::less<>> names_, categories_, annotation_names_, strings_;
+  std::map<std::pair<std::string, int>, uint64_t> locations_;
+  std::string interned_, scratch_;
+};
+
+// The debug-annotation keys, by index into kKeyNames.
+enum Key : uint32_t { kKeyIndex, kKeyExtra, kKeySeq, kKeyEndIndex, kKeyDepth, kKeyUnmatched };
+constexpr std::string_view kKeyNames[] = {"index", "extra", "seq", "end_index", "depth", "unmatched"};
+
+void IntAnnotation(std::string& event, std::string& scratch, SequenceState& st, Key key, int64_t v) {
+  scratch.clear();
+  U64(scratch, field::kAnnotationNameIid, st.Key(key, kKeyNames[key]));
+  U64(scratch, field::kAnnotationInt, static_cast<uint64_t>(v));
+  Bytes(event, field::kEventAnnotation, scratch);
+}
+void StringAnnotation(std::string& event, std::string& scratch, SequenceState& st, Key key, std::string_view v) {
+  scratch.clear();
+  U64(scratch, field::kAnnotationNameIid, st.Key(key, kKeyNames[key]));
+  U64(scratch, field::kAnnotationStringIid, st.String(v));
+  Bytes(event, field::kEventAnnotation, scratch);
+}
+
+// Streams packets to `out`, deflated in batches of about 1 MiB into TracePacket.compressed_packets
+// (zlib, as traced writes them with compression on; trace processor and ui.perfetto.dev inflate
+// them). Interned packets are still repetitive varints: deflate takes a 64-rank trace another 4x
+// smaller. Each batch is deflated on a second thread while the next one is encoded.
+class PacketWriter {
+ public:
+  explicit PacketWriter(std::ostream& out) : out_(out) { buf_.reserve(kBatchBytes + (64u << 10)); }
+  ~PacketWriter() { Wait(); }
+  void Packet(const std::string& packet) {
+    Bytes(buf_, field::kTracePacket, packet);
+    if (buf_.size() >= kBatchBytes) Flush();
+  }
+  void Flush() {
+    Wait();
+    if (buf_.empty()) return;
+    pending_ = std::async(std::launch::async, [batch = std::move(buf_)]() { return Deflate(batch); });
+    buf_ = std::string();
+    buf_.reserve(kBatchBytes + (64u << 10));
+  }
+  Status Finish() {
+    Flush();
+    Wait();
+    return ok_ ? Status::Ok() : InternalError("zlib failed to compress a batch of trace packets");
+  }
+
+ private:
+  static constexpr size_t kBatchBytes = 1u << 20;
+  static std::string Deflate(const std::string& batch) {
+    uLongf bound = compressBound(static_cast<uLong>(batch.size()));
+    std::unique_ptr<Bytef[]> z(new Bytef[bound]);  // not zero-filled: deflate writes it
+    if (compress2(z.get(), &bound, reinterpret_cast<const Bytef*>(batch.data()), static_cast<uLong>(batch.size()),
+                  Z_BEST_SPEED) != Z_OK)
+      return {};
+    std::string inner, framed;  // TracePacket{compressed_packets}, framed as Trace.packet
+    Varint(inner, uint64_t{field::kCompressedPackets} << 3 | 2);
+    Varint(inner, bound);
+    Varint(framed, uint64_t{field::kTracePacket} << 3 | 2);
+    Varint(framed, inner.size() + bound);
+    framed.reserve(framed.size() + inner.size() + bound);
+    framed += inner;
+    framed.append(reinterpret_cast<const char*>(z.get()), bound);
+    return framed;
+  }
+  void Wait() {
+    if (!pending_.valid()) return;
+    std::string framed = pending_.get();
+    if (framed.empty()) ok_ = false;
+    out_.write(framed.data(), static_cast<std::streamsize>(framed.size()));
+  }
+
   std::ostream& out_;
   std::string buf_;
+  std::future<std::string> pending_;
+  bool ok_ = true;
 };
 
 struct CoreTrack {
@@ -157,43 +308,43 @@ Status WritePerfettoTrace(const Collection& c, const ChromeTraceOptions& opt, st
   for (uint32_t i = 0; i < c.intervals.size(); ++i) tracks[c.intervals[i].series].intervals.push_back(i);
   for (uint32_t i = 0; i < c.instants.size(); ++i) tracks[c.instants[i].series].instants.push_back(i);
 
-  auto begin_packet = [&](const CoreTrack& t, uint32_t sequence, int64_t ticks) {
-    packet.clear();
-    U64(packet, field::kTimestamp, static_cast<uint64_t>(std::max<int64_t>(0, TicksToNs(ticks - t.origin, t.us_per_tick))));
-    U64(packet, field::kSequenceId, sequence);
+  auto source_location = [&](SequenceState& st, uint32_t label, bool end, const std::string& file, int line) {
+    if (!file.empty()) U64(event, field::kEventSourceLocationIid, st.LabelSource(label, end, file, line));
   };
-  auto source_annotations = [&](const std::string& file, int line) {
-    if (file.empty()) return;
-    StringAnnotation(event, scratch, "file", file);
-    IntAnnotation(event, scratch, "line", line);
+  auto ns_of = [](const CoreTrack& t, int64_t ticks) {
+    return static_cast<uint64_t>(std::max<int64_t>(0, TicksToNs(ticks - t.origin, t.us_per_tick)));
   };
-  auto slice_begin = [&](const CoreTrack& t, uint64_t track, uint32_t sequence, const Interval& iv) {
+  auto slice_begin = [&](const CoreTrack& t, SequenceState& st, uint32_t sequence, const Interval& iv) {
     const LabelInfo& label = c.labels[iv.label];
-    begin_packet(t, sequence, iv.begin_ticks);
+    st.BeginPacket(packet, ns_of(t, iv.begin_ticks), sequence);
     event.clear();
     U64(event, field::kEventType, kSliceBegin);
-    U64(event, field::kEventTrackUuid, track);
-    Bytes(event, field::kEventCategory, CoreKindName(iv.kind));
-    Bytes(event, field::kEventName, IntervalName(label, iv.begin_payload, opt.names, opt.fifo_names));
-    IntAnnotation(event, scratch, "index", iv.begin_payload);
-    IntAnnotation(event, scratch, "extra", ExtraOf(iv.begin_payload));
-    IntAnnotation(event, scratch, "seq", SeqOf(iv.begin_payload));
-    source_annotations(label.begin_file, label.begin_line);
-    if (iv.end_payload != iv.begin_payload) IntAnnotation(event, scratch, "end_index", iv.end_payload);
-    IntAnnotation(event, scratch, "depth", iv.depth);
-    Bytes(packet, field::kTrackEvent, event);
+    U64(event, field::kEventCategoryIids, st.KindCategory(static_cast<uint32_t>(iv.kind), CoreKindName(iv.kind)));
+    U64(event, field::kEventNameIid,
+        opt.names == NameStyle::kLabel
+            ? st.LabelName(iv.label, label.name)
+            : st.Name(IntervalName(label, iv.begin_payload, opt.names, opt.fifo_names)));
+    IntAnnotation(event, scratch, st, kKeyIndex, iv.begin_payload);
+    IntAnnotation(event, scratch, st, kKeyExtra, ExtraOf(iv.begin_payload));
+    IntAnnotation(event, scratch, st, kKeySeq, SeqOf(iv.begin_payload));
+    source_location(st, iv.label, false, label.begin_file, label.begin_line);
+    if (iv.end_payload != iv.begin_payload) IntAnnotation(event, scratch, st, kKeyEndIndex, iv.end_payload);
+    IntAnnotation(event, scratch, st, kKeyDepth, iv.depth);
+    st.EndPacket(packet, event);
     w.Packet(packet);
   };
-  auto slice_end = [&](const CoreTrack& t, uint64_t track, uint32_t sequence, const Interval& iv) {
-    begin_packet(t, sequence, iv.end_ticks);
+  auto slice_end = [&](const CoreTrack& t, SequenceState& st, uint32_t sequence, const Interval& iv) {
+    st.BeginPacket(packet, ns_of(t, iv.end_ticks), sequence);
     event.clear();
     U64(event, field::kEventType, kSliceEnd);
-    U64(event, field::kEventTrackUuid, track);
-    Bytes(packet, field::kTrackEvent, event);
+    st.EndPacket(packet, event);
     w.Packet(packet);
   };
 
   for (CoreTrack& t : tracks) {
+    // One sequence per track (the core's, its crossed ranges', its unmatched marks'), each with
+    // its own interned strings and its track as the packet default.
+    SequenceState main(t.uuid), crossed(t.crossed_uuid), marks(t.uuid);
     // Parents before children: begin ascending, end descending; a stack emits each E once no
     // later range can nest in it, so every track's timestamps only grow.
     std::stable_sort(t.intervals.begin(), t.intervals.end(), [&](uint32_t a, uint32_t b) {
@@ -206,7 +357,7 @@ Status WritePerfettoTrace(const Collection& c, const ChromeTraceOptions& opt, st
     for (uint32_t i : t.intervals) {
       const Interval& iv = c.intervals[i];
       while (!stack.empty() && c.intervals[stack.back()].end_ticks <= iv.begin_ticks) {
-        slice_end(t, t.uuid, t.sequence, c.intervals[stack.back()]);
+        slice_end(t, main, t.sequence, c.intervals[stack.back()]);
         stack.pop_back();
       }
       if (!stack.empty() && iv.end_ticks > c.intervals[stack.back()].end_ticks) {
@@ -221,15 +372,15 @@ Status WritePerfettoTrace(const Collection& c, const ChromeTraceOptions& opt, st
           Bytes(packet, field::kTrackDescriptor, desc);
           w.Packet(packet);
         }
-        slice_begin(t, t.crossed_uuid, t.sequence + 1, iv);
-        slice_end(t, t.crossed_uuid, t.sequence + 1, iv);
+        slice_begin(t, crossed, t.sequence + 1, iv);
+        slice_end(t, crossed, t.sequence + 1, iv);
         continue;
       }
-      slice_begin(t, t.uuid, t.sequence, iv);
+      slice_begin(t, main, t.sequence, iv);
       stack.push_back(i);
     }
     while (!stack.empty()) {
-      slice_end(t, t.uuid, t.sequence, c.intervals[stack.back()]);
+      slice_end(t, main, t.sequence, c.intervals[stack.back()]);
       stack.pop_back();
     }
     std::stable_sort(t.instants.begin(), t.instants.end(),
@@ -237,20 +388,20 @@ Status WritePerfettoTrace(const Collection& c, const ChromeTraceOptions& opt, st
     for (uint32_t i : t.instants) {
       const Instant& in = c.instants[i];
       const LabelInfo& label = c.labels[in.label];
-      begin_packet(t, t.sequence + 2, in.ticks);
+      marks.BeginPacket(packet, ns_of(t, in.ticks), t.sequence + 2);
       event.clear();
       U64(event, field::kEventType, kInstant);
-      U64(event, field::kEventTrackUuid, t.uuid);
-      Bytes(event, field::kEventCategory, CoreKindName(in.kind));
-      Bytes(event, field::kEventName, label.name);
-      StringAnnotation(event, scratch, "unmatched", in.is_begin ? "B" : "E");
-      IntAnnotation(event, scratch, "index", in.payload);
-      source_annotations(in.is_begin ? label.begin_file : label.end_file, in.is_begin ? label.begin_line : label.end_line);
-      Bytes(packet, field::kTrackEvent, event);
+      U64(event, field::kEventCategoryIids, marks.KindCategory(static_cast<uint32_t>(in.kind), CoreKindName(in.kind)));
+      U64(event, field::kEventNameIid, marks.LabelName(in.label, label.name));
+      StringAnnotation(event, scratch, marks, kKeyUnmatched, in.is_begin ? "B" : "E");
+      IntAnnotation(event, scratch, marks, kKeyIndex, in.payload);
+      source_location(marks, in.label, !in.is_begin, in.is_begin ? label.begin_file : label.end_file,
+                      in.is_begin ? label.begin_line : label.end_line);
+      marks.EndPacket(packet, event);
       w.Packet(packet);
     }
   }
-  w.Flush();
+  OPTRACE_RETURN_IF_ERROR(w.Finish());
   if (!out) return IoError("writing the trace failed (disk full?)");
   return Status::Ok();
 }

@@ -6,6 +6,7 @@
 #include <set>
 
 #include <nlohmann/json.hpp>
+#include <zlib.h>
 
 #include "collect/dump_builder.h"
 #include "core/point_map.h"
@@ -223,9 +224,29 @@ TEST(CollectCommand, PftraceOutputIsAPerfettoProtobufTrace) {
   const fs::path out = f.dir / "trace.pftrace";
   auto r = RunCli({"collect", f.dumps.string(), "--map", f.map.string(), "-o", out.string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const std::string bytes = ReadText(out);
-  ASSERT_GT(bytes.size(), 16u);
-  EXPECT_EQ(bytes[0], '\x0a');  // Trace.packet, length-delimited
+  const std::string file = ReadText(out);
+  ASSERT_GT(file.size(), 16u);
+  EXPECT_EQ(file[0], '\x0a');  // Trace.packet, length-delimited
+  // A small trace is one batch: Trace.packet { compressed_packets (50): zlib of the packets }.
+  size_t p = 1;
+  auto varint = [&] {
+    uint64_t v = 0;
+    for (int shift = 0; p < file.size(); shift += 7) {
+      const uint8_t b = static_cast<uint8_t>(file[p++]);
+      v |= uint64_t{b & 0x7fu} << shift;
+      if (!(b & 0x80)) break;
+    }
+    return v;
+  };
+  varint();                                 // the packet's length
+  ASSERT_EQ(varint(), (50u << 3) | 2);      // compressed_packets
+  const uint64_t n = varint();
+  std::string bytes(1 << 20, '\0');
+  uLongf got = bytes.size();
+  ASSERT_EQ(uncompress(reinterpret_cast<Bytef*>(bytes.data()), &got, reinterpret_cast<const Bytef*>(file.data() + p), n),
+            Z_OK);
+  bytes.resize(got);
+  EXPECT_EQ(bytes[0], '\x0a');  // inside: Trace.packet fields again
   EXPECT_NE(bytes.find("rank 1"), std::string::npos);
   EXPECT_NE(bytes.find("processing"), std::string::npos);
   EXPECT_EQ(bytes.find("traceEvents"), std::string::npos);

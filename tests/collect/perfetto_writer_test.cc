@@ -3,6 +3,7 @@
 #include "collect/perfetto_writer.h"
 
 #include <gtest/gtest.h>
+#include <zlib.h>
 
 #include <map>
 #include <set>
@@ -78,14 +79,59 @@ struct Decoded {
   std::map<uint64_t, std::vector<Slice>> instants;
   std::map<uint64_t, uint64_t> last_ts_per_sequence;
   bool sequence_order_ok = true;
+  bool state_cleared_before_use = true;  // every sequence's first packet clears its state
+  size_t packets_needing_state = 0, track_event_packets = 0;
 };
+
+// The incremental state of one sequence, as trace processor keeps it.
+struct SequenceTables {
+  std::map<uint64_t, std::string> names, categories, annotation_names, strings;
+  std::map<uint64_t, std::pair<std::string, uint64_t>> locations;
+  uint64_t default_track = 0;
+};
+
+// zlib-inflates a compressed_packets payload.
+std::string Inflate(const std::string& z) {
+  z_stream zs{};
+  EXPECT_EQ(inflateInit(&zs), Z_OK);
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(z.data()));
+  zs.avail_in = static_cast<uInt>(z.size());
+  std::string out;
+  char chunk[1 << 16];
+  int rc = Z_OK;
+  while (rc == Z_OK) {
+    zs.next_out = reinterpret_cast<Bytef*>(chunk);
+    zs.avail_out = sizeof chunk;
+    rc = inflate(&zs, Z_NO_FLUSH);
+    out.append(chunk, sizeof chunk - zs.avail_out);
+  }
+  EXPECT_EQ(rc, Z_STREAM_END);
+  inflateEnd(&zs);
+  return out;
+}
+
+// Trace.packet payloads, compressed_packets inflated in place.
+std::vector<std::string> Packets(const std::string& trace, size_t* compressed = nullptr) {
+  std::vector<std::string> out;
+  for (const Field& p : Fields(trace)) {
+    EXPECT_EQ(p.number, 1u);  // Trace.packet
+    std::vector<Field> packet = Fields(p.bytes);
+    if (const Field* z = Get(packet, 50)) {
+      if (compressed) ++*compressed;
+      for (std::string& inner : Packets(Inflate(z->bytes))) out.push_back(std::move(inner));
+      continue;
+    }
+    out.push_back(p.bytes);
+  }
+  return out;
+}
 
 Decoded Decode(const std::string& trace) {
   Decoded d;
   std::map<uint64_t, std::vector<Slice>> open;
-  for (const Field& p : Fields(trace)) {
-    EXPECT_EQ(p.number, 1u);  // Trace.packet
-    std::vector<Field> packet = Fields(p.bytes);
+  std::map<uint64_t, SequenceTables> tables;
+  for (const std::string& bytes : Packets(trace)) {
+    std::vector<Field> packet = Fields(bytes);
     if (const Field* td = Get(packet, 60)) {
       std::vector<Field> desc = Fields(td->bytes);
       const uint64_t uuid = Get(desc, 1)->varint;
@@ -98,20 +144,53 @@ Decoded Decode(const std::string& trace) {
     if (!te) continue;
     const uint64_t ts = Get(packet, 8)->varint;
     const uint64_t seq = Get(packet, 10)->varint;
+    ++d.track_event_packets;
+    const uint64_t flags = Get(packet, 13) ? Get(packet, 13)->varint : 0;
+    if (flags & 2) ++d.packets_needing_state;
+    if (flags & 1) {
+      tables[seq] = SequenceTables();
+    } else if (!tables.count(seq)) {
+      d.state_cleared_before_use = false;
+    }
+    SequenceTables& st = tables[seq];
+    if (const Field* defaults = Get(packet, 59))
+      if (const Field* te_defaults = Get(Fields(defaults->bytes), 11))
+        st.default_track = Get(Fields(te_defaults->bytes), 11)->varint;
+    if (const Field* interned = Get(packet, 12)) {
+      for (const Field& entry : Fields(interned->bytes)) {
+        std::vector<Field> e = Fields(entry.bytes);
+        const uint64_t iid = Get(e, 1)->varint;
+        switch (entry.number) {
+          case 1: st.categories[iid] = Get(e, 2)->bytes; break;
+          case 2: st.names[iid] = Get(e, 2)->bytes; break;
+          case 3: st.annotation_names[iid] = Get(e, 2)->bytes; break;
+          case 29: st.strings[iid] = Get(e, 2)->bytes; break;
+          case 4: st.locations[iid] = {Get(e, 2)->bytes, Get(e, 4)->varint}; break;
+          default: ADD_FAILURE() << "unexpected interned field " << entry.number;
+        }
+      }
+    }
     if (d.last_ts_per_sequence.count(seq) && ts < d.last_ts_per_sequence[seq]) d.sequence_order_ok = false;
     d.last_ts_per_sequence[seq] = ts;
     std::vector<Field> ev = Fields(te->bytes);
     const uint64_t type = Get(ev, 9)->varint;
-    const uint64_t track = Get(ev, 11)->varint;
+    const uint64_t track = Get(ev, 11) ? Get(ev, 11)->varint : st.default_track;
     Slice s;
     if (const Field* n = Get(ev, 23)) s.name = n->bytes;
+    if (const Field* n = Get(ev, 10)) s.name = st.names.at(n->varint);
     if (const Field* cat = Get(ev, 22)) s.category = cat->bytes;
+    if (const Field* cat = Get(ev, 3)) s.category = st.categories.at(cat->varint);
+    if (const Field* loc = Get(ev, 34)) {
+      s.args["file"] = st.locations.at(loc->varint).first;
+      s.args["line"] = std::to_string(st.locations.at(loc->varint).second);
+    }
     for (const Field& f : ev) {
       if (f.number != 4) continue;
       std::vector<Field> a = Fields(f.bytes);
-      const std::string key = Get(a, 10)->bytes;
+      const std::string key = Get(a, 10) ? Get(a, 10)->bytes : st.annotation_names.at(Get(a, 1)->varint);
       if (const Field* i = Get(a, 4)) s.args[key] = std::to_string(i->varint);
       if (const Field* str = Get(a, 6)) s.args[key] = str->bytes;
+      if (const Field* str = Get(a, 17)) s.args[key] = st.strings.at(str->varint);
     }
     if (type == 1) {
       s.begin_ns = ts;
@@ -245,6 +324,31 @@ TEST(PerfettoWriter, UnmatchedMarkIsAFlaggedInstant) {
     }
   }
   EXPECT_EQ(n, 1u);
+}
+
+TEST(PerfettoWriter, EverySequenceClearsItsStateBeforeUsingInternedData) {
+  Decoded d = WriteAndDecode(Sample());
+  EXPECT_TRUE(d.state_cleared_before_use);
+  EXPECT_EQ(d.packets_needing_state, d.track_event_packets);  // as Perfetto's own writers flag them
+}
+
+TEST(PerfettoWriter, EachNameIsWrittenOncePerSequence) {
+  Collection c = Sample();
+  // 200 more gemm slices on AIC 0: the name, category, annotation names and file stay one copy.
+  for (int i = 0; i < 200; ++i) c.intervals.push_back(Iv(0, 0, CoreKind::kAic, 0, 1, 1000 + 10 * i, 1005 + 10 * i, 3));
+  std::ostringstream os;
+  ASSERT_TRUE(WritePerfettoTrace(c, ChromeTraceOptions(), os).ok());
+  size_t compressed = 0;
+  std::string trace;
+  for (const std::string& p : Packets(os.str(), &compressed)) trace += p;
+  EXPECT_EQ(compressed, 1u);  // one batch
+  size_t gemm = 0;
+  for (size_t p = trace.find("gemm"); p != std::string::npos; p = trace.find("gemm", p + 1)) ++gemm;
+  EXPECT_EQ(gemm, 2u);  // once per sequence that uses it: AIC 0's and AIV 1's crossed track
+  Decoded d = Decode(os.str());
+  size_t slices = 0;
+  for (const auto& [track, list] : d.slices) slices += list.size();
+  EXPECT_EQ(slices, c.intervals.size());
 }
 
 TEST(PerfettoWriter, PathExtensionsSelectTheWriter) {
