@@ -31,6 +31,10 @@ int RunEnvCommand(const CommandArgs& args, CommandIo& io) {
       ->check(FiniteRange(0.1, 600))
       ->capture_default_str();
   app.add_option("-o,--output", output, "also write DIR/environment.json and DIR/environment.md");
+  std::string format = "text";
+  app.add_option("--format", format, "stdout: text (the Markdown table) or json (environment.json's document)")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
   if (auto rc = ParseCommandLine(app, args, io)) return *rc;
   if (!output.empty()) {
     std::vector<std::pair<std::string, std::string>> outs{
@@ -51,7 +55,11 @@ int RunEnvCommand(const CommandArgs& args, CommandIo& io) {
 
   std::ostringstream md;
   evidence::WriteEnvironmentMarkdown(*env, md);
-  io.out << md.str();
+  if (format == "json") {
+    io.out << evidence::EnvironmentJsonText(*env);
+  } else {
+    io.out << md.str();
+  }
   if (!output.empty()) {
     std::filesystem::path dir = ResolveAgainstCwd(output);
     if (Status st = EnsureDirectory(dir); !st.ok()) return ReportError("env", st, io);

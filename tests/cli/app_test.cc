@@ -6,6 +6,17 @@ namespace optrace::cli {
 namespace {
 using ::optrace::testing::RunCli;
 
+// docs/json-output.md: every command that prints a table offers --format json.
+TEST(AppTest, EveryTablePrintingCommandOffersFormatJson) {
+  for (const char* cmd : {"lint", "plan", "scan", "collect", "inspect", "explain", "latency", "pipe", "stall",
+                          "timeline", "env"}) {
+    auto r = RunCli({cmd, "--help"});
+    EXPECT_EQ(r.exit_code, 0) << cmd;
+    EXPECT_NE(r.out.find("--format"), std::string::npos) << cmd;
+    EXPECT_NE(r.out.find("json"), std::string::npos) << cmd;
+  }
+}
+
 TEST(AppTest, VersionPrintsNameAndVersion) {
   auto r = RunCli({"--version"});
   EXPECT_EQ(r.exit_code, 0);

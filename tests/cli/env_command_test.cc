@@ -63,6 +63,17 @@ TEST(EnvCommandTest, WritesJsonAndMarkdownWithAbsentToolsNotFound) {
   EXPECT_EQ(doc["fields"]["values"]["cards_per_node"], "8");
 }
 
+TEST(EnvCommandTest, FormatJsonPrintsTheEnvironmentDocument) {
+  TempTree tree({{"bin/.keep", ""}, {"run.yaml", "nodes: 2\n"}});
+  ScopedPath path(tree.path("bin"));
+  auto r = RunCli({"env", "--fields", tree.path("run.yaml"), "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["generator"], "optrace env");
+  EXPECT_EQ(doc["fields"]["values"]["nodes"], "2");
+  EXPECT_FALSE(doc["items"].empty());
+}
+
 TEST(EnvCommandTest, MissingFieldsFileExitsTwoNamingIt) {
   TempTree tree;
   auto r = RunCli({"env", "--fields", tree.path("no_such_fields.yaml")});
