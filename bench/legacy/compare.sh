@@ -3,8 +3,11 @@
 # (16 ranks x 72 cores x ~400 records, ~470k records, ~30 MB of .pt). Wall time and peak RSS
 # from /usr/bin/time -v; results go to stdout as a Markdown table (paste into bench/collect.md).
 #
-#   bench/legacy/compare.sh [OPTRACE_BINARY] [WORK_DIR]
+#   bench/legacy/compare.sh [OPTRACE_BINARY] [WORK_DIR] [RANKS=16]
 #   default binary: build/release/bin/optrace, else build/dev/bin/optrace
+# RANKS=64 makes the 4x set (64 ranks, ~912k intervals). The reference reads the dumps with
+# torch.load, as the seed's collector does, when python3-torch is installed (else with numpy:
+# faster than the seed; the table says which).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -18,10 +21,15 @@ fi
 work=${2:-$(mktemp -d /tmp/optrace-legacy-bench.XXXXXX)}
 py=python3
 $py -c "import numpy" 2>/dev/null || py=/usr/bin/python3
-set_dir=$work/set
-if [[ ! -f $set_dir/rank015.pt ]]; then
-  $py "$here/generate_legacy_set.py" --out "$set_dir" >&2
+ranks=${3:-16}
+set_dir=$work/set_$ranks
+last=$(printf 'rank%03d.pt' $((ranks - 1)))
+if [[ ! -f $set_dir/$last ]]; then
+  $py "$here/generate_legacy_set.py" --out "$set_dir" --ranks "$ranks" >&2
 fi
+loader=numpy
+/usr/bin/python3 -c "import torch" 2>/dev/null && { loader=torch; py=/usr/bin/python3; }
+echo "reference loader: $loader; $ranks ranks" >&2
 du -sh "$set_dir" >&2
 
 measure() {  # name, command... -> "wall_s cpu_s rss_mb" (cpu = user + sys: steady on a busy machine)
@@ -41,12 +49,19 @@ echo "| mode | reference wall | reference cpu | reference RSS | optrace wall | o
 echo "|---|---|---|---|---|---|---|---|---|---|---|"
 for mode in seq legacy; do
   read -r ref_wall ref_cpu ref_rss < <(measure "ref_$mode" $py "$here/reference_collector.py" "$set_dir" \
-      --point-map "$set_dir/point_map.json" -o "$work/ref_$mode.json" --extra-mode "$mode")
-  read -r opt_wall opt_cpu opt_rss < <(measure "optrace_$mode" "$bin" collect "$set_dir" --map "$set_dir/point_map.json" \
-      -o "$work/optrace_$mode.json" --extra-mode "$mode" --stats "$work/optrace_$mode.stats.json")
+      --point-map "$set_dir/point_map.json" -o "$work/ref_$mode.json" --extra-mode "$mode" --loader "$loader")
+  # optrace: the median of OPT_RUNS (default 9) runs; its times are ~100x shorter than the reference's.
+  opt_runs=()
+  for ((i = 0; i < ${OPT_RUNS:-9}; i++)); do
+    opt_runs+=("$(measure "optrace_$mode" "$bin" collect "$set_dir" --map "$set_dir/point_map.json" \
+      -o "$work/optrace_$mode.json" --extra-mode "$mode" --stats "$work/optrace_$mode.stats.json")")
+  done
+  opt_wall=$(printf '%s\n' "${opt_runs[@]}" | awk '{print $1}' | sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}')
+  opt_cpu=$(printf '%s\n' "${opt_runs[@]}" | awk '{print $2}' | sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}')
+  opt_rss=$(printf '%s\n' "${opt_runs[@]}" | awk '{print $3}' | sort -g | tail -1)
   ref_n=$($py -c "import json,sys; print(len(json.load(open(sys.argv[1]))['traceEvents']))" "$work/ref_$mode.json")
   opt_n=$($py -c "import json,sys; print(sum(1 for e in json.load(open(sys.argv[1]))['traceEvents'] if e['ph']=='X'))" "$work/optrace_$mode.json")
   rss_ratio=$($py -c "import sys; a, b = map(float, sys.argv[1:]); print(f'{a / b:.3f}')" "$opt_rss" "$ref_rss")
-  echo "| $mode | ${ref_wall} s | ${ref_cpu} s | ${ref_rss} MB | ${opt_wall} s | ${opt_cpu} s | ${opt_rss} MB | $(ratio "$ref_wall" "$opt_wall") | $(ratio "$ref_cpu" "$opt_cpu") | $rss_ratio | $ref_n / $opt_n |"
+  echo "| $mode ($ranks ranks, reference via $loader) | ${ref_wall} s | ${ref_cpu} s | ${ref_rss} MB | ${opt_wall} s | ${opt_cpu} s | ${opt_rss} MB | $(ratio "$ref_wall" "$opt_wall") | $(ratio "$ref_cpu" "$opt_cpu") | $rss_ratio | $ref_n / $opt_n |"
 done
 echo "work dir: $work" >&2
