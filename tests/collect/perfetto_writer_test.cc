@@ -153,9 +153,13 @@ Decoded Decode(const std::string& trace) {
       d.state_cleared_before_use = false;
     }
     SequenceTables& st = tables[seq];
-    if (const Field* defaults = Get(packet, 59))
-      if (const Field* te_defaults = Get(Fields(defaults->bytes), 11))
-        st.default_track = Get(Fields(te_defaults->bytes), 11)->varint;
+    if (const Field* defaults = Get(packet, 59)) {
+      const std::vector<Field> packet_defaults = Fields(defaults->bytes);
+      if (const Field* te_defaults = Get(packet_defaults, 11)) {
+        const std::vector<Field> track_defaults = Fields(te_defaults->bytes);
+        st.default_track = Get(track_defaults, 11)->varint;
+      }
+    }
     if (const Field* interned = Get(packet, 12)) {
       for (const Field& entry : Fields(interned->bytes)) {
         std::vector<Field> e = Fields(entry.bytes);
