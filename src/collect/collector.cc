@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <filesystem>
 #include <map>
 #include <tuple>
 #include <unordered_map>
@@ -11,6 +14,7 @@
 #include "collect/legacy_reader.h"
 #include "collect/native_reader.h"
 #include "core/file_io.h"
+#include "core/huge_pages.h"
 #include "core/mapped_file.h"
 #include "optrace/point_id.h"
 
@@ -74,6 +78,27 @@ class Resolver {
 std::string Where(const std::string& file, int line) {
   if (file.empty()) return "unknown location";
   return line > 0 ? fmt::format("{}:{}", file, line) : file;
+}
+
+// An upper bound on the intervals the files can hold: a record takes at least 16 bytes of a
+// stored dump (two int64 words) and an interval two records. Reserved once, the table never
+// moves (a move copied it and faulted in its new pages: three quarters of collect's page faults);
+// untouched capacity costs address space, not memory. It is capped at an eighth of the physical
+// memory so the kernel's overcommit check never refuses it; deflated entries can beat the bound.
+// Past either, the vector grows as usual.
+size_t IntervalBound(const std::vector<RankFile>& files) {
+  uint64_t bytes = 0;
+  for (const RankFile& f : files) {
+    std::error_code ec;
+    const uint64_t n = std::filesystem::file_size(f.path, ec);
+    if (!ec) bytes += n;
+  }
+  uint64_t cap = uint64_t{1} << 24;  // intervals, where the physical memory is not known
+#if defined(_SC_PHYS_PAGES) && defined(_SC_PAGESIZE)
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+  if (pages > 0 && page > 0) cap = static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) / 8 / sizeof(Interval);
+#endif
+  return static_cast<size_t>(std::min(bytes / 32, cap));
 }
 
 uint64_t NextPow2(uint64_t v) {
@@ -154,6 +179,8 @@ Result<CollectResult> Collect(const CollectOptions& o) {
   uint64_t overflow_words = 0;
   Status first_error;
   std::vector<ResolvedEvent> resolved;
+  c.intervals.reserve(IntervalBound(files));
+  AdviseHugePages(c.intervals.data(), c.intervals.capacity() * sizeof(Interval));
   for (size_t fi = 0; fi < files.size(); ++fi) {
     const RankFile& f = files[fi];
     const std::string path = f.path.string();
@@ -170,12 +197,6 @@ Result<CollectResult> Collect(const CollectOptions& o) {
     if (!o.legacy_clock_explicit && LooksLikeCpuDebugClock(dump)) {
       for (CoreSeries& core : dump.cores) core.clock_hz = 1e9;
       d.Add(Problem::kCpuDebugClock, fmt::format("{}: read at 1000 MHz", path));
-    }
-    size_t dump_events = 0;
-    for (const CoreSeries& core : dump.cores) dump_events += core.events.size();
-    if (c.intervals.capacity() < c.intervals.size() + dump_events / 2) {
-      // Room for this file's pairs, growing geometrically across files.
-      c.intervals.reserve(std::max(c.intervals.size() + dump_events / 2, c.intervals.capacity() * 2));
     }
     const PairMode mode = o.mode.value_or(f.format == DumpFormat::kNative ? PairMode::kNest : PairMode::kSeq);
     InputSummary sum{path, f.rank, f.format, dump.slot_words, dump.cores.size(), dump.never_written, 0, 0, mode};

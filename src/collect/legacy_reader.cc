@@ -28,23 +28,23 @@ Result<Dump> DecodeLegacyTensors(const TorchFile& file, std::string_view path, i
     dump.slot_words = static_cast<uint32_t>(cols);
     const int64_t max_records = (cols - 2) / 2;
     for (int64_t r = 0; r < tensor.rows(); ++r, ++row_counter) {
-      const int64_t* row = tensor.Row(r);
-      if (row[0] == 0) {
+      auto row = [&](int64_t c) { return tensor.At(r, c); };
+      if (row(0) == 0) {
         ++dump.never_written;
         dump.never_written_slots.push_back(row_counter);
         continue;
       }
-      const int64_t count = row[0] - 1;
+      const int64_t count = row(0) - 1;
       if (count < 0) {
         return BadInputError("{}: tensor {} row {}: word 0 = {} is a negative record count; the row is corrupt or "
                              "this is not a legacy profiling tensor: save the profiling output again",
-                             path, t, r, row[0]);
+                             path, t, r, row(0));
       }
       if (count > max_records) {
         return BadInputError("{}: tensor {} row {}: count {} > capacity {} records (word 0 = {}); the row is corrupt "
                              "or PROF_SIZE differs from the tensor width {}: save the profiling output again with "
                              "the kernel's PROF_SIZE",
-                             path, t, r, count, max_records, row[0], cols);
+                             path, t, r, count, max_records, row(0), cols);
       }
       any_written = true;
       CoreSeries c;
@@ -52,13 +52,13 @@ Result<Dump> DecodeLegacyTensors(const TorchFile& file, std::string_view path, i
       c.core_index = static_cast<uint32_t>(kind == CoreKind::kUnknown ? other_core_base + r : r);
       c.slot = row_counter;
       c.clock_hz = clock_hz;
-      c.start_ticks = row[cols - 1];
+      c.start_ticks = row(cols - 1);
       c.capacity = static_cast<uint32_t>(max_records);
       c.events.resize(static_cast<size_t>(count));
       for (int64_t i = 0; i < count; ++i) {
-        const uint64_t combined = static_cast<uint64_t>(row[1 + i]);
+        const uint64_t combined = static_cast<uint64_t>(row(1 + i));
         c.events[static_cast<size_t>(i)] =
-            Event{static_cast<uint32_t>(combined), static_cast<uint32_t>(combined >> 32), row[cols - 2 - i]};
+            Event{static_cast<uint32_t>(combined), static_cast<uint32_t>(combined >> 32), row(cols - 2 - i)};
       }
       dump.cores.push_back(std::move(c));
     }

@@ -15,6 +15,9 @@ struct Acc {
   std::vector<double> durations;
   double self_total = 0;
   std::map<std::pair<int32_t, uint32_t>, double> per_core;  // (rank, core) -> total us
+  // Intervals arrive in core order: the previous interval's core total, looked up once per run.
+  std::pair<int32_t, uint32_t> last_core{-1, 0};
+  double* last_total = nullptr;
 };
 
 LabelStats Finish(Acc& a) {
@@ -41,7 +44,12 @@ void Add(Acc& a, const Interval& iv, double hz) {
   const double d = static_cast<double>(iv.end_ticks - iv.begin_ticks) * scale;
   a.durations.push_back(d);
   a.self_total += static_cast<double>(iv.self_ticks) * scale;
-  a.per_core[{iv.rank, iv.core_index}] += d;
+  const std::pair<int32_t, uint32_t> core{iv.rank, iv.core_index};
+  if (!a.last_total || core != a.last_core) {
+    a.last_total = &a.per_core[core];  // std::map nodes never move
+    a.last_core = core;
+  }
+  *a.last_total += d;
 }
 
 void SortRows(std::vector<LabelStats>& rows, bool by_role, const std::vector<std::string>& role_order) {

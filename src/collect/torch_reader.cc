@@ -70,8 +70,8 @@ Result<Int64Tensor> Materialize(ZipArchive& zip, std::string_view prefix, const 
   const char* base = raw.data();
   const bool contiguous = stride[1] == 1 && (stride[0] == cols || rows == 1);
   const bool in_file = raw.data() >= file_bytes.data() && raw.data() + raw.size() <= file_bytes.data() + file_bytes.size();
-  if (contiguous && in_file && reinterpret_cast<uintptr_t>(base + t.i * 8) % alignof(int64_t) == 0) {
-    out.data = reinterpret_cast<const int64_t*>(base + t.i * 8);
+  if (contiguous && in_file) {
+    out.bytes = base + t.i * 8;
     return out;
   }
   out.owned.reset(new int64_t[n]);
@@ -84,7 +84,7 @@ Result<Int64Tensor> Materialize(ZipArchive& zip, std::string_view prefix, const 
       }
     }
   }
-  out.data = out.owned.get();
+  out.bytes = reinterpret_cast<const char*>(out.owned.get());
   return out;
 }
 

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -23,15 +24,18 @@ namespace optrace::collect {
 
 struct Int64Tensor {
   std::vector<int64_t> shape;  // 1-D tensors get shape {1, n}
-  // Row-major values: a view into the file's bytes when the tensor is stored uncompressed,
-  // contiguous and 8-byte aligned (torch.save's layout: no copy of a dump's tens of MiB), else
-  // `owned`, a contiguous copy.
-  const int64_t* data = nullptr;
+  // Row-major little-endian values: a view into the file's bytes when the tensor is stored
+  // uncompressed and contiguous (torch.save's layout, and any zip writer's: no copy of a dump's
+  // tens of MiB, whatever the entry's alignment), else `owned`, a contiguous copy.
+  const char* bytes = nullptr;
   std::unique_ptr<int64_t[]> owned;
   int64_t rows() const { return shape.size() == 2 ? shape[0] : 1; }
   int64_t cols() const { return shape.empty() ? 0 : shape.back(); }
-  int64_t At(int64_t r, int64_t c) const { return data[static_cast<size_t>(r * cols() + c)]; }
-  const int64_t* Row(int64_t r) const { return data + r * cols(); }
+  int64_t At(int64_t r, int64_t c) const {
+    int64_t v;  // memcpy: the view need not be 8-byte aligned; it compiles to one load
+    std::memcpy(&v, bytes + static_cast<size_t>(r * cols() + c) * sizeof(int64_t), sizeof v);
+    return v;
+  }
 };
 
 struct TorchFile {

@@ -1,10 +1,11 @@
 #include "collect/zip_reader.h"
 
-#include <algorithm>
-
 #include <zlib.h>
 
+#include <algorithm>
 #include <cstring>
+
+#include "collect/crc32.h"
 
 namespace optrace::collect {
 namespace {
@@ -124,16 +125,11 @@ Result<std::string_view> ZipArchive::Read(const ZipEntry& e) {
   std::string_view raw = bytes_.substr(data, e.compressed_size);
   // The zip's own CRC-32: a flipped bit in a stored tensor would otherwise be read as a record.
   auto checked = [&](std::string_view d) -> Result<std::string_view> {
-    uLong crc = ::crc32(0L, Z_NULL, 0);
-    for (size_t off = 0; off < d.size();) {
-      uInt n = static_cast<uInt>(std::min<size_t>(d.size() - off, 1u << 30));
-      crc = ::crc32(crc, reinterpret_cast<const Bytef*>(d.data() + off), n);
-      off += n;
-    }
-    if (static_cast<uint32_t>(crc) != e.crc32) {
+    const uint32_t crc = Crc32(0, d);
+    if (crc != e.crc32) {
       return BadInputError("{}: '{}' fails its zip CRC-32 check (0x{:08x}, expected 0x{:08x}): the file is corrupt; "
                            "save it again",
-                           path_, e.name, static_cast<uint32_t>(crc), e.crc32);
+                           path_, e.name, crc, e.crc32);
     }
     return d;
   };

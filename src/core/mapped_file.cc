@@ -23,7 +23,8 @@ Result<MappedFile> MappedFile::Open(const std::filesystem::path& path, Access ac
   }
   MappedFile f;
   if (S_ISREG(st.st_mode) && st.st_size > 0) {
-    void* p = ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
+    void* p = ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ,
+                     MAP_PRIVATE | (access == Access::kSequential ? MAP_POPULATE : 0), fd, 0);
     if (p != MAP_FAILED) {
       ::madvise(p, static_cast<size_t>(st.st_size), access == Access::kSparse ? MADV_RANDOM : MADV_SEQUENTIAL);
       ::close(fd);

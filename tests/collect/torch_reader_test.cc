@@ -26,6 +26,26 @@ TEST(TorchReader, ReadsAListOfInt64Tensors) {
   EXPECT_EQ(f->tensors[1].At(0, 15), 100);                        // initial timestamp
 }
 
+TEST(TorchReader, ReadsStoredTensorsInPlaceAtAnyAlignment) {
+  // Zip writers other than torch.save do not align entries: the tensor is still read from the
+  // file's bytes, not copied, and its values are the same at every byte offset.
+  const std::string file = testing::ReadText(kData + "legacy/rank000.pt");
+  for (size_t shift = 0; shift < 8; ++shift) {
+    std::string buffer(shift, '\0');
+    buffer += file;
+    const std::string_view bytes = std::string_view(buffer).substr(shift);
+    Result<TorchFile> f = ReadTorchFile(bytes, "rank000.pt");
+    ASSERT_TRUE(f.ok()) << f.status().message();
+    const Int64Tensor& t = f->tensors[1];
+    EXPECT_EQ(t.owned, nullptr) << "shift " << shift;
+    EXPECT_GE(t.bytes, bytes.data());
+    EXPECT_LT(t.bytes, bytes.data() + bytes.size());
+    EXPECT_EQ(t.At(0, 0), 7);
+    EXPECT_EQ(t.At(0, 2), 3 | (int64_t{1} << 40));
+    EXPECT_EQ(t.At(0, 15), 100);
+  }
+}
+
 TEST(TorchReader, ReadsABareTensor) {
   std::string bytes = testing::ReadText(kData + "bare/rank001.pt");
   Result<TorchFile> f = ReadTorchFile(bytes, "rank001.pt");
