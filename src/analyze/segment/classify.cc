@@ -148,6 +148,7 @@ void ClassifyAll(AnalysisResult& res, const Rules& rules, int threads) {
     res.layers[layer_index].blocks.push_back(static_cast<uint32_t>(res.blocks.size()));
     res.blocks.push_back(b);
   };
+  res.blocks.reserve(2 * res.layers.size());  // an attention block and the rest, at most
   for (uint32_t li = 0; li < res.layers.size(); ++li) {
     Layer& layer = res.layers[li];
     layer.blocks.clear();

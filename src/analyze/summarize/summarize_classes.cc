@@ -116,6 +116,8 @@ void SummarizeClasses(AnalysisResult& res, const Rules& rules, bool block_rows) 
     s.pipe_sums = EmptyPipeSums();
     std::vector<double> walls;
     std::vector<std::pair<int, EventRange>> ranges;
+    walls.reserve(c.members.size());
+    ranges.reserve(c.members.size());
     double comm_sum = 0;
     for (uint32_t m : c.members) {
       const BlockSummary bs = block_rows ? S.blocks[m] : SummarizeBlock(res, m, th, nullptr);
@@ -151,6 +153,8 @@ void SummarizeClasses(AnalysisResult& res, const Rules& rules, bool block_rows) 
     s.members = static_cast<int>(c.members.size());
     std::vector<double> walls;
     std::vector<std::pair<int, EventRange>> ranges;
+    walls.reserve(c.members.size());
+    ranges.reserve(c.members.size());
     const Layer& first = res.layers[c.members.front()];
     s.companion_layer = first.companion_layer;
     for (uint32_t b : first.blocks) s.block_kinds.push_back(res.blocks[b].kind);
@@ -183,6 +187,8 @@ void SummarizeClasses(AnalysisResult& res, const Rules& rules, bool block_rows) 
     s.members = static_cast<int>(c.members.size());
     std::vector<double> walls;
     std::vector<std::pair<int, EventRange>> ranges;
+    walls.reserve(c.members.size());
+    ranges.reserve(c.members.size());
     std::map<std::string, double> layer_wall;
     for (uint32_t m : c.members) {
       const Step& st = res.steps[m];
