@@ -44,7 +44,7 @@ struct CsvRecord {
 
 class CsvReader {
  public:
-  static constexpr size_t kDefaultBufferBytes = 1u << 20;
+  static constexpr size_t kDefaultBufferBytes = 2u << 20;  // one 2 MiB page (see cli/large_block_new.cc)
 
   static Result<CsvReader> Open(const std::filesystem::path& path, size_t buffer_bytes = kDefaultBufferBytes);
   // The records of `path` that start in [begin, end): the last one may run past `end`. `begin`

@@ -19,7 +19,17 @@ class ScriptSafeOutput : public nlohmann::detail::output_adapter_protocol<char> 
   explicit ScriptSafeOutput(std::ostream& out) : out_(out) { buf_.reserve(kFlushAt + 8); }
   void write_character(char c) override { Put(c); }
   void write_characters(const char* s, std::size_t n) override {
-    for (std::size_t i = 0; i < n; ++i) Put(s[i]);
+    // Runs without '<', '>' or '&' (nearly all of the text) are appended whole.
+    std::size_t run = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const char c = s[i];
+      if (c != '<' && c != '>' && c != '&') continue;
+      buf_.append(s + run, i - run);
+      Put(c);
+      run = i + 1;
+    }
+    buf_.append(s + run, n - run);
+    if (buf_.size() >= kFlushAt) Flush();
   }
   void Flush() {
     out_.write(buf_.data(), std::streamsize(buf_.size()));

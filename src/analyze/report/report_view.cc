@@ -78,7 +78,7 @@ Json MemoryJson(const AnalysisResult& r) {
     for (const MemoryPoint& p : m.timeline)
       pts.push_back({double(p.rel_ns) / 1e6, p.reserved_mb,
                      IsMissing(p.allocated_mb) ? Json(nullptr) : Json(p.allocated_mb)});
-    ranks.push_back({{"rank", m.rank}, {"component", m.timeline_component}, {"points", pts}});
+    ranks.push_back({{"rank", m.rank}, {"component", m.timeline_component}, {"points", std::move(pts)}});
   }
   return ranks;
 }
@@ -113,8 +113,8 @@ Json RooflineJson(const AnalysisResult& r, const Efficiency* eff) {
   return Json{{"hardware", eff->hardware ? Json(eff->hardware->name) : Json(nullptr)},
               {"hardware_note", eff->hardware ? "" : eff->hardware_note},
               {"bandwidth_gbps", finite(bandwidth)},
-              {"roofs", roofs},
-              {"points", points}};
+              {"roofs", std::move(roofs)},
+              {"points", std::move(points)}};
 }
 
 Json CellJson(const Cell& c) {
@@ -167,7 +167,7 @@ Json TableJson(const Table& t, const TableSpec& spec, size_t max_rows) {
     rows.push_back(std::move(row));
   }
   return Json{{"id", t.name},     {"title", spec.title},         {"csv", t.name + ".csv"},
-              {"columns", columns}, {"rows", rows}, {"total_rows", t.rows.size() + t.dropped_rows}};
+              {"columns", std::move(columns)}, {"rows", std::move(rows)}, {"total_rows", t.rows.size() + t.dropped_rows}};
 }
 
 Json KpiList(const Kpis& k) {
@@ -239,7 +239,7 @@ Json BuildReportView(const AnalysisResult& r, const Kpis& kpis, const std::vecto
       }
     }
     findings.push_back({{"id", f.id}, {"severity", SeverityName(f.severity)}, {"type", f.type},
-                        {"summary", f.summary}, {"numbers", numbers}, {"evidence", evidence}});
+                        {"summary", f.summary}, {"numbers", std::move(numbers)}, {"evidence", std::move(evidence)}});
   }
 
   // Steps per lane are bounded (the heaviest by wall, in time order; step_summary.csv has them
@@ -282,9 +282,9 @@ Json BuildReportView(const AnalysisResult& r, const Kpis& kpis, const std::vecto
                      {"label", total > mine.size() ? fmt::format("rank {} ({} heaviest of {} steps)", rank.rank,
                                                                  mine.size(), total)
                                                    : fmt::format("rank {}", rank.rank)},
-                     {"steps", steps},
+                     {"steps", std::move(steps)},
                      {"steps_total", total},
-                     {"gaps", gaps}});
+                     {"gaps", std::move(gaps)}});
   }
 
   Json table_list = Json::array();
@@ -305,13 +305,13 @@ Json BuildReportView(const AnalysisResult& r, const Kpis& kpis, const std::vecto
               {"generator", ctx.generator},
               {"identity", {{"roots", r.identity.roots}, {"rank_count", r.ranks.size()}, {"mode", ctx.mode}}},
               {"kpis", KpiList(kpis)},
-              {"findings", findings},
-              {"timeline", {{"origin_unix_ns", origin}, {"ranks", lanes}}},
+              {"findings", std::move(findings)},
+              {"timeline", {{"origin_unix_ns", origin}, {"ranks", std::move(lanes)}}},
               {"inspector", BuildStepInspector(r, ctx.efficiency, ctx.rules ? ctx.rules->thresholds : Thresholds{},
                                               ctx.mode == "full" ? kInspectorMaxEvents : kInspectorMaxEventsFast)},
               {"roofline", RooflineJson(r, ctx.efficiency)},
               {"memory", MemoryJson(r)},
-              {"tables", table_list}};
+              {"tables", std::move(table_list)}};
 }
 
 }  // namespace optrace::analyze::report

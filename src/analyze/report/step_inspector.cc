@@ -241,16 +241,16 @@ Json BuildStepInspector(const AnalysisResult& r, const Efficiency* eff, const Th
               {"listed_steps", listed_steps},
               {"lanes", {"compute", "communication", "aicpu"}},
               {"strings",
-               {{"names", names.list},
-                {"types", types.list},
-                {"shapes", shapes.list},
-                {"dtypes", dtypes.list},
-                {"op_types", op_types.list},
-                {"bounds", bounds.list}}},
-              {"pipe_fields", pipe_fields},
-              {"costs", costs.list},
-              {"peaks", peaks},
-              {"ranks", rank_list}};
+               {{"names", std::move(names.list)},
+                {"types", std::move(types.list)},
+                {"shapes", std::move(shapes.list)},
+                {"dtypes", std::move(dtypes.list)},
+                {"op_types", std::move(op_types.list)},
+                {"bounds", std::move(bounds.list)}}},
+              {"pipe_fields", std::move(pipe_fields)},
+              {"costs", std::move(costs.list)},
+              {"peaks", std::move(peaks)},
+              {"ranks", std::move(rank_list)}};
 }
 
 }  // namespace optrace::analyze::report
