@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <mutex>
 #include <unordered_map>
 
 #include "analyze/read/normalize.h"
@@ -484,28 +485,47 @@ Status ReadKernelCsv(const std::filesystem::path& path, const Rules& rules, Stri
   }
   std::vector<KernelChunk> chunks(ranges);
   chunks[0].Direct(strings, table);
+  // Ranges are merged into the rank's table in file order as soon as they and every range
+  // before them are parsed, by the thread that finished last: merging overlaps the parsing of
+  // later ranges, and each range's own storage is released as soon as it is merged.
+  std::mutex merge_mutex;
+  std::vector<uint8_t> parsed(ranges, 0);
+  size_t merged = 0;
+  uint64_t pos = data_begin, line = first_line;
+  Status merge_status;
+  auto merge_ready = [&] {  // under merge_mutex
+    while (merged < ranges && parsed[merged] && merge_status.ok()) {
+      const size_t i = merged;
+      KernelChunk& ch = chunks[i];
+      // A range that did not start where the one before stopped, or failed where its line
+      // numbers were still relative: parse it again from the right place (errors then name the
+      // right line).
+      if (ch.begin != pos || (!ch.status.ok() && ch.local_lines)) {
+        ch.Reset();
+        ParseKernelRange(k, rules, pos, starts[i + 1], line, 0, ch);
+      }
+      if (!ch.status.ok()) {
+        merge_status = ch.status;
+        return;
+      }
+      uint64_t shift = ch.local_lines ? line - 1 : 0;
+      uint64_t end = ch.end, lines = ch.lines;
+      MergeChunk(ch, shift, path.string(), strings, table, issues);
+      pos = end;
+      line += lines;
+      ++merged;
+    }
+  };
   ParallelFor(ranges, parallel.threads, [&](size_t i) {
     uint64_t end = std::min(starts[i + 1], size_ec ? UINT64_MAX : size);
     ParseKernelRange(k, rules, starts[i], starts[i + 1], i == 0 ? first_line : 1,
                      i == 0 ? 0 : rows_in(end - starts[i]), chunks[i]);
     chunks[i].local_lines = i != 0;
+    std::lock_guard<std::mutex> lock(merge_mutex);
+    parsed[i] = 1;
+    merge_ready();
   });
-  uint64_t pos = data_begin, line = first_line;
-  for (size_t i = 0; i < ranges; ++i) {
-    KernelChunk& ch = chunks[i];
-    // A range that did not start where the one before stopped, or failed where its line numbers
-    // were still relative: parse it again from the right place (errors then name the right line).
-    if (ch.begin != pos || (!ch.status.ok() && ch.local_lines)) {
-      ch.Reset();
-      ParseKernelRange(k, rules, pos, starts[i + 1], line, 0, ch);
-    }
-    OPTRACE_RETURN_IF_ERROR(ch.status);
-    uint64_t shift = ch.local_lines ? line - 1 : 0;
-    uint64_t end = ch.end, lines = ch.lines;
-    MergeChunk(ch, shift, path.string(), strings, table, issues);
-    pos = end;
-    line += lines;
-  }
+  OPTRACE_RETURN_IF_ERROR(merge_status);
   return Status::Ok();
 }
 
