@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <random>
 
 namespace optrace {
 namespace {
@@ -18,6 +19,111 @@ std::vector<std::vector<std::string>> ReadAll(CsvReader& r) {
     rows.emplace_back(rec.fields.begin(), rec.fields.end());
   }
   return rows;
+}
+
+// The reader's rules, one byte at a time: a record ends at the first '\n' after an even number
+// of quotes; one trailing '\r' is dropped; blank records are skipped; a field that opens with a
+// quote is unescaped ("" -> ") up to its closing quote and keeps any text after it up to the
+// comma; other fields are cut at commas. Returns (line, fields) per record.
+std::vector<std::pair<uint64_t, std::vector<std::string>>> ReferenceSplit(const std::string& text) {
+  std::vector<std::pair<uint64_t, std::vector<std::string>>> out;
+  size_t at = 0;
+  uint64_t line = 1;
+  while (at < text.size()) {
+    size_t end = at;
+    bool quoted = false;
+    uint64_t newlines = 0;
+    while (end < text.size() && !(text[end] == '\n' && !quoted)) {
+      if (text[end] == '"') quoted = !quoted;
+      if (text[end] == '\n') ++newlines;
+      ++end;
+    }
+    const size_t next = end < text.size() ? end + 1 : end;
+    if (end < text.size()) ++newlines;
+    size_t stop = end;
+    if (stop > at && text[stop - 1] == '\r') --stop;
+    const uint64_t record_line = line;
+    line += newlines;
+    if (stop > at) {
+      std::vector<std::string> fields;
+      size_t i = at;
+      for (;;) {
+        std::string f;
+        size_t sep = i;
+        if (i < stop && text[i] == '"') {
+          size_t r = i + 1;
+          while (r < stop) {
+            if (text[r] == '"') {
+              if (r + 1 < stop && text[r + 1] == '"') {
+                f += '"';
+                r += 2;
+                continue;
+              }
+              ++r;
+              break;
+            }
+            f += text[r++];
+          }
+          sep = r;
+        }
+        while (sep < stop && text[sep] != ',') f += text[sep++];
+        fields.push_back(f);
+        if (sep >= stop) break;
+        i = sep + 1;
+        if (i == stop) {
+          fields.emplace_back();
+          break;
+        }
+      }
+      out.push_back({record_line, fields});
+    }
+    at = next;
+  }
+  return out;
+}
+
+std::string RandomCsv(std::mt19937& rng, size_t records) {
+  // Long records (the 64-byte blocks), quotes, doubled quotes and newlines inside quotes.
+  static const std::string alphabet = "abc123,,,\"\"\n\r;. ";
+  std::string text;
+  size_t quotes = 0;
+  for (size_t r = 0; r < records; ++r) {
+    const size_t len = rng() % 240;
+    for (size_t k = 0; k < len; ++k) {
+      char c = alphabet[rng() % alphabet.size()];
+      if (c == '\n' && quotes % 2 == 0 && rng() % 4) c = 'n';  // most newlines outside quotes end records
+      quotes += c == '"';
+      text += c;
+    }
+    if (quotes % 2 && rng() % 2) {
+      text += '"';
+      ++quotes;
+    }
+    text += rng() % 3 ? "\n" : "\r\n";
+  }
+  if (quotes % 2) text += '"';  // no quote left open at the end of the file
+  return text;
+}
+
+TEST(CsvReaderTest, BlockScannerAgreesWithTheByteRulesOnRandomText) {
+  std::mt19937 rng(7);
+  for (int round = 0; round < 200; ++round) {
+    const std::string text = RandomCsv(rng, 1 + rng() % 40);
+    const auto expected = ReferenceSplit(text);
+    auto r = CsvReader::FromString(text, "random.csv");
+    CsvRecord rec;
+    size_t n = 0;
+    for (;; ++n) {
+      auto more = r.Next(rec);
+      ASSERT_TRUE(more.ok()) << more.status().message();
+      if (!*more) break;
+      ASSERT_LT(n, expected.size()) << "round " << round;
+      EXPECT_EQ(rec.line, expected[n].first) << "round " << round << " record " << n;
+      EXPECT_EQ(std::vector<std::string>(rec.fields.begin(), rec.fields.end()), expected[n].second)
+          << "round " << round << " record " << n;
+    }
+    EXPECT_EQ(n, expected.size()) << "round " << round;
+  }
 }
 
 TEST(CsvReaderTest, SplitsPlainRowsWithLfAndCrlf) {
