@@ -141,6 +141,10 @@ void Io(A& a, EventRange& r) {
   IoAll(a, r.first, r.last);
 }
 template <typename A>
+void Io(A& a, IndexRange& r) {
+  IoAll(a, r.first, r.last);
+}
+template <typename A>
 void Io(A& a, StepAnatomy& x) {
   a.Raw(&x, sizeof x);
 }
@@ -505,6 +509,10 @@ Status CheckDecoded(Stage stage, const AnalysisResult& r, const std::string& pat
     }
     for (size_t i = 0; i < r.layers.size(); ++i)
       if (!in_rank(r.layers[i].rank, r.layers[i].events)) return bad(fmt::format("layer {}: events outside its rank", i));
+    for (size_t i = 0; i < r.layers.size(); ++i) {
+      const IndexRange& b = r.layers[i].blocks;
+      if (b.first > b.last || b.last > r.blocks.size()) return bad(fmt::format("layer {}: blocks {}..{}", i, b.first, b.last));
+    }
     for (size_t i = 0; i < r.blocks.size(); ++i)
       if (!in_rank(r.blocks[i].rank, r.blocks[i].events)) return bad(fmt::format("block {}: events outside its rank", i));
     for (size_t i = 0; i < r.layers.size(); ++i)

@@ -492,6 +492,7 @@ Status ReadKernelCsv(const std::filesystem::path& path, const Rules& rules, Stri
   // pages already touched (the kernel zeroes every fresh page first: a sixth of the CPU here).
   std::vector<std::pair<std::vector<Event>, std::vector<PipelineFields>>> spare;
   std::vector<uint8_t> parsed(ranges, 0);
+  size_t started = 0;  // ParallelFor hands ranges out in order: 0 .. started - 1 have begun
   size_t merged = 0;
   uint64_t pos = data_begin, line = first_line;
   Status merge_status;
@@ -513,7 +514,7 @@ Status ReadKernelCsv(const std::filesystem::path& path, const Rules& rules, Stri
       uint64_t shift = ch.local_lines ? line - 1 : 0;
       uint64_t end = ch.end, lines = ch.lines;
       MergeChunk(ch, shift, path.string(), strings, table, issues);
-      if (ch.owns()) {
+      if (ch.owns() && spare.size() < ranges - started) {  // only for a range yet to start
         ch.own_events.clear();
         ch.own_pipes.clear();
         spare.emplace_back(std::move(ch.own_events), std::move(ch.own_pipes));
@@ -525,9 +526,10 @@ Status ReadKernelCsv(const std::filesystem::path& path, const Rules& rules, Stri
     }
   };
   ParallelFor(ranges, parallel.threads, [&](size_t i) {
-    if (i > 0) {
+    {
       std::lock_guard<std::mutex> lock(merge_mutex);
-      if (!spare.empty()) {
+      started = std::max(started, i + 1);
+      if (i > 0 && !spare.empty()) {
         chunks[i].own_events = std::move(spare.back().first);
         chunks[i].own_pipes = std::move(spare.back().second);
         spare.pop_back();

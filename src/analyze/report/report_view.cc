@@ -213,8 +213,10 @@ void TrimToViewRows(Table& t, size_t max_rows) {
   t.rows = std::move(kept);
 }
 
-Json BuildReportView(const AnalysisResult& r, const Kpis& kpis, const std::vector<Table>& tables,
-                     const ReportContext& ctx, size_t max_table_rows) {
+namespace {
+
+Json BuildView(const AnalysisResult& r, const Kpis& kpis, const std::vector<Table>& tables, std::vector<Table>* release,
+               const ReportContext& ctx, size_t max_table_rows) {
   // The timeline origin: the earliest step start over all ranks, in absolute ns.
   int64_t origin = INT64_MAX;
   for (const Step& s : r.steps)
@@ -288,8 +290,12 @@ Json BuildReportView(const AnalysisResult& r, const Kpis& kpis, const std::vecto
   }
 
   Json table_list = Json::array();
-  for (const TableSpec& spec : Specs())
-    if (const Table* t = FindTable(tables, spec.id)) table_list.push_back(TableJson(*t, spec, max_table_rows));
+  for (const TableSpec& spec : Specs()) {
+    const Table* t = FindTable(tables, spec.id);
+    if (!t) continue;
+    table_list.push_back(TableJson(*t, spec, max_table_rows));
+    if (release) std::vector<std::vector<Cell>>().swap((*release)[static_cast<size_t>(t - tables.data())].rows);
+  }
 
   std::vector<std::string> names;
   for (const auto& root : r.identity.roots) {
@@ -312,6 +318,18 @@ Json BuildReportView(const AnalysisResult& r, const Kpis& kpis, const std::vecto
               {"roofline", RooflineJson(r, ctx.efficiency)},
               {"memory", MemoryJson(r)},
               {"tables", std::move(table_list)}};
+}
+
+}  // namespace
+
+Json BuildReportView(const AnalysisResult& r, const Kpis& kpis, const std::vector<Table>& tables,
+                     const ReportContext& ctx, size_t max_table_rows) {
+  return BuildView(r, kpis, tables, nullptr, ctx, max_table_rows);
+}
+
+Json BuildReportView(const AnalysisResult& r, const Kpis& kpis, std::vector<Table>&& tables, const ReportContext& ctx,
+                     size_t max_table_rows) {
+  return BuildView(r, kpis, tables, &tables, ctx, max_table_rows);
 }
 
 }  // namespace optrace::analyze::report

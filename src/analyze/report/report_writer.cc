@@ -196,7 +196,10 @@ Result<ReportResult> WriteReport(const AnalysisResult& r, const ReportOptions& o
     os << JsonText(doc) << "\n";
   }));
   OPTRACE_RETURN_IF_ERROR(emit("report_html", "report.html", std::nullopt, [&](std::ostream& os) {
-    RenderHtml(BuildReportView(r, out.kpis, tables, ctx, html_rows), os);
+    // Fast mode needs the tables no more after the page (full mode writes report.xlsx from them).
+    RenderHtml(opt.full ? BuildReportView(r, out.kpis, tables, ctx, html_rows)
+                        : BuildReportView(r, out.kpis, std::move(tables), ctx, html_rows),
+               os);
   }));
   // The manifest lists artifacts in the map's order (the documents first), whatever order they
   // were written in.

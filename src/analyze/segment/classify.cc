@@ -145,13 +145,16 @@ void ClassifyAll(AnalysisResult& res, const Rules& rules, int threads) {
     b.start_ns = t.events[r.first].start_ns;
     b.end_ns = b.start_ns;
     for (uint32_t i = r.first; i < r.last; ++i) b.end_ns = std::max(b.end_ns, t.events[i].end_ns());
-    res.layers[layer_index].blocks.push_back(static_cast<uint32_t>(res.blocks.size()));
+    IndexRange& own = res.layers[layer_index].blocks;  // a layer's blocks are added one after another
+    const uint32_t index = static_cast<uint32_t>(res.blocks.size());
+    if (own.empty()) own.first = index;
+    own.last = index + 1;
     res.blocks.push_back(b);
   };
   res.blocks.reserve(2 * res.layers.size());  // an attention block and the rest, at most
   for (uint32_t li = 0; li < res.layers.size(); ++li) {
     Layer& layer = res.layers[li];
-    layer.blocks.clear();
+    layer.blocks = {};
     const RankTable& t = *res.FindRank(layer.rank);
     int64_t last_attention = -1;
     for (uint32_t i = layer.events.first; i < layer.events.last; ++i)

@@ -177,7 +177,9 @@ TEST(HostLaunchTest, TheDbLayoutLinksLaunchesThroughCannApi) {
   for (const StepLaunch& L : r.cross_rank.launches) {
     launches += L.launches;
     EXPECT_EQ(L.max_queue_depth, -1);  // the db keeps no task-queue flows
-    if (L.launches) EXPECT_GE(L.delay_p50_ns, 20000);  // 20 us before the first task of its connection
+    if (L.launches) {
+      EXPECT_GE(L.delay_p50_ns, 20000);  // 20 us before the first task of its connection
+    }
   }
   EXPECT_GT(launches, 0u);
   EXPECT_LE(launches, 187u);  // compute tasks only (COMPUTE_TASK_INFO), within steps
