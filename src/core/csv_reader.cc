@@ -1,14 +1,12 @@
 #include "core/csv_reader.h"
 
+#include "core/csv_blocks.h"
 #include "core/file_io.h"
 
 #include <fcntl.h>
 #include <unistd.h>
 
 #include <bit>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -16,65 +14,6 @@
 
 namespace optrace {
 namespace {
-
-// Byte-at-a-time work done a 64-bit word at a time (portable SWAR; no ISA assumptions): the
-// high bit of each byte of the result is set where `word` holds byte `c`, exactly (no carries
-// between bytes).
-inline uint64_t ByteMask(uint64_t word, char c) {
-  constexpr uint64_t kOnes = 0x0101010101010101ull, kLow7 = 0x7f7f7f7f7f7f7f7full;
-  uint64_t x = word ^ (kOnes * static_cast<uint8_t>(c));
-  return ~(((x & kLow7) + kLow7) | x | kLow7);
-}
-
-static_assert(std::endian::native == std::endian::little, "the lowest set bit must be the first byte");
-
-inline uint64_t LoadWord(const char* p) {
-  uint64_t w;
-  std::memcpy(&w, p, sizeof w);
-  return w;
-}
-
-// Bit k of the result is set where p[k] == c, for the 64 bytes at p. SSE2 (every x86-64 CPU):
-// four 16-byte compares; elsewhere eight SWAR words.
-struct BlockMasks {
-  uint64_t quote = 0, newline = 0, comma = 0;
-};
-inline BlockMasks Classify64(const char* p) {
-  BlockMasks m;
-#if defined(__SSE2__)
-  const __m128i q = _mm_set1_epi8('"'), n = _mm_set1_epi8('\n'), c = _mm_set1_epi8(',');
-  for (int k = 0; k < 4; ++k) {
-    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * k));
-    const int shift = 16 * k;
-    m.quote |= uint64_t(uint32_t(_mm_movemask_epi8(_mm_cmpeq_epi8(v, q)))) << shift;
-    m.newline |= uint64_t(uint32_t(_mm_movemask_epi8(_mm_cmpeq_epi8(v, n)))) << shift;
-    m.comma |= uint64_t(uint32_t(_mm_movemask_epi8(_mm_cmpeq_epi8(v, c)))) << shift;
-  }
-#else
-  auto compress = [](uint64_t high_bits) {  // 0x80 per matching byte -> one bit per byte
-    return ((high_bits >> 7) * 0x0102040810204080ull) >> 56;
-  };
-  for (int k = 0; k < 8; ++k) {
-    const uint64_t w = LoadWord(p + 8 * k);
-    m.quote |= compress(ByteMask(w, '"')) << (8 * k);
-    m.newline |= compress(ByteMask(w, '\n')) << (8 * k);
-    m.comma |= compress(ByteMask(w, ',')) << (8 * k);
-  }
-#endif
-  return m;
-}
-
-// Bit k set where an odd number of the bits 0..k of `x` are set (the quotes up to and including
-// byte k): six shift-XORs, no carry-less multiply needed.
-inline uint64_t PrefixXor(uint64_t x) {
-  x ^= x << 1;
-  x ^= x << 2;
-  x ^= x << 4;
-  x ^= x << 8;
-  x ^= x << 16;
-  x ^= x << 32;
-  return x;
-}
 
 // Set bits of a mask with few of them (newlines in 64 bytes of CSV): std::popcount is a library
 // call on baseline x86-64.
@@ -106,7 +45,7 @@ size_t SplitUnquoted(const char* data, size_t i, size_t stop, std::vector<std::s
     uint64_t commas;
     size_t base = p;
     if (stop - p >= 64) {
-      commas = Classify64(data + p).comma;
+      commas = ClassifyBlock(data + p).comma;
       p += 64;
       while (commas) {
         size_t sep = base + static_cast<size_t>(__builtin_ctzll(commas));
@@ -254,7 +193,7 @@ Result<bool> CsvReader::Next(CsvRecord& rec) {
     size_t rec_end = SIZE_MAX;
     // 64 bytes at a time: a newline ends the record where the quotes before it are even.
     while (end_ - pos >= 64) {
-      const BlockMasks m = Classify64(data + pos);
+      const BlockMasks m = ClassifyBlock(data + pos);
       const uint64_t inside = PrefixXor(m.quote) ^ (in_quotes ? ~uint64_t{0} : 0);
       const uint64_t ends = m.newline & ~inside;
       if (ends) {
