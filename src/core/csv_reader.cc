@@ -42,34 +42,21 @@ size_t SplitUnquoted(const char* data, size_t i, size_t stop, std::vector<std::s
   size_t field = i;
   size_t p = i;
   for (;;) {
+    // One bit per byte where a comma is, 64 bytes at a time; the last part of the record is
+    // classified from a zero-padded copy (zeros are not commas), so one loop cuts every block.
+    const size_t base = p;
     uint64_t commas;
-    size_t base = p;
     if (stop - p >= 64) {
       commas = ClassifyBlock(data + p).comma;
       p += 64;
-      while (commas) {
-        size_t sep = base + static_cast<size_t>(__builtin_ctzll(commas));
-        commas &= commas - 1;
-        fields.emplace_back(data + field, sep - field);
-        field = sep + 1;
-        if (field == stop) {  // trailing comma: one last empty field
-          fields.emplace_back();
-          return SIZE_MAX;
-        }
-        if (data[field] == '"') return field;
-      }
-      continue;
-    }
-    if (stop - p >= 8) {
-      commas = ByteMask(LoadWord(data + p), ',');
-      p += 8;
     } else {
-      commas = 0;
-      for (size_t k = 0; p < stop; ++k, ++p)
-        if (data[p] == ',') commas |= uint64_t{0x80} << (8 * k);
+      char tail[64] = {};
+      std::memcpy(tail, data + p, stop - p);
+      commas = ClassifyBlock(tail).comma;
+      p = stop;
     }
     while (commas) {
-      size_t sep = base + static_cast<size_t>(__builtin_ctzll(commas)) / 8;
+      size_t sep = base + static_cast<size_t>(__builtin_ctzll(commas));
       commas &= commas - 1;
       fields.emplace_back(data + field, sep - field);
       field = sep + 1;
