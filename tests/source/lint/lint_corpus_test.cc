@@ -19,10 +19,15 @@ using ::testing::IsEmpty;
 
 const fs::path kCorpus = optrace::testing::SharedExampleOperator();
 
-nlohmann::json Variants() {
-  auto text = ReadFileToString(fs::path(OPTRACE_TEST_DATA_DIR) / "lint" / "variants.json");
-  EXPECT_TRUE(text.ok());
-  return nlohmann::json::parse(text.ok() ? *text : "{}");
+// Parsed once per process: the test names are made from it at start-up, once per variant, and
+// every test process (ctest runs one per test) paid for all of them.
+const nlohmann::json& Variants() {
+  static const nlohmann::json all = [] {
+    auto text = ReadFileToString(fs::path(OPTRACE_TEST_DATA_DIR) / "lint" / "variants.json");
+    EXPECT_TRUE(text.ok());
+    return nlohmann::json::parse(text.ok() ? *text : "{}");
+  }();
+  return all;
 }
 
 Result<LintReport> LintOp(const fs::path& dir) {
@@ -130,7 +135,7 @@ TEST_P(LintVariantTest, PlantedDefectIsFoundWithItsRuleAndLineAndNothingElse) {
 
 INSTANTIATE_TEST_SUITE_P(Variants, LintVariantTest, ::testing::Range(0, static_cast<int>(Variants()["variants"].size())),
                          [](const ::testing::TestParamInfo<int>& info) {
-                           const nlohmann::json all = Variants()["variants"];
+                           const nlohmann::json& all = Variants()["variants"];
                            std::string name = all[static_cast<size_t>(info.param)]["rule"];
                            int same = 0;  // a second variant of one rule gets a suffix
                            for (int i = 0; i < info.param; ++i) same += all[static_cast<size_t>(i)]["rule"] == name;
