@@ -49,7 +49,7 @@ void PrintCollectSummary(const collect::CollectReport& rep, const std::string& t
   io.out << collect::FormatStatsTable(rep.stats);
   if (!r.diagnostics.Empty()) io.out << "\nproblems:\n" << collect::FormatDiagnostics(r.diagnostics);
   io.out << fmt::format("\n{} records from {} rank(s): {} intervals, {} unmatched\n", r.records, ranks.size(),
-                        r.collection.intervals.size(), r.collection.instants.size());
+                        r.interval_count, r.collection.instants.size());
   io.out << fmt::format("trace: {}\n", trace_path);
   if (!stats_path.empty()) io.out << fmt::format("stats: {}\n", stats_path);
 }

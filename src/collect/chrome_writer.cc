@@ -7,6 +7,7 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <tuple>
 
 namespace optrace::collect {
 namespace {
@@ -57,6 +58,7 @@ class TraceBuffer {
     out_.write(buf_.data(), static_cast<std::streamsize>(used_));
     used_ = 0;
   }
+  bool ok() const { return static_cast<bool>(out_); }
   // For the parts whose size is not bounded by Reserve (metadata, other data, instants).
   void Str(std::string_view s) {
     if (used_ + s.size() > buf_.size()) {
@@ -188,26 +190,84 @@ void AppendJsonString(std::string& out, std::string_view s) {
   out += '"';
 }
 
-Status WriteChromeTrace(const Collection& c, const ChromeTraceOptions& opt, std::string_view other_data_json,
-                        std::ostream& out) {
-  const Origins origins = FindOrigins(c, opt.align);
-  TraceBuffer b(out);
-  b.Lit("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
-  bool first = true;
-  auto sep = [&] {
+struct ChromeTraceWriter::State {
+  State(const ChromeTraceOptions& o, std::ostream& out) : opt(o), b(out) {}
+
+  // Everything that is constant per label or per core is formatted once, not per event: on
+  // first use, so that labels and cores may keep arriving.
+  struct LabelText {
+    bool ready = false;
+    std::string name;
+    std::string begin_src;
+    std::string begin_file;  // what begin_src was made from (SourcesUnchanged)
+    int begin_line = 0;
+  };
+  struct SeriesText {
+    bool ready = false;
+    std::string complete;  // ,"cat":"AIC","ph":"X","pid":0,"tid":100000,"ts":
+    double us_per_tick = 0;
+    int64_t origin = 0;
+  };
+
+  const LabelText& Label(const Collection& c, uint32_t i) {
+    if (i >= labels.size()) labels.resize(c.labels.size());
+    LabelText& t = labels[i];
+    if (!t.ready) {
+      const LabelInfo& l = c.labels[i];
+      AppendJsonString(t.name, l.name);
+      t.begin_src = SourceArgs(l.begin_file, l.begin_line);
+      t.begin_file = l.begin_file;
+      t.begin_line = l.begin_line;
+      t.ready = true;
+    }
+    return t;
+  }
+  const SeriesText& Series(const Collection& c, uint32_t i, const std::map<int32_t, int64_t>& origins) {
+    if (i >= series.size()) series.resize(c.series.size());
+    SeriesText& t = series[i];
+    if (!t.ready) {
+      const SeriesInfo& si = c.series[i];
+      t.complete = fmt::format(",\"cat\":\"{}\",\"ph\":\"X\",\"pid\":{},\"tid\":{},\"ts\":", CoreKindName(si.kind),
+                               si.rank, TraceThreadId(si.kind, si.core_index));
+      t.us_per_tick = 1e6 / si.clock_hz;
+      auto it = origins.find(si.rank);
+      t.origin = it == origins.end() ? 0 : it->second;
+      t.ready = true;
+    }
+    return t;
+  }
+  void Sep() {
     if (!first) b.Lit(",\n");
     first = false;
-  };
+  }
+
+  ChromeTraceOptions opt;
+  TraceBuffer b;
+  bool first = true;
+  std::string text;
+  std::string legacy_name;
+  std::vector<LabelText> labels;
+  std::vector<SeriesText> series;
+};
+
+ChromeTraceWriter::ChromeTraceWriter(const ChromeTraceOptions& opt, std::ostream& out)
+    : s_(std::make_unique<State>(opt, out)) {}
+ChromeTraceWriter::~ChromeTraceWriter() = default;
+
+void ChromeTraceWriter::Begin(std::span<const SeriesInfo> cores) {
+  State& st = *s_;
+  TraceBuffer& b = st.b;
+  b.Lit("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
   // Metadata: processes and threads, from the series (every core read, even one with no events).
   std::set<int32_t> ranks;
   std::set<std::tuple<int32_t, int64_t, CoreKind, uint32_t>> threads;
-  for (const SeriesInfo& s : c.series) {
+  for (const SeriesInfo& s : cores) {
     ranks.insert(s.rank);
     threads.emplace(s.rank, TraceThreadId(s.kind, s.core_index), s.kind, s.core_index);
   }
-  std::string text;
+  std::string& text = st.text;
   for (int32_t rank : ranks) {
-    sep();
+    st.Sep();
     text.clear();
     fmt::format_to(std::back_inserter(text),
                    "{{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":{0},\"tid\":0,\"args\":{{\"name\":\"rank {0}\"}}}},\n"
@@ -216,7 +276,7 @@ Status WriteChromeTrace(const Collection& c, const ChromeTraceOptions& opt, std:
     b.Str(text);
   }
   for (const auto& [rank, tid, kind, core] : threads) {
-    sep();
+    st.Sep();
     text.clear();
     fmt::format_to(std::back_inserter(text),
                    "{{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":{0},\"tid\":{1},\"args\":{{\"name\":\"{2} {3}\"}}}},\n"
@@ -224,40 +284,25 @@ Status WriteChromeTrace(const Collection& c, const ChromeTraceOptions& opt, std:
                    rank, tid, CoreKindName(kind), core);
     b.Str(text);
   }
-  // Everything that is constant per label or per core is formatted once, not per event.
-  std::vector<std::string> names(c.labels.size());
-  std::vector<std::string> begin_src(c.labels.size()), end_src(c.labels.size());
-  for (size_t i = 0; i < c.labels.size(); ++i) {
-    AppendJsonString(names[i], c.labels[i].name);
-    begin_src[i] = SourceArgs(c.labels[i].begin_file, c.labels[i].begin_line);
-    end_src[i] = SourceArgs(c.labels[i].end_file, c.labels[i].end_line);
-  }
-  struct SeriesText {
-    std::string complete;  // ,"cat":"AIC","ph":"X","pid":0,"tid":100000,"ts":
-    double us_per_tick = 0;
-    int64_t origin = 0;
-  };
-  std::vector<SeriesText> series(c.series.size());
-  for (size_t i = 0; i < c.series.size(); ++i) {
-    const SeriesInfo& s = c.series[i];
-    series[i].complete = fmt::format(",\"cat\":\"{}\",\"ph\":\"X\",\"pid\":{},\"tid\":{},\"ts\":", CoreKindName(s.kind),
-                                     s.rank, TraceThreadId(s.kind, s.core_index));
-    series[i].us_per_tick = 1e6 / s.clock_hz;
-    auto it = origins.by_rank.find(s.rank);
-    series[i].origin = it == origins.by_rank.end() ? 0 : it->second;
-  }
-  std::string legacy_name;
-  for (const Interval& iv : c.intervals) {
-    const SeriesText& st = series[iv.series];
-    std::string_view name = names[iv.label];
+}
+
+void ChromeTraceWriter::Intervals(const Collection& c, std::span<const Interval> intervals,
+                                  const std::map<int32_t, int64_t>& origins) {
+  State& state = *s_;
+  TraceBuffer& b = state.b;
+  const ChromeTraceOptions& opt = state.opt;
+  for (const Interval& iv : intervals) {
+    const State::SeriesText& st = state.Series(c, iv.series, origins);
+    const State::LabelText& lt = state.Label(c, iv.label);
+    std::string_view name = lt.name;
     if (opt.names == NameStyle::kLegacy) {
-      legacy_name.clear();
-      AppendJsonString(legacy_name, IntervalName(c.labels[iv.label], iv.begin_payload, opt.names, opt.fifo_names));
-      name = legacy_name;
+      state.legacy_name.clear();
+      AppendJsonString(state.legacy_name, IntervalName(c.labels[iv.label], iv.begin_payload, opt.names, opt.fifo_names));
+      name = state.legacy_name;
     }
-    const std::string& src = begin_src[iv.label];
+    const std::string& src = lt.begin_src;
     b.Reserve(kEventFixedBytes + name.size() + st.complete.size() + src.size());
-    sep();
+    state.Sep();
     b.Lit("{\"name\":");
     b.Str(name);
     b.Str(st.complete);
@@ -279,12 +324,21 @@ Status WriteChromeTrace(const Collection& c, const ChromeTraceOptions& opt, std:
     b.Int(iv.depth);
     b.Lit("}}");
   }
+}
+
+Status ChromeTraceWriter::Finish(const Collection& c, const std::map<int32_t, int64_t>& origins,
+                                 std::string_view other_data_json) {
+  State& state = *s_;
+  TraceBuffer& b = state.b;
+  std::string& text = state.text;
   for (const Instant& in : c.instants) {
-    const SeriesText& st = series[in.series];
-    sep();
+    const State::SeriesText& st = state.Series(c, in.series, origins);
+    const State::LabelText& lt = state.Label(c, in.label);
+    const LabelInfo& l = c.labels[in.label];
+    state.Sep();
     text.clear();
     text += "{\"name\":";
-    text += names[in.label];
+    text += lt.name;
     fmt::format_to(std::back_inserter(text), ",\"cat\":\"{}\",\"ph\":\"i\",\"s\":\"t\",\"pid\":{},\"tid\":{},\"ts\":",
                    CoreKindName(in.kind), in.rank, TraceThreadId(in.kind, in.core_index));
     b.Str(text);
@@ -294,7 +348,7 @@ Status WriteChromeTrace(const Collection& c, const ChromeTraceOptions& opt, std:
     text += in.is_begin ? "B\"," : "E\",";
     fmt::format_to(std::back_inserter(text), "\"index\":{},\"extra\":{},\"seq\":{}", in.payload, ExtraOf(in.payload),
                    SeqOf(in.payload));
-    text += in.is_begin ? begin_src[in.label] : end_src[in.label];
+    text += in.is_begin ? lt.begin_src : SourceArgs(l.end_file, l.end_line);
     text += "}}";
     b.Str(text);
   }
@@ -302,8 +356,25 @@ Status WriteChromeTrace(const Collection& c, const ChromeTraceOptions& opt, std:
   b.Str(other_data_json.empty() ? std::string_view("{}") : other_data_json);
   b.Lit("}\n");
   b.Flush();
-  if (!out) return IoError("writing the trace failed (disk full?)");
+  if (!b.ok()) return IoError("writing the trace failed (disk full?)");
   return Status::Ok();
+}
+
+bool ChromeTraceWriter::SourcesUnchanged(const Collection& c) const {
+  for (size_t i = 0; i < s_->labels.size(); ++i) {
+    const State::LabelText& t = s_->labels[i];
+    if (t.ready && (t.begin_file != c.labels[i].begin_file || t.begin_line != c.labels[i].begin_line)) return false;
+  }
+  return true;
+}
+
+Status WriteChromeTrace(const Collection& c, const ChromeTraceOptions& opt, std::string_view other_data_json,
+                        std::ostream& out) {
+  const std::map<int32_t, int64_t> origins = RankOrigins(c, opt.align);
+  ChromeTraceWriter w(opt, out);
+  w.Begin(c.series);
+  w.Intervals(c, c.intervals, origins);
+  return w.Finish(c, origins, other_data_json);
 }
 
 }  // namespace optrace::collect

@@ -12,7 +12,9 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <ostream>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -42,6 +44,36 @@ int64_t TraceThreadId(CoreKind kind, uint32_t core_index);
 
 Status WriteChromeTrace(const Collection& c, const ChromeTraceOptions& opt, std::string_view other_data_json,
                         std::ostream& out);
+
+// The same trace written in steps, for a collection that arrives one rank at a time (collect's
+// streaming path); WriteChromeTrace is Begin + Intervals(all) + Finish, so both write the same
+// bytes.
+//
+//   ChromeTraceWriter w(opt, out);
+//   w.Begin(every_core);                           // processes and threads: all of them first
+//   w.Intervals(c, rank_intervals, origins);       // per rank, in trace order; origins has the rank
+//   OPTRACE_RETURN_IF_ERROR(w.Finish(c, origins, other_data_json));  // instants, otherData
+class ChromeTraceWriter {
+ public:
+  ChromeTraceWriter(const ChromeTraceOptions& opt, std::ostream& out);
+  ~ChromeTraceWriter();
+  ChromeTraceWriter(const ChromeTraceWriter&) = delete;
+  ChromeTraceWriter& operator=(const ChromeTraceWriter&) = delete;
+
+  // `cores`: every core of the trace (rank, kind, core index; the clock is not used).
+  void Begin(std::span<const SeriesInfo> cores);
+  // `origins`: the tick each rank counts from (RankOrigins), at least for these intervals' ranks.
+  void Intervals(const Collection& c, std::span<const Interval> intervals, const std::map<int32_t, int64_t>& origins);
+  Status Finish(const Collection& c, const std::map<int32_t, int64_t>& origins, std::string_view other_data_json);
+  // True when every label written so far still has the begin source it was written with. The
+  // whole-collection writer uses each label's final one, which differs only when a label has two
+  // B points in different places and the second is met after intervals of the first were written.
+  bool SourcesUnchanged(const Collection& c) const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> s_;
+};
 
 const char* AlignName(Align a);
 

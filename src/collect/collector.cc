@@ -107,6 +107,28 @@ uint64_t NextPow2(uint64_t v) {
   return p;
 }
 
+// What a dump's trace threads are made of: its cores' kinds and indices, in slot order.
+using CoreKeys = std::vector<std::pair<CoreKind, uint32_t>>;
+
+CoreKeys KeysOf(const Dump& dump) {
+  CoreKeys keys;
+  keys.reserve(dump.cores.size());
+  for (const CoreSeries& core : dump.cores) keys.emplace_back(core.kind, core.core_index);
+  return keys;
+}
+
+// The layout pass (CollectOptions::sink): each readable dump's cores, nullopt for the others.
+// The full read that follows must agree, or collect starts again without a sink.
+std::vector<std::optional<CoreKeys>> ReadLayout(const std::vector<RankFile>& files, double legacy_clock_hz,
+                                                std::string& buffer) {
+  std::vector<std::optional<CoreKeys>> layout(files.size());
+  for (size_t fi = 0; fi < files.size(); ++fi) {
+    Result<Dump> dump = ReadDump(files[fi], legacy_clock_hz, DumpDetail::kLayout, &buffer);
+    if (dump.ok()) layout[fi] = KeysOf(*dump);
+  }
+  return layout;
+}
+
 std::string SlotList(const std::vector<uint32_t>& slots) {
   std::string out;
   for (size_t i = 0; i < slots.size() && i < 8; ++i) out += (i ? ", " : "") + std::to_string(slots[i]);
@@ -116,13 +138,22 @@ std::string SlotList(const std::vector<uint32_t>& slots) {
 
 }  // namespace
 
-Result<Dump> ReadDump(const RankFile& f, double legacy_clock_hz) {
+Result<Dump> ReadDump(const RankFile& f, double legacy_clock_hz, DumpDetail detail, std::string* buffer) {
   const std::string path = f.path.string();
-  OPTRACE_ASSIGN_OR_RETURN(MappedFile file, MappedFile::Open(f.path, f.format == DumpFormat::kNative
-                                                                           ? MappedFile::Access::kSparse
-                                                                           : MappedFile::Access::kSequential));
-  if (f.format == DumpFormat::kNative) return DecodeNativeDump(file.bytes(), path, f.rank);
-  return DecodeLegacyDump(file.bytes(), path, f.rank, legacy_clock_hz);
+  if (f.format == DumpFormat::kNative) {
+    OPTRACE_ASSIGN_OR_RETURN(MappedFile file, MappedFile::Open(f.path, MappedFile::Access::kSparse));
+    return DecodeNativeDump(file.bytes(), path, f.rank, detail);
+  }
+  if (buffer) {
+    OPTRACE_RETURN_IF_ERROR(ReadFileInto(f.path, *buffer));
+    return DecodeLegacyDump(*buffer, path, f.rank, legacy_clock_hz, detail);
+  }
+  OPTRACE_ASSIGN_OR_RETURN(MappedFile file, MappedFile::Open(f.path, MappedFile::Access::kSequential));
+  return DecodeLegacyDump(file.bytes(), path, f.rank, legacy_clock_hz, detail);
+}
+
+bool RanksInOrder(const std::vector<RankFile>& files) {
+  return std::is_sorted(files.begin(), files.end(), [](const RankFile& a, const RankFile& b) { return a.rank < b.rank; });
 }
 
 bool LooksLikeCpuDebugClock(const Dump& dump) {
@@ -152,6 +183,7 @@ std::string IntervalName(const LabelInfo& label, uint32_t payload, NameStyle sty
 
 Result<CollectResult> Collect(const CollectOptions& o) {
   OPTRACE_ASSIGN_OR_RETURN(std::vector<RankFile> files, FindRankFiles(o.inputs));
+  if (o.sink && !RanksInOrder(files)) return InternalError("Collect: a sink needs the dumps in rank order");
   if (!o.map) {
     Status first_error;
     for (const RankFile& f : files) {
@@ -179,18 +211,52 @@ Result<CollectResult> Collect(const CollectOptions& o) {
   uint64_t overflow_words = 0;
   Status first_error;
   std::vector<ResolvedEvent> resolved;
-  c.intervals.reserve(IntervalBound(files));
-  AdviseHugePages(c.intervals.data(), c.intervals.capacity() * sizeof(Interval));
+  std::string buffer;  // each legacy dump in turn
+  std::vector<std::optional<CoreKeys>> layout;
+  if (o.sink) {
+    layout = ReadLayout(files, o.legacy_clock_mhz * 1e6, buffer);
+    std::vector<SeriesInfo> cores;
+    for (size_t fi = 0; fi < files.size(); ++fi)
+      if (layout[fi])
+        for (const auto& [kind, index] : *layout[fi]) cores.push_back(SeriesInfo{files[fi].rank, kind, index, 0});
+    OPTRACE_RETURN_IF_ERROR(o.sink->Begin(cores));
+  } else {
+    c.intervals.reserve(IntervalBound(files));
+    AdviseHugePages(c.intervals.data(), c.intervals.capacity() * sizeof(Interval));
+  }
+  auto by_core = [](const Interval& a, const Interval& b) {
+    return std::tie(a.rank, a.kind, a.core_index) < std::tie(b.rank, b.kind, b.core_index);
+  };
+  // With a sink: the intervals of the rank just read (FindRankFiles allows one file per rank) go
+  // to it sorted and depth-filtered as the whole collection would be; then they are dropped.
+  size_t rank_first_instant = 0;
+  auto end_of_file = [&]() -> Status {
+    if (!o.sink) return Status::Ok();
+    if (!std::is_sorted(c.intervals.begin(), c.intervals.end(), by_core)) {
+      std::stable_sort(c.intervals.begin(), c.intervals.end(), by_core);
+    }
+    ApplyDepth(c.intervals, o.depth);
+    r.interval_count += c.intervals.size();
+    Status st = o.sink->TakeRank(c, c.intervals, rank_first_instant);
+    c.intervals.clear();
+    rank_first_instant = c.instants.size();
+    return st;
+  };
   for (size_t fi = 0; fi < files.size(); ++fi) {
     const RankFile& f = files[fi];
     const std::string path = f.path.string();
     if (o.progress) o.progress(fi, files.size(), path);
     // One bad rank never costs the others (issue 11): it is named in the problems and skipped.
-    Result<Dump> read = ReadDump(f, o.legacy_clock_mhz * 1e6);
+    Result<Dump> read = ReadDump(f, o.legacy_clock_mhz * 1e6, DumpDetail::kFull, &buffer);
+    if (o.sink && !(read.ok() ? layout[fi] && KeysOf(*read) == *layout[fi] : !layout[fi])) {
+      r.layout_changed = true;
+      return r;
+    }
     if (!read.ok()) {
       d.Add(Problem::kRankUnreadable, read.status().message());
       if (first_error.ok()) first_error = read.status();
       ++r.unreadable_ranks;
+      OPTRACE_RETURN_IF_ERROR(end_of_file());
       continue;
     }
     Dump dump = std::move(*read);
@@ -295,6 +361,7 @@ Result<CollectResult> Collect(const CollectOptions& o) {
       }
     }
     r.inputs.push_back(std::move(sum));
+    OPTRACE_RETURN_IF_ERROR(end_of_file());
   }
   if (o.progress) o.progress(files.size(), files.size(), "");
   if (r.unreadable_ranks == files.size() && !first_error.ok()) return first_error;  // nothing to collect
@@ -335,14 +402,13 @@ Result<CollectResult> Collect(const CollectOptions& o) {
                         unmatched, mapped));
     }
   }
-  auto by_core = [](const Interval& a, const Interval& b) {
-    return std::tie(a.rank, a.kind, a.core_index) < std::tie(b.rank, b.kind, b.core_index);
-  };
+  if (o.sink) return r;
   // Dumps are usually read in core order already: checking is one pass, sorting a copy of all.
   if (!std::is_sorted(c.intervals.begin(), c.intervals.end(), by_core)) {
     std::stable_sort(c.intervals.begin(), c.intervals.end(), by_core);
   }
   ApplyDepth(c.intervals, o.depth);
+  r.interval_count = c.intervals.size();
   return r;
 }
 

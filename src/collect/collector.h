@@ -13,6 +13,7 @@
 
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,18 @@ enum class NameStyle {
   kLegacy,  // the reference collector's names: "label#seq" when seq = payload >> 8 is non-zero
 };
 
+// Takes each rank's intervals as soon as the rank is read (CollectOptions::sink) instead of
+// the whole collection at the end: collect then holds one rank's intervals, not every rank's.
+class IntervalSink {
+ public:
+  virtual ~IntervalSink() = default;
+  // Before any interval: every core of every dump that reads (collect's layout pass).
+  virtual Status Begin(std::span<const SeriesInfo> cores) = 0;
+  // One rank's intervals, in the collection's order (kind, core, begin), depth applied; `c` holds
+  // every label and series so far and all instants, those of this rank from `first_instant` on.
+  virtual Status TakeRank(const Collection& c, std::span<const Interval> intervals, size_t first_instant) = 0;
+};
+
 struct CollectOptions {
   std::vector<std::string> inputs;
   const PointMap* map = nullptr;
@@ -41,6 +54,9 @@ struct CollectOptions {
   std::optional<PairMode> mode;     // default: kNest for native dumps, kSeq for legacy ones
   uint32_t depth = 0;               // keep intervals of depth <= N counted from the leaves (0 = all)
   std::function<void(size_t done, size_t total, const std::string& file)> progress;
+  // Set: intervals go to the sink rank by rank and the result's collection keeps none
+  // (interval_count says how many). Needs the files in rank order (RanksInOrder).
+  IntervalSink* sink = nullptr;
 };
 
 struct InputSummary {
@@ -56,7 +72,12 @@ struct InputSummary {
 };
 
 struct CollectResult {
-  Collection collection;
+  Collection collection;           // with a sink: labels, series and instants, no intervals
+  uint64_t interval_count = 0;     // intervals collected (held or given to the sink)
+  // With a sink only: a dump read differently than in the layout pass (a zip CRC error, which
+  // that pass does not check, or a file that changed meanwhile). Nothing else in this result is
+  // meaningful; what the sink was given must be discarded and the collection made without one.
+  bool layout_changed = false;
   Diagnostics diagnostics;
   std::vector<InputSummary> inputs;
   uint64_t records = 0;            // events read
@@ -69,8 +90,15 @@ struct CollectResult {
 // Problem::kRankUnreadable and the others are collected; an error only when no rank could be read.
 Result<CollectResult> Collect(const CollectOptions& options);
 
-// One rank's dump, mapped and decoded.
-Result<Dump> ReadDump(const RankFile& f, double legacy_clock_hz);
+// True when the files' ranks never decrease: what CollectOptions::sink needs.
+bool RanksInOrder(const std::vector<RankFile>& files);
+
+// One rank's dump, decoded (kLayout: its cores only; see DumpDetail). Native dumps are mapped (a
+// decoder reads their slot headers, then the events of written slots); legacy dumps are read
+// whole, into `buffer` when given: reading one file after another into the same memory costs a
+// third of mapping and unmapping each.
+Result<Dump> ReadDump(const RankFile& f, double legacy_clock_hz, DumpDetail detail = DumpDetail::kFull,
+                      std::string* buffer = nullptr);
 
 // True when a legacy dump's timestamps are CLOCK_REALTIME nanoseconds, as CANN's CPU-debug
 // GetSystemCycle() writes them: every written row starts after 2001-09-09 (1e18 ns) and before

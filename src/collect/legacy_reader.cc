@@ -4,7 +4,8 @@
 
 namespace optrace::collect {
 
-Result<Dump> DecodeLegacyTensors(const TorchFile& file, std::string_view path, int rank, double clock_hz) {
+Result<Dump> DecodeLegacyTensors(const TorchFile& file, std::string_view path, int rank, double clock_hz,
+                                 DumpDetail detail) {
   Dump dump;
   dump.path = std::string(path);
   dump.rank = rank;
@@ -54,6 +55,10 @@ Result<Dump> DecodeLegacyTensors(const TorchFile& file, std::string_view path, i
       c.clock_hz = clock_hz;
       c.start_ticks = row(cols - 1);
       c.capacity = static_cast<uint32_t>(max_records);
+      if (detail == DumpDetail::kLayout) {
+        dump.cores.push_back(std::move(c));
+        continue;
+      }
       c.events.resize(static_cast<size_t>(count));
       for (int64_t i = 0; i < count; ++i) {
         const uint64_t combined = static_cast<uint64_t>(row(1 + i));
@@ -72,9 +77,10 @@ Result<Dump> DecodeLegacyTensors(const TorchFile& file, std::string_view path, i
   return dump;
 }
 
-Result<Dump> DecodeLegacyDump(std::string_view bytes, std::string_view path, int rank, double clock_hz) {
-  OPTRACE_ASSIGN_OR_RETURN(TorchFile file, ReadTorchFile(bytes, path));
-  return DecodeLegacyTensors(file, path, rank, clock_hz);
+Result<Dump> DecodeLegacyDump(std::string_view bytes, std::string_view path, int rank, double clock_hz,
+                              DumpDetail detail) {
+  OPTRACE_ASSIGN_OR_RETURN(TorchFile file, ReadTorchFile(bytes, path, detail == DumpDetail::kFull));
+  return DecodeLegacyTensors(file, path, rank, clock_hz, detail);
 }
 
 }  // namespace optrace::collect

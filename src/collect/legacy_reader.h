@@ -17,7 +17,9 @@
 
 namespace optrace::collect {
 
-Result<Dump> DecodeLegacyTensors(const TorchFile& file, std::string_view path, int rank, double clock_hz);
-Result<Dump> DecodeLegacyDump(std::string_view bytes, std::string_view path, int rank, double clock_hz);
+Result<Dump> DecodeLegacyTensors(const TorchFile& file, std::string_view path, int rank, double clock_hz,
+                                 DumpDetail detail = DumpDetail::kFull);
+Result<Dump> DecodeLegacyDump(std::string_view bytes, std::string_view path, int rank, double clock_hz,
+                              DumpDetail detail = DumpDetail::kFull);
 
 }  // namespace optrace::collect

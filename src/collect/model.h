@@ -43,6 +43,12 @@ struct CoreSeries {
   std::vector<Event> events;
 };
 
+// How much of a dump a reader decodes. kLayout is collect's first pass when it streams the trace:
+// which cores a readable dump holds (the trace's process and thread list comes before any event),
+// without their events and without the zip CRC-32 (the full read checks it; a rank that fails
+// only there makes collect start again, held in memory).
+enum class DumpDetail { kFull, kLayout };
+
 struct Dump {
   std::string path;
   int rank = 0;

@@ -39,7 +39,7 @@ std::string AllZeroMessage(std::string_view path, size_t bytes) {
       path, bytes);
 }
 
-Result<Dump> DecodeNativeDump(std::string_view bytes, std::string_view path, int rank) {
+Result<Dump> DecodeNativeDump(std::string_view bytes, std::string_view path, int rank, DumpDetail detail) {
   if (bytes.empty()) return BadInputError("{}: the file is empty; save the profiling buffer again", path);
   if (bytes.size() % 8 != 0) {
     return BadInputError("{}: {} bytes is not a whole number of int64 words: the dump is truncated; save it again",
@@ -160,6 +160,10 @@ Result<Dump> DecodeNativeDump(std::string_view bytes, std::string_view path, int
       continue;
     }
     c.fingerprint = WordAt(bytes, base + kWordFingerprint);
+    if (detail == DumpDetail::kLayout) {
+      dump.cores.push_back(std::move(c));
+      continue;
+    }
     c.events.resize(count);
     const size_t ev = base + header_words;
     for (size_t i = 0; i < count; ++i) {

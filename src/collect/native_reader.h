@@ -20,7 +20,8 @@ namespace optrace::collect {
 // True when every byte is zero (a buffer read back before the kernel wrote it).
 bool IsAllZero(std::string_view bytes);
 
-Result<Dump> DecodeNativeDump(std::string_view bytes, std::string_view path, int rank);
+Result<Dump> DecodeNativeDump(std::string_view bytes, std::string_view path, int rank,
+                              DumpDetail detail = DumpDetail::kFull);
 
 // The all-zero message shared by the native and legacy readers and the Python helper's docs.
 std::string AllZeroMessage(std::string_view path, size_t bytes);

@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
+#include <memory>
 #include <set>
 #include <tuple>
 #include <unordered_map>
@@ -11,8 +13,44 @@
 namespace optrace::collect {
 namespace {
 
+// The durations of one row, for its percentiles: 32-bit ticks of one clock while they fit (half
+// the memory of doubles, and collect's streamed path holds nothing else per interval), in
+// fixed chunks (no doubling slack, no copy as it grows); doubles once one does not fit.
+// Values() makes each double as Add's caller did: ticks * scale.
+class DurationList {
+ public:
+  void Add(int64_t ticks, double scale, double us) {
+    if (doubles_.empty() && ticks >= 0 && ticks <= int64_t{UINT32_MAX} && (count_ == 0 || scale == scale_)) {
+      if (count_ % kChunk == 0) chunks_.emplace_back(new uint32_t[kChunk]);
+      chunks_.back()[count_ % kChunk] = static_cast<uint32_t>(ticks);
+      scale_ = scale;
+      ++count_;
+      return;
+    }
+    if (doubles_.empty()) doubles_ = std::move(*this).Values();
+    doubles_.push_back(us);
+  }
+  // The durations in microseconds; the list is spent.
+  std::vector<double> Values() && {
+    if (!doubles_.empty()) return std::move(doubles_);
+    std::vector<double> out;
+    out.reserve(count_);
+    for (size_t i = 0; i < count_; ++i) out.push_back(static_cast<double>(chunks_[i / kChunk][i % kChunk]) * scale_);
+    chunks_.clear();
+    count_ = 0;
+    return out;
+  }
+
+ private:
+  static constexpr size_t kChunk = 4096;
+  std::vector<std::unique_ptr<uint32_t[]>> chunks_;
+  size_t count_ = 0;
+  double scale_ = 0;
+  std::vector<double> doubles_;
+};
+
 struct Acc {
-  std::vector<double> durations;
+  DurationList durations;
   double self_total = 0;
   std::map<std::pair<int32_t, uint32_t>, double> per_core;  // (rank, core) -> total us
   // Intervals arrive in core order: the previous interval's core total, looked up once per run.
@@ -23,7 +61,8 @@ struct Acc {
 LabelStats Finish(Acc& a) {
   LabelStats s;
   s.self_total = a.self_total;
-  s.duration = Summarize(a.durations);
+  std::vector<double> durations = std::move(a.durations).Values();
+  s.duration = Summarize(durations);
   s.self_mean = s.duration.count ? a.self_total / static_cast<double>(s.duration.count) : 0;
   s.cores = a.per_core.size();
   bool first = true;
@@ -41,8 +80,9 @@ LabelStats Finish(Acc& a) {
 
 void Add(Acc& a, const Interval& iv, double hz) {
   const double scale = hz > 0 ? 1e6 / hz : 0;
-  const double d = static_cast<double>(iv.end_ticks - iv.begin_ticks) * scale;
-  a.durations.push_back(d);
+  const int64_t ticks = iv.end_ticks - iv.begin_ticks;
+  const double d = static_cast<double>(ticks) * scale;
+  a.durations.Add(ticks, scale, d);
   a.self_total += static_cast<double>(iv.self_ticks) * scale;
   const std::pair<int32_t, uint32_t> core{iv.rank, iv.core_index};
   if (!a.last_total || core != a.last_core) {
@@ -66,41 +106,57 @@ void SortRows(std::vector<LabelStats>& rows, bool by_role, const std::vector<std
 
 }  // namespace
 
-StatsTable ComputeStats(const Collection& c, const RoleMap* roles) {
-  StatsTable t;
+struct StatsAccumulator::State {
+  const RoleMap* roles = nullptr;
   std::map<std::pair<uint32_t, CoreKind>, Acc> by_kind;
   std::map<std::pair<uint32_t, size_t>, Acc> by_role;
   std::map<std::pair<uint32_t, size_t>, CoreKind> role_kind;
+};
+
+StatsAccumulator::StatsAccumulator(const RoleMap* roles) : s_(std::make_unique<State>()) { s_->roles = roles; }
+StatsAccumulator::~StatsAccumulator() = default;
+StatsAccumulator::StatsAccumulator(StatsAccumulator&&) noexcept = default;
+StatsAccumulator& StatsAccumulator::operator=(StatsAccumulator&&) noexcept = default;
+
+void StatsAccumulator::Add(const Interval& iv, double hz) {
+  collect::Add(s_->by_kind[{iv.label, iv.kind}], iv, hz);
+  if (s_->roles) {
+    if (const Role* r = s_->roles->Find(iv.kind, iv.core_index)) {
+      size_t idx = static_cast<size_t>(r - s_->roles->roles.data());
+      collect::Add(s_->by_role[{iv.label, idx}], iv, hz);
+      s_->role_kind[{iv.label, idx}] = iv.kind;
+    }
+  }
+}
+
+StatsTable StatsAccumulator::Finish(const std::vector<LabelInfo>& labels) && {
+  StatsTable t;
+  const RoleMap* roles = s_->roles;
   if (roles) {
     for (const Role& r : roles->roles) t.roles.push_back(r.name);
   }
-  for (const Interval& iv : c.intervals) {
-    const double hz = c.series[iv.series].clock_hz;
-    Add(by_kind[{iv.label, iv.kind}], iv, hz);
-    if (roles) {
-      if (const Role* r = roles->Find(iv.kind, iv.core_index)) {
-        size_t idx = static_cast<size_t>(r - roles->roles.data());
-        Add(by_role[{iv.label, idx}], iv, hz);
-        role_kind[{iv.label, idx}] = iv.kind;
-      }
-    }
-  }
-  for (auto& [key, acc] : by_kind) {
-    LabelStats s = Finish(acc);
-    s.label = c.labels[key.first].name;
+  for (auto& [key, acc] : s_->by_kind) {
+    LabelStats s = collect::Finish(acc);
+    s.label = labels[key.first].name;
     s.kind = key.second;
     t.rows.push_back(std::move(s));
   }
-  for (auto& [key, acc] : by_role) {
-    LabelStats s = Finish(acc);
-    s.label = c.labels[key.first].name;
-    s.kind = role_kind[key];
+  for (auto& [key, acc] : s_->by_role) {
+    LabelStats s = collect::Finish(acc);
+    s.label = labels[key.first].name;
+    s.kind = s_->role_kind[key];
     s.role = roles->roles[key.second].name;
     t.role_rows.push_back(std::move(s));
   }
   SortRows(t.rows, false, t.roles);
   SortRows(t.role_rows, true, t.roles);
   return t;
+}
+
+StatsTable ComputeStats(const Collection& c, const RoleMap* roles) {
+  StatsAccumulator acc(roles);
+  for (const Interval& iv : c.intervals) acc.Add(iv, c.series[iv.series].clock_hz);
+  return std::move(acc).Finish(c.labels);
 }
 
 void AddRoleCoverageProblems(const Collection& c, const RoleMap& roles, Diagnostics& diag) {

@@ -11,6 +11,7 @@
 // max of those totals, and the slowest (rank, core).
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,28 @@ struct StatsTable {
 };
 
 StatsTable ComputeStats(const Collection& c, const RoleMap* roles);
+
+// ComputeStats one interval at a time, for a collection that is never held whole (collect
+// streams each rank's intervals to the trace and here). Intervals must come in the collection's
+// order (rank, kind, core, begin): the sums are then the same to the last bit.
+//
+//   StatsAccumulator acc(roles);
+//   for (const Interval& iv : rank_intervals) acc.Add(iv, series[iv.series].clock_hz);
+//   StatsTable t = std::move(acc).Finish(labels);
+class StatsAccumulator {
+ public:
+  explicit StatsAccumulator(const RoleMap* roles);
+  ~StatsAccumulator();
+  StatsAccumulator(StatsAccumulator&&) noexcept;
+  StatsAccumulator& operator=(StatsAccumulator&&) noexcept;
+
+  void Add(const Interval& iv, double clock_hz);
+  StatsTable Finish(const std::vector<LabelInfo>& labels) &&;
+
+ private:
+  struct State;
+  std::unique_ptr<State> s_;
+};
 
 // How the roles file fits the dumps' cores (every rank's AIC/AIV cores, by index): adds
 // role_matches_no_core, role_cores_absent and core_without_role (info) to `diag`, with the

@@ -98,7 +98,7 @@ std::string StatsToJson(const StatsTable& t, const CollectResult& r, const Colle
               {"percentile", "linear interpolation between closest ranks (numpy default)"},
               {"settings", SettingsJson(s)},
               {"counts", IdCountsJson(r)},
-              {"intervals", r.collection.intervals.size()},
+              {"intervals", r.interval_count},
               {"unmatched", r.collection.instants.size()}};
   json rows = json::array();
   for (const LabelStats& row : t.rows) rows.push_back(RowJson(row));

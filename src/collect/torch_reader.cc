@@ -26,7 +26,7 @@ std::string EntryList(const ZipArchive& zip) {
 }
 
 Result<Int64Tensor> Materialize(ZipArchive& zip, std::string_view prefix, const PyObj& t, size_t index,
-                                std::string_view path, std::string_view file_bytes) {
+                                std::string_view path, std::string_view file_bytes, bool verify_crc) {
   const PyObj& storage = *t.items[0];
   if (storage.s != "torch.LongStorage") {
     return BadInputError("{}: tensor {} is stored as {}, not int64 (torch.LongStorage); {}; save the profiling "
@@ -40,7 +40,7 @@ Result<Int64Tensor> Materialize(ZipArchive& zip, std::string_view prefix, const 
   std::string name = fmt::format("{}data/{}", prefix, storage.key);
   const ZipEntry* entry = zip.Find(name);
   if (!entry) return BadInputError("{}: storage '{}' of tensor {} is missing from the zip; the file is incomplete", path, name, index);
-  OPTRACE_ASSIGN_OR_RETURN(std::string_view raw, zip.Read(*entry));
+  OPTRACE_ASSIGN_OR_RETURN(std::string_view raw, zip.Read(*entry, verify_crc));
   Int64Tensor out;
   out.shape = t.shape.size() == 2 ? t.shape : std::vector<int64_t>{1, t.shape[0]};
   std::vector<int64_t> stride = t.stride.size() == 2 ? t.stride : std::vector<int64_t>{0, t.stride.empty() ? 1 : t.stride[0]};
@@ -90,7 +90,7 @@ Result<Int64Tensor> Materialize(ZipArchive& zip, std::string_view prefix, const 
 
 }  // namespace
 
-Result<TorchFile> ReadTorchFile(std::string_view bytes, std::string_view path) {
+Result<TorchFile> ReadTorchFile(std::string_view bytes, std::string_view path, bool verify_crc) {
   OPTRACE_ASSIGN_OR_RETURN(ZipArchive zip, ZipArchive::Open(bytes, std::string(path)));
   const ZipEntry* pkl = nullptr;
   for (const ZipEntry& e : zip.entries()) {
@@ -132,7 +132,7 @@ Result<TorchFile> ReadTorchFile(std::string_view bytes, std::string_view path) {
     return BadInputError("{}: the pickle holds a {}; {}", path, DescribePy(*root), kWantInt64);
   }
   for (size_t i = 0; i < tensors.size(); ++i) {
-    OPTRACE_ASSIGN_OR_RETURN(Int64Tensor t, Materialize(zip, prefix, *tensors[i], i, path, bytes));
+    OPTRACE_ASSIGN_OR_RETURN(Int64Tensor t, Materialize(zip, prefix, *tensors[i], i, path, bytes, verify_crc));
     file.tensors.push_back(std::move(t));
   }
   return file;

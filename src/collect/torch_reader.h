@@ -44,6 +44,7 @@ struct TorchFile {
 };
 
 // The tensors may point into `bytes` (see Int64Tensor::data): keep them alive together.
-Result<TorchFile> ReadTorchFile(std::string_view bytes, std::string_view path);
+// verify_crc = false: the stored tensors' zip CRC-32 is not checked (see DumpDetail::kLayout).
+Result<TorchFile> ReadTorchFile(std::string_view bytes, std::string_view path, bool verify_crc = true);
 
 }  // namespace optrace::collect

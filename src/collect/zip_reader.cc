@@ -112,7 +112,7 @@ const ZipEntry* ZipArchive::Find(std::string_view name) const {
   return nullptr;
 }
 
-Result<std::string_view> ZipArchive::Read(const ZipEntry& e) {
+Result<std::string_view> ZipArchive::Read(const ZipEntry& e, bool verify_crc) {
   const size_t at = e.local_header_offset;
   if (bytes_.size() < 30 || at > bytes_.size() - 30 || Le<uint32_t>(bytes_, at) != kLocalSig) {
     return BadInputError("{}: byte {}: the zip header of '{}' is missing; the file is corrupt", path_, at, e.name);
@@ -133,7 +133,7 @@ Result<std::string_view> ZipArchive::Read(const ZipEntry& e) {
     }
     return d;
   };
-  if (e.method == 0) return checked(raw);
+  if (e.method == 0) return verify_crc ? checked(raw) : Result<std::string_view>(raw);
   if (e.method != 8) {
     return BadInputError("{}: '{}' uses zip compression method {}; only stored and deflated entries are read",
                          path_, e.name, e.method);

@@ -38,7 +38,8 @@ class ZipArchive {
 
   const std::vector<ZipEntry>& entries() const { return entries_; }
   const ZipEntry* Find(std::string_view name) const;
-  Result<std::string_view> Read(const ZipEntry& entry);
+  // verify_crc = false skips the CRC-32 of a stored entry (collect's layout pass; see DumpDetail).
+  Result<std::string_view> Read(const ZipEntry& entry, bool verify_crc = true);
 
  private:
   std::string_view bytes_;

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
@@ -50,25 +51,35 @@ bool IsRegularFile(const fs::path& path) {
   return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
-Result<std::string> ReadFileToString(const fs::path& path) {
+Status ReadFileInto(const fs::path& path, std::string& out) {
   OPTRACE_ASSIGN_OR_RETURN(int fd, OpenRegularFile(path));
   struct stat st {};
   ::fstat(fd, &st);
-  std::string out;
-  if (st.st_size > 0) out.reserve(static_cast<size_t>(st.st_size));
-  char buf[1 << 16];
+  // Straight into `out`, sized from the file (one more block to see the end; a file that grows
+  // meanwhile is read to its end all the same).
+  size_t size = 0;
+  out.resize(std::max<size_t>(st.st_size > 0 ? static_cast<size_t>(st.st_size) + 1 : 0, 1 << 16));
   for (;;) {
-    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (size == out.size()) out.resize(out.size() * 2);
+    ssize_t n = ::read(fd, out.data() + size, out.size() - size);
     if (n < 0) {
       if (errno == EINTR) continue;
       int e = errno;
       ::close(fd);
+      out.clear();
       return IoError("{}: read failed: {}", path.string(), std::strerror(e));
     }
     if (n == 0) break;
-    out.append(buf, static_cast<size_t>(n));
+    size += static_cast<size_t>(n);
   }
   ::close(fd);
+  out.resize(size);
+  return Status::Ok();
+}
+
+Result<std::string> ReadFileToString(const fs::path& path) {
+  std::string out;
+  OPTRACE_RETURN_IF_ERROR(ReadFileInto(path, out));
   return out;
 }
 
@@ -173,6 +184,13 @@ class PendingTemp {
 };
 
 }  // namespace
+
+bool IsReplaceableOutput(const fs::path& requested) {
+  Result<fs::path> through = WriteTarget(requested);
+  if (!through.ok()) return false;
+  Result<OutputKind> kind = KindOfOutput(ResolveAgainstCwd(*through), requested);
+  return kind.ok() && *kind == OutputKind::kReplace;
+}
 
 Status WriteFileAtomic(const fs::path& requested, std::string_view contents) {
   OPTRACE_ASSIGN_OR_RETURN(const fs::path path, WriteTarget(requested));

@@ -26,12 +26,19 @@ Result<int> OpenRegularFile(const std::filesystem::path& path);
 bool IsRegularFile(const std::filesystem::path& path);
 
 Result<std::string> ReadFileToString(const std::filesystem::path& path);
+// ReadFileToString into `out`, whose memory is reused: read whole files one after another
+// without a fresh allocation (and its page faults) for each.
+Status ReadFileInto(const std::filesystem::path& path, std::string& out);
 Status WriteFileAtomic(const std::filesystem::path& path, std::string_view contents);
 // Like WriteFileAtomic, for contents too large to hold in one string: `write` streams into a
 // temp file beside `path` (resolved against the cwd), which then replaces it, keeping the old
 // file's permissions. On failure nothing is left behind.
 //   OPTRACE_RETURN_IF_ERROR(WriteStreamAtomic("out/trace.json", [&](std::ostream& os) { ... }));
 Status WriteStreamAtomic(const std::filesystem::path& path, const std::function<Status(std::ostream&)>& write);
+// True when the two writers above would write `path` through a temporary file renamed over it (a
+// regular file, or none yet), so that what they wrote can still be dropped; false for a FIFO or a
+// device (written as it is) and for a path they would refuse.
+bool IsReplaceableOutput(const std::filesystem::path& path);
 // An output that is one of the command's inputs (the same file through any link, or an existing
 // file inside an input directory) would be overwritten: a usage error naming both and the flag.
 // Every command checks each output path against all its input paths before writing.

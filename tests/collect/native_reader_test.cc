@@ -35,6 +35,22 @@ TEST(NativeReader, DecodesHeaderAndEvents) {
   EXPECT_EQ(c.events[1].ticks, 150);
 }
 
+TEST(NativeReader, LayoutDetailGivesTheSameCoresWithoutEvents) {
+  const std::string bytes = SmallNativeDump();
+  Result<Dump> full = DecodeNativeDump(bytes, "rank0.bin", 0);
+  Result<Dump> layout = DecodeNativeDump(bytes, "rank0.bin", 0, DumpDetail::kLayout);
+  ASSERT_TRUE(full.ok() && layout.ok());
+  ASSERT_EQ(layout->cores.size(), full->cores.size());
+  for (size_t i = 0; i < full->cores.size(); ++i) {
+    EXPECT_EQ(layout->cores[i].kind, full->cores[i].kind);
+    EXPECT_EQ(layout->cores[i].core_index, full->cores[i].core_index);
+    EXPECT_EQ(layout->cores[i].slot, full->cores[i].slot);
+    EXPECT_TRUE(layout->cores[i].events.empty());
+    EXPECT_FALSE(full->cores[i].events.empty());
+  }
+  EXPECT_EQ(layout->never_written, full->never_written);
+}
+
 TEST(NativeReader, NeverWrittenSlotsAreCountedNotDecoded) {
   SlotSpec s{CoreKind::kAic, 1};
   std::string bytes = ToBytes(BuildNativeBuffer({std::nullopt, s, std::nullopt}, 16));

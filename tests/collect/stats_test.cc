@@ -42,6 +42,29 @@ TEST(Stats, PercentilesInterpolateBetweenClosestRanks) {
   EXPECT_DOUBLE_EQ(send.duration.max, 4);
 }
 
+TEST(Stats, DurationsOfTwoClocksOrPast32BitTicksKeepTheirExactValues) {
+  // Durations are held as 32-bit ticks of one clock while they can be: a second clock in the same
+  // row, or a duration of 2^32 ticks and more, must not change a value.
+  Collection c = Sample();
+  c.series.push_back({0, CoreKind::kAiv, 2, 1e9});  // core 2 at 1 GHz
+  Interval fast;
+  fast.kind = CoreKind::kAiv;
+  fast.core_index = 2;
+  fast.series = 2;
+  fast.begin_ticks = 0;
+  fast.end_ticks = 1500;  // 1.5 us
+  c.intervals.push_back(fast);
+  Interval huge = fast;
+  huge.end_ticks = int64_t{5} << 32;  // 21474836.48 us
+  c.intervals.push_back(huge);
+  StatsTable t = ComputeStats(c, nullptr);
+  const LabelStats& send = t.rows[0];
+  EXPECT_EQ(send.duration.count, 6u);
+  EXPECT_DOUBLE_EQ(send.duration.min, 1);
+  EXPECT_DOUBLE_EQ(send.duration.p50, 2.5);  // 1, 1.5, 2, 3, 4, 21474836.48
+  EXPECT_DOUBLE_EQ(send.duration.max, static_cast<double>(int64_t{5} << 32) * (1e6 / 1e9));
+}
+
 TEST(Stats, SelfTimeAndSpreadAcrossCores) {
   StatsTable t = ComputeStats(Sample(), nullptr);
   const LabelStats& send = t.rows[0];

@@ -35,6 +35,26 @@ TEST_F(FileIoTest, AtomicWriteKeepsPermissions) {
   EXPECT_EQ(st.st_mode & 0777, 0755u);
 }
 
+TEST_F(FileIoTest, ReadingIntoAReusedBufferGivesEachFileExactly) {
+  std::string big(200000, 'x');
+  for (size_t i = 0; i < big.size(); i += 997) big[i] = static_cast<char>('a' + i % 26);
+  ASSERT_TRUE(WriteFileAtomic(dir_ / "big.bin", big).ok());
+  ASSERT_TRUE(WriteFileAtomic(dir_ / "small.bin", "tiny").ok());
+  ASSERT_TRUE(WriteFileAtomic(dir_ / "empty.bin", "").ok());
+  std::string buf;
+  ASSERT_TRUE(ReadFileInto(dir_ / "big.bin", buf).ok());
+  EXPECT_EQ(buf, big);
+  ASSERT_TRUE(ReadFileInto(dir_ / "small.bin", buf).ok());
+  EXPECT_EQ(buf, "tiny");
+  ASSERT_TRUE(ReadFileInto(dir_ / "empty.bin", buf).ok());
+  EXPECT_EQ(buf, "");
+  ASSERT_TRUE(ReadFileInto(dir_ / "big.bin", buf).ok());
+  EXPECT_EQ(buf, big);
+  Status missing = ReadFileInto(dir_ / "nope.bin", buf);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.message().find("nope.bin"), std::string::npos) << missing.message();
+}
+
 TEST_F(FileIoTest, MissingFileNamesThePath) {
   Result<std::string> r = ReadFileToString(dir_ / "nope.bin");
   ASSERT_FALSE(r.ok());
