@@ -271,7 +271,7 @@ class DeclParser {
     if (x == "using") return Using(i, e, ctx);
     if (x == "typedef") return Typedef(i, e, ctx);
     if (x == "static_assert" || x == "friend" || x == "asm" || x == "__asm__") return SkipDeclaration(i, e);
-    if (x == "extern" && s_[i + 1].tok->kind == TokenKind::kString && s_.Is(i + 2, "{")) {
+    if (x == "extern" && s_.IsKind(i + 1, TokenKind::kString) && s_.Is(i + 2, "{")) {
       size_t m = s_.Match(i + 2);
       if (m >= e) return e;
       ParseScope(i + 3, m, ctx);

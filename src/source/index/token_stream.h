@@ -76,7 +76,8 @@ class TokenStream {
   const StreamToken& operator[](size_t i) const { return toks_[i]; }
   std::string_view Text(size_t i) const { return i < toks_.size() ? toks_[i].tok->text : std::string_view(); }
   bool Is(size_t i, std::string_view s) const { return i < toks_.size() && toks_[i].tok->text == s; }
-  bool IsIdent(size_t i) const { return i < toks_.size() && toks_[i].tok->kind == TokenKind::kIdentifier; }
+  bool IsIdent(size_t i) const { return IsKind(i, TokenKind::kIdentifier); }
+  bool IsKind(size_t i, TokenKind kind) const { return i < toks_.size() && toks_[i].tok->kind == kind; }
   // The matching bracket of ( [ { or ) ] }, or size() when unbalanced.
   size_t Match(size_t i) const { return i < match_.size() ? match_[i] : toks_.size(); }
   // The '>' closing the '<' at `lt` (nested <>, () and [] skipped), or size() when `lt` does not

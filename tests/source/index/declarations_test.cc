@@ -448,5 +448,11 @@ TEST(DeclarationsTest, TemplateParamsParseTemplateTemplateAndPackParameters) {
   EXPECT_EQ(ps[2].default_arg.Str(), "g_coreType");
 }
 
+// Found by fuzz_macro: `extern` as a file's last token read the token after the end.
+TEST(DeclarationsTest, ExternAsTheLastTokenOfAFileIsNotReadPastTheEnd) {
+  IndexedFiles ix({{"op_kernel/k.cpp", "#define CAT(a, b) a##b\nvoid f() {}\nextern"}});
+  EXPECT_EQ(ix.Functions("f").size(), 1u);
+}
+
 }  // namespace
 }  // namespace optrace::source::index
