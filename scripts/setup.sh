@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what optrace needs to build and test (Debian packages only).
 set -euo pipefail
-pkgs=(cmake ninja-build g++ clang libclang-rt-14-dev pkg-config python3 python3-numpy
+pkgs=(cmake ninja-build g++ clang libclang-rt-14-dev lld pkg-config python3 python3-numpy
       libgtest-dev libgmock-dev libbenchmark-dev
       libfmt-dev libcli11-dev nlohmann-json3-dev
       libzip-dev zlib1g-dev libsqlite3-dev libxlsxwriter-dev
