@@ -57,10 +57,9 @@ class TraceSink final : public IntervalSink {
     return Status::Ok();
   }
 
-  // Instants and otherData; false from sources_moved() after it means the trace is not the one a
-  // whole collection writes.
+  // Instants and otherData. (Sources are settled by then: the last TakeRank checked them after
+  // the last point was resolved.)
   Status Finish(const Collection& c, std::string_view other_data_json) {
-    sources_moved_ = sources_moved_ || !writer_.SourcesUnchanged(c);
     return writer_.Finish(c, origins_, other_data_json);
   }
   bool sources_moved() const { return sources_moved_; }
@@ -97,10 +96,6 @@ Result<std::optional<CollectReport>> StreamCollectJob(const CollectJob& job) {
     }
     if (job.roles) AddRoleCoverageProblems(rep.result.collection, *job.roles, rep.result.diagnostics);
     OPTRACE_RETURN_IF_ERROR(sink.Finish(rep.result.collection, OtherDataJson(rep.result, job.settings)));
-    if (sink.sources_moved()) {
-      again = true;
-      return InternalError("collect again, held");
-    }
     rep.stats = sink.TakeStats(rep.result.collection.labels);
     return Status::Ok();
   });
@@ -156,7 +151,7 @@ Result<CollectReport> RunCollectJob(const CollectJob& job) {
   // Streamed unless the trace needs every rank first (global alignment, the Perfetto writer's
   // interning) or cannot be taken back if collect must start again (a FIFO or a device; a path
   // that cannot be written is left to the held path, which reads the dumps first, as always).
-  const bool stream = files.ok() && RanksInOrder(*files) && job.trace.align != Align::kGlobal &&
+  const bool stream = files.ok() && job.trace.align != Align::kGlobal &&
                       !IsPerfettoPath(job.trace_path.string()) && IsReplaceableOutput(job.trace_path);
   if (stream) {
     OPTRACE_ASSIGN_OR_RETURN(std::optional<CollectReport> rep, StreamCollectJob(job));

@@ -152,10 +152,6 @@ Result<Dump> ReadDump(const RankFile& f, double legacy_clock_hz, DumpDetail deta
   return DecodeLegacyDump(file.bytes(), path, f.rank, legacy_clock_hz, detail);
 }
 
-bool RanksInOrder(const std::vector<RankFile>& files) {
-  return std::is_sorted(files.begin(), files.end(), [](const RankFile& a, const RankFile& b) { return a.rank < b.rank; });
-}
-
 bool LooksLikeCpuDebugClock(const Dump& dump) {
   if (dump.format != DumpFormat::kLegacy || dump.cores.empty()) return false;
   for (const CoreSeries& c : dump.cores)
@@ -183,7 +179,6 @@ std::string IntervalName(const LabelInfo& label, uint32_t payload, NameStyle sty
 
 Result<CollectResult> Collect(const CollectOptions& o) {
   OPTRACE_ASSIGN_OR_RETURN(std::vector<RankFile> files, FindRankFiles(o.inputs));
-  if (o.sink && !RanksInOrder(files)) return InternalError("Collect: a sink needs the dumps in rank order");
   if (!o.map) {
     Status first_error;
     for (const RankFile& f : files) {
@@ -224,19 +219,25 @@ Result<CollectResult> Collect(const CollectOptions& o) {
     c.intervals.reserve(IntervalBound(files));
     AdviseHugePages(c.intervals.data(), c.intervals.capacity() * sizeof(Interval));
   }
-  auto by_core = [](const Interval& a, const Interval& b) {
-    return std::tie(a.rank, a.kind, a.core_index) < std::tie(b.rank, b.kind, b.core_index);
-  };
-  // With a sink: the intervals of the rank just read (FindRankFiles allows one file per rank) go
-  // to it sorted and depth-filtered as the whole collection would be; then they are dropped.
-  size_t rank_first_instant = 0;
-  auto end_of_file = [&]() -> Status {
-    if (!o.sink) return Status::Ok();
+  // The collection's order (rank, kind, core; each core's own order kept) and --depth. Dumps are
+  // usually read in core order already: checking is one pass, sorting a copy of all.
+  auto order_and_filter = [&] {
+    auto by_core = [](const Interval& a, const Interval& b) {
+      return std::tie(a.rank, a.kind, a.core_index) < std::tie(b.rank, b.kind, b.core_index);
+    };
     if (!std::is_sorted(c.intervals.begin(), c.intervals.end(), by_core)) {
       std::stable_sort(c.intervals.begin(), c.intervals.end(), by_core);
     }
     ApplyDepth(c.intervals, o.depth);
     r.interval_count += c.intervals.size();
+  };
+  // With a sink: the intervals of the rank just read go to it ordered and filtered as the whole
+  // collection's are (FindRankFiles gives the files sorted by rank, one per rank, so ordering each
+  // rank orders all); then they are dropped.
+  size_t rank_first_instant = 0;
+  auto end_of_file = [&]() -> Status {
+    if (!o.sink) return Status::Ok();
+    order_and_filter();
     Status st = o.sink->TakeRank(c, c.intervals, rank_first_instant);
     c.intervals.clear();
     rank_first_instant = c.instants.size();
@@ -402,13 +403,7 @@ Result<CollectResult> Collect(const CollectOptions& o) {
                         unmatched, mapped));
     }
   }
-  if (o.sink) return r;
-  // Dumps are usually read in core order already: checking is one pass, sorting a copy of all.
-  if (!std::is_sorted(c.intervals.begin(), c.intervals.end(), by_core)) {
-    std::stable_sort(c.intervals.begin(), c.intervals.end(), by_core);
-  }
-  ApplyDepth(c.intervals, o.depth);
-  r.interval_count = c.intervals.size();
+  if (!o.sink) order_and_filter();
   return r;
 }
 

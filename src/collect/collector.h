@@ -55,7 +55,7 @@ struct CollectOptions {
   uint32_t depth = 0;               // keep intervals of depth <= N counted from the leaves (0 = all)
   std::function<void(size_t done, size_t total, const std::string& file)> progress;
   // Set: intervals go to the sink rank by rank and the result's collection keeps none
-  // (interval_count says how many). Needs the files in rank order (RanksInOrder).
+  // (interval_count says how many).
   IntervalSink* sink = nullptr;
 };
 
@@ -89,9 +89,6 @@ struct CollectResult {
 // Every rank is read on its own: one that is empty, truncated, corrupt or unreadable is a
 // Problem::kRankUnreadable and the others are collected; an error only when no rank could be read.
 Result<CollectResult> Collect(const CollectOptions& options);
-
-// True when the files' ranks never decrease: what CollectOptions::sink needs.
-bool RanksInOrder(const std::vector<RankFile>& files);
 
 // One rank's dump, decoded (kLayout: its cores only; see DumpDetail). Native dumps are mapped (a
 // decoder reads their slot headers, then the events of written slots); legacy dumps are read

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "collect/zip_reader.h"
 #include "optrace/format.h"
 #include "optrace/point_id.h"
 
@@ -84,6 +85,23 @@ inline void WriteBytes(const std::filesystem::path& path, std::string_view bytes
 inline std::string ReadText(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// A torch.save zip with one bit flipped at byte `offset` of its stored tensor data/0, so that the
+// entry fails its zip CRC-32; "" when `pt` has no such entry.
+inline std::string FlipStoredTensorBit(const std::string& pt, size_t offset) {
+  Result<ZipArchive> zip = ZipArchive::Open(pt, "rank000.pt");
+  if (!zip.ok()) return {};
+  for (const ZipEntry& e : zip->entries()) {
+    if (!e.name.ends_with("data/0")) continue;
+    auto byte = [&](size_t i) { return static_cast<size_t>(static_cast<unsigned char>(pt[i])); };
+    const size_t at = e.local_header_offset;
+    const size_t payload = at + 30 + byte(at + 26) + 256 * byte(at + 27) + byte(at + 28) + 256 * byte(at + 29);
+    std::string bad = pt;
+    bad[payload + offset] = static_cast<char>(bad[payload + offset] ^ 0x01);
+    return bad;
+  }
+  return {};
 }
 
 // A fresh empty directory per test, named after it.
