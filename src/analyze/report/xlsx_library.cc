@@ -1,0 +1,59 @@
+#include "analyze/report/xlsx_library.h"
+
+#include <dlfcn.h>
+
+namespace optrace::analyze::report {
+namespace {
+
+// dlsym into a typed pointer; false when the symbol is missing.
+template <typename Fn>
+bool Bind(void* handle, const char* name, Fn& out) {
+  out = reinterpret_cast<Fn>(::dlsym(handle, name));
+  return out != nullptr;
+}
+
+}  // namespace
+
+Result<XlsxLibrary> LoadXlsxLibraryFrom(const char* soname) {
+  // RTLD_LOCAL: its symbols (and libcrypto's) stay out of the global namespace.
+  void* handle = ::dlopen(soname, RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) {
+    const char* why = ::dlerror();
+    return IoError("cannot load {} to write the workbook ({}); install libxlsxwriter (Debian: apt-get install "
+                   "libxlsxwriter4, which scripts/setup.sh does) or choose another --format",
+                   soname, why ? why : "unknown reason");
+  }
+  XlsxLibrary lib;
+  const char* missing = nullptr;
+#define OPTRACE_BIND(fn) \
+  if (!missing && !Bind(handle, #fn, lib.fn)) missing = #fn
+  OPTRACE_BIND(workbook_new_opt);
+  OPTRACE_BIND(workbook_add_format);
+  OPTRACE_BIND(workbook_add_worksheet);
+  OPTRACE_BIND(workbook_close);
+  OPTRACE_BIND(format_set_bold);
+  OPTRACE_BIND(format_set_bg_color);
+  OPTRACE_BIND(worksheet_write_string);
+  OPTRACE_BIND(worksheet_write_number);
+  OPTRACE_BIND(worksheet_set_column);
+  OPTRACE_BIND(worksheet_freeze_panes);
+  OPTRACE_BIND(worksheet_autofilter);
+  OPTRACE_BIND(lxw_strerror);
+#undef OPTRACE_BIND
+  if (missing) {
+    ::dlclose(handle);
+    return IoError("{} has no {}: it is not the libxlsxwriter optrace was built against (soname {}); reinstall "
+                   "libxlsxwriter or rebuild optrace",
+                   soname, missing, OPTRACE_XLSXWRITER_SONAME);
+  }
+  return lib;
+}
+
+Result<const XlsxLibrary*> LoadXlsxLibrary() {
+  // Loaded once; a failure is kept too, so every workbook of the run reports the same reason.
+  static const Result<XlsxLibrary> loaded = LoadXlsxLibraryFrom(OPTRACE_XLSXWRITER_SONAME);
+  if (!loaded.ok()) return loaded.status();
+  return &loaded.value();
+}
+
+}  // namespace optrace::analyze::report
