@@ -12,7 +12,7 @@
 namespace optrace::collect {
 namespace {
 
-constexpr size_t kFlushBytes = 1 << 20;
+constexpr size_t kFlushBytes = 1 << 18;
 
 struct Origins {
   std::map<int32_t, int64_t> by_rank;  // earliest tick per rank
