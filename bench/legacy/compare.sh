@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Side-by-side: optrace collect vs the Python reference collector on the legacy benchmark set
 # (16 ranks x 72 cores x ~400 records, ~470k records, ~30 MB of .pt). Wall time and peak RSS
-# from /usr/bin/time -v; results go to stdout as a Markdown table (paste into bench/collect.md).
+# from /usr/bin/time -v; results go to stdout as Markdown tables (paste into bench/collect.md): the
+# two collectors, then the floor (start + read the dumps + write the trace's bytes, no decoding).
 #
 #   bench/legacy/compare.sh [OPTRACE_BINARY] [WORK_DIR] [RANKS=16]
 #   default binary: build/release/bin/optrace, else build/dev/bin/optrace
@@ -62,6 +63,37 @@ for mode in seq legacy; do
   ref_n=$($py -c "import json,sys; print(len(json.load(open(sys.argv[1]))['traceEvents']))" "$work/ref_$mode.json")
   opt_n=$($py -c "import json,sys; print(sum(1 for e in json.load(open(sys.argv[1]))['traceEvents'] if e['ph']=='X'))" "$work/optrace_$mode.json")
   rss_ratio=$($py -c "import sys; a, b = map(float, sys.argv[1:]); print(f'{a / b:.3f}')" "$opt_rss" "$ref_rss")
+  [[ $mode == seq ]] && ref_cpu_seq=$ref_cpu
   echo "| $mode ($ranks ranks, reference via $loader) | ${ref_wall} s | ${ref_cpu} s | ${ref_rss} MB | ${opt_wall} s | ${opt_cpu} s | ${opt_rss} MB | $(ratio "$ref_wall" "$opt_wall") | $(ratio "$ref_cpu" "$opt_cpu") | $rss_ratio | $ref_n / $opt_n |"
 done
+
+# The floor: what any collector that reads these dumps and writes a trace of this size pays before
+# it decodes or formats anything: the process start (optrace --version), reading the dumps (cat >
+# /dev/null) and writing as many bytes as the trace over the last run's file, 256 KiB at a time as
+# collect does (dd if=/dev/zero). Each is timed over 20 runs in one shell loop (time -v's CPU has
+# 10 ms steps), less the same loop doing nothing (cat of no file, dd of 0 bytes), per run; the
+# median of 5 loops. The reference's CPU over this sum is the largest CPU ratio a collector
+# writing this trace can reach on this machine.
+loop_cpu() {  # name, shell loop body -> cpu seconds per run
+  measure "$1" sh -c "for i in \$(seq 20); do $2; done" | awk '{printf "%.4f", $2 / 20}'
+}
+floor_part() {  # name, body, empty body -> median over 5 loops of (body - empty) per run
+  local runs=()
+  for ((k = 0; k < 5; k++)); do
+    runs+=("$($py -c "import sys; print(f'{max(float(sys.argv[1]) - float(sys.argv[2]), 0):.4f}')" \
+      "$(loop_cpu "$1" "$2")" "$(loop_cpu "$1_empty" "$3")")")
+  done
+  printf '%s\n' "${runs[@]}" | sort -g | sed -n 3p
+}
+trace_bytes=$(stat -c %s "$work/optrace_seq.json")
+start_cpu=$(floor_part floor_start "'$bin' --version > /dev/null" "true")
+read_cpu=$(floor_part floor_read "cat '$set_dir'/*.pt > /dev/null" "cat /dev/null > /dev/null")
+write_cpu=$(floor_part floor_write "dd if=/dev/zero of='$work/floor.bin' bs=256K iflag=count_bytes count=$trace_bytes status=none" \
+  "dd if=/dev/zero of='$work/floor.bin' bs=256K count=0 status=none")
+rm -f "$work/floor.bin"
+floor=$($py -c "import sys; print(f'{sum(map(float, sys.argv[1:])):.4f}')" "$start_cpu" "$read_cpu" "$write_cpu")
+echo
+echo "| floor ($ranks ranks) | process start | read the dumps | write $trace_bytes bytes | sum | reference cpu (seq) / floor |"
+echo "|---|---|---|---|---|---|"
+echo "| CPU s per run (median of 5 loops of 20) | $start_cpu | $read_cpu | $write_cpu | $floor | $(ratio "$ref_cpu_seq" "$floor") |"
 echo "work dir: $work" >&2
