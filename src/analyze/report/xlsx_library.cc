@@ -50,8 +50,17 @@ Result<XlsxLibrary> LoadXlsxLibraryFrom(const char* soname) {
 }
 
 Result<const XlsxLibrary*> LoadXlsxLibrary() {
-  // Loaded once; a failure is kept too, so every workbook of the run reports the same reason.
-  static const Result<XlsxLibrary> loaded = LoadXlsxLibraryFrom(OPTRACE_XLSXWRITER_SONAME);
+  // Loaded once; a failure is kept too, so every workbook of the run reports the same reason. By
+  // soname first (the loader's search path, as a linked library would be found), then in the
+  // folder the build found it in.
+  static const Result<XlsxLibrary> loaded = [] {
+    Result<XlsxLibrary> lib = LoadXlsxLibraryFrom(OPTRACE_XLSXWRITER_SONAME);
+    if (!lib.ok()) {
+      Result<XlsxLibrary> beside = LoadXlsxLibraryFrom(OPTRACE_XLSXWRITER_DIR "/" OPTRACE_XLSXWRITER_SONAME);
+      if (beside.ok()) return beside;
+    }
+    return lib;
+  }();
   if (!loaded.ok()) return loaded.status();
   return &loaded.value();
 }
