@@ -20,7 +20,7 @@ Result<XlsxLibrary> LoadXlsxLibraryFrom(const char* soname) {
   if (handle == nullptr) {
     const char* why = ::dlerror();
     return IoError("cannot load {} to write the workbook ({}); install libxlsxwriter (Debian: apt-get install "
-                   "libxlsxwriter4, which scripts/setup.sh does) or choose another --format",
+                   "libxlsxwriter4, which scripts/setup.sh does); the fast mode writes no workbook",
                    soname, why ? why : "unknown reason");
   }
   XlsxLibrary lib;

@@ -28,7 +28,7 @@ TEST(XlsxLibraryTest, AMissingLibraryIsAnErrorNamingItAndThePackage) {
   EXPECT_NE(lib.status().message().find("cannot load liboptrace_no_such_xlsxwriter.so.4"), std::string::npos)
       << lib.status().message();
   EXPECT_NE(lib.status().message().find("apt-get install libxlsxwriter4"), std::string::npos);
-  EXPECT_NE(lib.status().message().find("--format"), std::string::npos);
+  EXPECT_NE(lib.status().message().find("the fast mode writes no workbook"), std::string::npos);
 }
 
 TEST(XlsxLibraryTest, ALibraryWithoutTheEntryPointsIsAnErrorNamingTheFirstMissing) {
