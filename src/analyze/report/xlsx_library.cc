@@ -19,32 +19,23 @@ Result<XlsxLibrary> LoadXlsxLibraryFrom(const char* soname) {
   void* handle = ::dlopen(soname, RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {
     const char* why = ::dlerror();
-    return IoError("cannot load {} to write the workbook ({}); install libxlsxwriter (Debian: apt-get install "
-                   "libxlsxwriter4, which scripts/setup.sh does); the fast mode writes no workbook",
-                   soname, why ? why : "unknown reason");
+    return IoError(
+        "cannot load {} to write the workbook ({}); install libxlsxwriter (Debian: apt-get install "
+        "libxlsxwriter4, which scripts/setup.sh does); the fast mode writes no workbook",
+        soname, why ? why : "unknown reason");
   }
   XlsxLibrary lib;
   const char* missing = nullptr;
 #define OPTRACE_BIND(fn) \
-  if (!missing && !Bind(handle, #fn, lib.fn)) missing = #fn
-  OPTRACE_BIND(workbook_new_opt);
-  OPTRACE_BIND(workbook_add_format);
-  OPTRACE_BIND(workbook_add_worksheet);
-  OPTRACE_BIND(workbook_close);
-  OPTRACE_BIND(format_set_bold);
-  OPTRACE_BIND(format_set_bg_color);
-  OPTRACE_BIND(worksheet_write_string);
-  OPTRACE_BIND(worksheet_write_number);
-  OPTRACE_BIND(worksheet_set_column);
-  OPTRACE_BIND(worksheet_freeze_panes);
-  OPTRACE_BIND(worksheet_autofilter);
-  OPTRACE_BIND(lxw_strerror);
+  if (!missing && !Bind(handle, #fn, lib.fn)) missing = #fn;
+  OPTRACE_XLSX_ENTRY_POINTS(OPTRACE_BIND)
 #undef OPTRACE_BIND
   if (missing) {
     ::dlclose(handle);
-    return IoError("{} has no {}: it is not the libxlsxwriter optrace was built against (soname {}); reinstall "
-                   "libxlsxwriter or rebuild optrace",
-                   soname, missing, OPTRACE_XLSXWRITER_SONAME);
+    return IoError(
+        "{} has no {}: it is not the libxlsxwriter optrace was built against (soname {}); reinstall "
+        "libxlsxwriter or rebuild optrace",
+        soname, missing, OPTRACE_XLSXWRITER_SONAME);
   }
   return lib;
 }

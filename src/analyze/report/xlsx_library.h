@@ -1,6 +1,6 @@
 // libxlsxwriter, loaded when a workbook is first written instead of at every start: linked, it and
 // the libcrypto it pulls in cost each optrace process ~2 ms and ~2 MB before main (measured in
-// bench/README.md), though only `analyze --format xlsx` / `report.xlsx` uses it.
+// bench/collect.md), though only `analyze --mode full` (report.xlsx) uses it.
 //
 //   OPTRACE_ASSIGN_OR_RETURN(const XlsxLibrary* lxw, LoadXlsxLibrary());
 //   lxw_workbook* wb = lxw->workbook_new_opt(path, &options);
@@ -12,20 +12,20 @@
 
 namespace optrace::analyze::report {
 
-// The entry points the workbook writer calls, typed from the library's own header.
+// The entry points the workbook writer calls, each named once here: X(name) for every one.
+// clang-format off
+#define OPTRACE_XLSX_ENTRY_POINTS(X)                                                      \
+  X(workbook_new_opt) X(workbook_add_format) X(workbook_add_worksheet) X(workbook_close) \
+  X(format_set_bold) X(format_set_bg_color)                                             \
+  X(worksheet_write_string) X(worksheet_write_number) X(worksheet_set_column)           \
+  X(worksheet_freeze_panes) X(worksheet_autofilter) X(lxw_strerror)
+// clang-format on
+
+// The entry points, typed from the library's own header.
 struct XlsxLibrary {
-  decltype(&::workbook_new_opt) workbook_new_opt = nullptr;
-  decltype(&::workbook_add_format) workbook_add_format = nullptr;
-  decltype(&::workbook_add_worksheet) workbook_add_worksheet = nullptr;
-  decltype(&::workbook_close) workbook_close = nullptr;
-  decltype(&::format_set_bold) format_set_bold = nullptr;
-  decltype(&::format_set_bg_color) format_set_bg_color = nullptr;
-  decltype(&::worksheet_write_string) worksheet_write_string = nullptr;
-  decltype(&::worksheet_write_number) worksheet_write_number = nullptr;
-  decltype(&::worksheet_set_column) worksheet_set_column = nullptr;
-  decltype(&::worksheet_freeze_panes) worksheet_freeze_panes = nullptr;
-  decltype(&::worksheet_autofilter) worksheet_autofilter = nullptr;
-  decltype(&::lxw_strerror) lxw_strerror = nullptr;
+#define OPTRACE_XLSX_FIELD(fn) decltype(&::fn) fn = nullptr;
+  OPTRACE_XLSX_ENTRY_POINTS(OPTRACE_XLSX_FIELD)
+#undef OPTRACE_XLSX_FIELD
 };
 
 // The library the build linked against (its soname), loaded once per process; later calls return

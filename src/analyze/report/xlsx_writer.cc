@@ -13,7 +13,8 @@ namespace {
 
 constexpr size_t kMaxCellChars = 32767;  // Excel's limit for one cell's text
 
-lxw_error WriteCell(const XlsxLibrary& lxw, lxw_worksheet* ws, lxw_row_t row, lxw_col_t col, const Cell& cell, lxw_format* fmt) {
+lxw_error WriteCell(const XlsxLibrary& lxw, lxw_worksheet* ws, lxw_row_t row, lxw_col_t col, const Cell& cell,
+                    lxw_format* fmt) {
   if (const auto* i = std::get_if<int64_t>(&cell)) return lxw.worksheet_write_number(ws, row, col, double(*i), fmt);
   if (const auto* d = std::get_if<double>(&cell)) {
     // Excel has no NaN/Inf: write them as text so the cell is not silently empty.
@@ -67,20 +68,24 @@ Status WriteXlsx(const std::vector<const Table*>& tables, const std::filesystem:
     }
     for (size_t c = 0; c < t->columns.size() && !err; ++c) {
       err = lxw->worksheet_write_string(ws, 0, lxw_col_t(c), t->columns[c].c_str(), header);
-      lxw->worksheet_set_column(ws, lxw_col_t(c), lxw_col_t(c), std::clamp<double>(t->columns[c].size() + 2, 9, 40), nullptr);
+      lxw->worksheet_set_column(ws, lxw_col_t(c), lxw_col_t(c), std::clamp<double>(t->columns[c].size() + 2, 9, 40),
+                                nullptr);
     }
     size_t data_rows = std::min(t->rows.size(), kXlsxMaxRows - 2);  // header + truncation note
     for (size_t r = 0; r < data_rows && !err; ++r) {
       const auto& row = t->rows[r];
-      for (size_t c = 0; c < row.size() && !err; ++c) err = WriteCell(*lxw, ws, lxw_row_t(r + 1), lxw_col_t(c), row[c], nullptr);
+      for (size_t c = 0; c < row.size() && !err; ++c)
+        err = WriteCell(*lxw, ws, lxw_row_t(r + 1), lxw_col_t(c), row[c], nullptr);
     }
     if (!err && data_rows < t->rows.size()) {
-      std::string note = "truncated: " + std::to_string(t->rows.size() - data_rows) + " more rows in " + t->name + ".csv";
+      std::string note =
+          "truncated: " + std::to_string(t->rows.size() - data_rows) + " more rows in " + t->name + ".csv";
       err = lxw->worksheet_write_string(ws, lxw_row_t(data_rows + 1), 0, note.c_str(), header);
     }
     if (err) break;
     lxw->worksheet_freeze_panes(ws, 1, 0);
-    if (!t->columns.empty()) lxw->worksheet_autofilter(ws, 0, 0, lxw_row_t(data_rows), lxw_col_t(t->columns.size() - 1));
+    if (!t->columns.empty())
+      lxw->worksheet_autofilter(ws, 0, 0, lxw_row_t(data_rows), lxw_col_t(t->columns.size() - 1));
   }
   lxw_error close_err = lxw->workbook_close(wb);  // frees wb in every case
   if (!err) err = close_err;
