@@ -10,6 +10,7 @@
 #include "analyze/diagnose/diagnose.h"
 #include "analyze/report/summary_json.h"
 #include "core/file_io.h"
+#include "core/parallel_for.h"
 #include "core/process_memory.h"
 
 namespace optrace::analyze::report {
@@ -92,6 +93,7 @@ Result<AnalyzeRun> RunAnalyzeAndReport(const AnalyzeRunOptions& opt) {
   ropt.full = opt.analyze.mode == Mode::kFull;
   ropt.generator = opt.generator;
   ropt.kernel_focus = run.kernel_focus;
+  ropt.threads = WorkerCount(opt.analyze.threads);
   ropt.efficiency.rules = &rules;
   ropt.efficiency.model_config = model_config;
   ropt.efficiency.hardware = hardware ? hardware : DetectedHardware(run.result, opt, rules, ropt.efficiency.hardware_note);

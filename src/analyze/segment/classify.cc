@@ -111,14 +111,16 @@ std::vector<ShapeClass> MakeClasses(size_t n, char prefix, GetKey get_key, std::
 
 void ClassifyAll(AnalysisResult& res, const Rules& rules, int threads) {
   res.blocks.clear();
-  std::unordered_map<uint64_t, int> kind_cache;  // (op type, name) -> block kind or -1
+  // (name, op type) -> block kind, -1 none; decided by the first such event. A table by name id
+  // (a lookup per event, twice per layer): kUnseen until then.
+  constexpr int8_t kUnseen = -2;
+  std::vector<int8_t> kind_cache(res.strings.size() * kOpTypeCount, kUnseen);
   auto kind_of = [&](const Event& e) -> int {
-    uint64_t key = (uint64_t(e.op_type) << 32) | e.name;
-    auto it = kind_cache.find(key);
-    if (it != kind_cache.end()) return it->second;
-    auto k = rules.EventBlockKind(e.op_type, res.Str(e.name), res.Str(e.type));
-    int v = k ? static_cast<int>(*k) : -1;
-    kind_cache.emplace(key, v);
+    int8_t& v = kind_cache[size_t(e.name) * kOpTypeCount + size_t(e.op_type)];
+    if (v == kUnseen) {
+      auto k = rules.EventBlockKind(e.op_type, res.Str(e.name), res.Str(e.type));
+      v = k ? static_cast<int8_t>(*k) : int8_t{-1};
+    }
     return v;
   };
   auto rest_kind = [&](const RankTable& t, EventRange r) {

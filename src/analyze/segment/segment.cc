@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <map>
-#include <unordered_map>
 
 #include "core/parallel_for.h"
 
@@ -31,23 +30,34 @@ int64_t UnionNs(const RankTable& t, EventRange r, Keep keep) {
   return total;
 }
 
-// Layers of one step: returns layer index ranges (within the step's event range).
-void CutLayers(AnalysisResult& res, const Rules& rules, uint32_t step_index,
-               std::unordered_map<uint32_t, int>& anchor_cache) {
-  Step& step = res.steps[step_index];
+// For each event name: the index of the first layer-anchor rule it or its event's type matches
+// (-1 none), decided by the first event of that name in step order. A table by name id: the
+// layer cut looks every event up twice.
+std::vector<int> AnchorRules(const AnalysisResult& res, const Rules& rules) {
+  constexpr int kUnseen = -2;
+  std::vector<int> rule(res.strings.size(), kUnseen);
+  for (const Step& step : res.steps) {
+    const RankTable& t = *res.FindRank(step.rank);
+    for (uint32_t i = step.events.first; i < step.events.last; ++i) {
+      const Event& e = t.events[i];
+      if (rule[e.name] != kUnseen) continue;
+      int found = -1;
+      for (size_t k = 0; k < rules.layer_anchors.size() && found < 0; ++k)
+        if (rules.layer_anchors[k].Matches(res.Str(e.name)) ||
+            (e.type && rules.layer_anchors[k].Matches(res.Str(e.type))))
+          found = static_cast<int>(k);
+      rule[e.name] = found;
+    }
+  }
+  return rule;
+}
+
+// The layers of one step (their `step` set, indices not yet assigned); sets the step's anchor.
+std::vector<Layer> CutLayers(const AnalysisResult& res, const Rules& rules, uint32_t step_index, Step& step,
+                             const std::vector<int>& anchor_rule) {
+  std::vector<Layer> out;
   const RankTable& t = *res.FindRank(step.rank);
-  // For each event name: the index of the first anchor rule it matches (-1 none).
-  auto rule_of = [&](const Event& e) {
-    auto it = anchor_cache.find(e.name);
-    if (it != anchor_cache.end()) return it->second;
-    int found = -1;
-    for (size_t k = 0; k < rules.layer_anchors.size() && found < 0; ++k)
-      if (rules.layer_anchors[k].Matches(res.Str(e.name)) ||
-          (e.type && rules.layer_anchors[k].Matches(res.Str(e.type))))
-        found = static_cast<int>(k);
-    anchor_cache.emplace(e.name, found);
-    return found;
-  };
+  auto rule_of = [&](const Event& e) { return anchor_rule[e.name]; };
   std::vector<int> counts(rules.layer_anchors.size(), 0);
   for (uint32_t i = step.events.first; i < step.events.last; ++i) {
     int k = rule_of(t.events[i]);
@@ -59,7 +69,7 @@ void CutLayers(AnalysisResult& res, const Rules& rules, uint32_t step_index,
       chosen = static_cast<int>(k);
       break;
     }
-  if (chosen < 0) return;
+  if (chosen < 0) return out;
   step.layer_anchor = rules.layer_anchors[chosen].value;
   std::vector<uint32_t> anchors;
   for (uint32_t i = step.events.first; i < step.events.last; ++i)
@@ -69,6 +79,7 @@ void CutLayers(AnalysisResult& res, const Rules& rules, uint32_t step_index,
   std::vector<uint32_t> sorted = lengths;
   std::sort(sorted.begin(), sorted.end());
   uint32_t median = sorted.empty() ? step.events.last - anchors.back() : sorted[(sorted.size() - 1) / 2];
+  out.reserve(anchors.size());
   for (size_t a = 0; a < anchors.size(); ++a) {
     Layer layer;
     layer.rank = step.rank;
@@ -81,9 +92,9 @@ void CutLayers(AnalysisResult& res, const Rules& rules, uint32_t step_index,
     layer.end_ns = layer.start_ns;
     for (uint32_t i = layer.events.first; i < layer.events.last; ++i)
       layer.end_ns = std::max(layer.end_ns, t.events[i].end_ns());
-    step.layers.push_back(static_cast<uint32_t>(res.layers.size()));
-    res.layers.push_back(layer);
+    out.push_back(std::move(layer));
   }
+  return out;
 }
 
 // The capture window starts and stops mid-step: an edge step with clearly fewer events than the
@@ -177,12 +188,21 @@ void SegmentRanks(AnalysisResult& res, const Rules& rules, int threads) {
       // Contiguous index range per step id, in order of first appearance.
       std::map<int64_t, EventRange> ranges;
       std::vector<int64_t> order;
+      // A step's events are mostly one run: the map is searched once per run, not per event.
+      EventRange* run = nullptr;
+      int64_t run_id = -1;
       for (uint32_t i = 0; i < t.events.size(); ++i) {
         int64_t id = t.events[i].step_id;
         if (id < 0) continue;
+        if (run && id == run_id) {
+          run->last = i + 1;
+          continue;
+        }
         auto [it, fresh] = ranges.try_emplace(id, EventRange{i, i + 1});
         if (fresh) order.push_back(id);
         else it->second.last = i + 1;
+        run = &it->second;  // std::map nodes never move
+        run_id = id;
       }
       std::string source = t.kind == InputKind::kTorchDb ? "STEP_TIME" : "Step Id";
       if (!t.has_timeline()) source = t.event_source;  // HCCL ops only: not the step's wall
@@ -224,8 +244,22 @@ void SegmentRanks(AnalysisResult& res, const Rules& rules, int threads) {
       }
     }
   }
-  std::unordered_map<uint32_t, int> anchor_cache;
-  for (uint32_t i = 0; i < res.steps.size(); ++i) CutLayers(res, rules, i, anchor_cache);
+  // Each step's layers read only its own events: cut side by side, then numbered in step order.
+  const std::vector<int> anchor_rule = AnchorRules(res, rules);
+  std::vector<std::vector<Layer>> step_layers(res.steps.size());
+  ParallelFor(res.steps.size(), threads, [&](size_t i) {
+    step_layers[i] = CutLayers(res, rules, static_cast<uint32_t>(i), res.steps[i], anchor_rule);
+  });
+  size_t layer_count = 0;
+  for (const std::vector<Layer>& v : step_layers) layer_count += v.size();
+  res.layers.reserve(layer_count);
+  for (size_t i = 0; i < step_layers.size(); ++i) {
+    for (Layer& l : step_layers[i]) {
+      res.steps[i].layers.push_back(static_cast<uint32_t>(res.layers.size()));
+      res.layers.push_back(std::move(l));
+    }
+    std::vector<Layer>().swap(step_layers[i]);
+  }
   FlagLayerOutliers(res, th);
   for (uint32_t i = 0; i < res.steps.size(); ++i) {
     Step& s = res.steps[i];

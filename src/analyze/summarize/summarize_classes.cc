@@ -98,16 +98,13 @@ void SummarizeBlockRows(AnalysisResult& res, const Rules& rules) {
     res.summaries.blocks.push_back(SummarizeBlock(res, bi, rules.thresholds, &top));
 }
 
-void SummarizeClasses(AnalysisResult& res, const Rules& rules, bool block_rows) {
+// Blocks (one row each only when asked for: full mode) and block classes.
+void SummarizeBlockClasses(AnalysisResult& res, const Rules& rules, bool block_rows) {
   Summaries& S = res.summaries;
   const Thresholds& th = rules.thresholds;
   TopOpsCounter top(res);
-
-  // Blocks: one row each only when asked for (full mode); the classes below read each block once.
   S.blocks.clear();
   if (block_rows) SummarizeBlockRows(res, rules);
-
-  // Block classes.
   S.block_classes.clear();
   for (const ShapeClass& c : res.block_classes) {
     BlockClassSummary s;
@@ -140,8 +137,11 @@ void SummarizeClasses(AnalysisResult& res, const Rules& rules, bool block_rows) 
     s.top_ops = top.Top(ranges, 10);
     S.block_classes.push_back(s);
   }
+}
 
-  // Layer classes.
+void SummarizeLayerClasses(AnalysisResult& res) {
+  Summaries& S = res.summaries;
+  TopOpsCounter top(res);
   S.layer_classes.clear();
   for (const ShapeClass& c_all : res.layer_classes) {
     // Outlier layers (segment.cc) absorbed non-layer work: kept out of layer statistics.
@@ -178,8 +178,11 @@ void SummarizeClasses(AnalysisResult& res, const Rules& rules, bool block_rows) 
     s.top_ops = top.Top(ranges, 10);
     S.layer_classes.push_back(s);
   }
+}
 
-  // Step classes.
+void SummarizeStepClasses(AnalysisResult& res) {
+  Summaries& S = res.summaries;
+  TopOpsCounter top(res);
   S.step_classes.clear();
   for (const ShapeClass& c : res.step_classes) {
     StepClassSummary s;
@@ -224,8 +227,11 @@ void SummarizeClasses(AnalysisResult& res, const Rules& rules, bool block_rows) 
   }
   std::sort(S.step_classes.begin(), S.step_classes.end(),
             [](const StepClassSummary& a, const StepClassSummary& b) { return a.wall_ms_sum > b.wall_ms_sum; });
+}
 
-  // Ranks.
+void SummarizeRanks(AnalysisResult& res, const Rules& rules) {
+  Summaries& S = res.summaries;
+  const Thresholds& th = rules.thresholds;
   S.ranks.clear();
   for (const RankTable& t : res.ranks) {
     RankSummary r;

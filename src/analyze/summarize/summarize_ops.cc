@@ -284,17 +284,34 @@ void HcclSummaries(AnalysisResult& res, const Rules& rules) {
 
 }  // namespace
 
-void SummarizeClasses(AnalysisResult& res, const Rules& rules, bool block_rows);  // summarize_classes.cc
+// summarize_classes.cc
+void SummarizeBlockClasses(AnalysisResult& res, const Rules& rules, bool block_rows);
+void SummarizeLayerClasses(AnalysisResult& res);
+void SummarizeStepClasses(AnalysisResult& res);
+void SummarizeRanks(AnalysisResult& res, const Rules& rules);
 
 void Summarize(AnalysisResult& res, const Rules& rules, bool block_rows, int threads) {
-  // Operator / HCCL summaries and the class summaries read the same tables and fill different
-  // parts of Summaries: they run side by side.
-  ParallelFor(2, threads, [&](size_t part) {
-    if (part == 0) {
-      OperatorSummaries(res, rules);
-      HcclSummaries(res, rules);
-    } else {
-      SummarizeClasses(res, rules, block_rows);
+  // Operator / HCCL summaries, the block, layer and step class summaries and the rank summaries
+  // read the same tables and fill different parts of Summaries: they run side by side, the
+  // longest (a pass over every event with its pipeline fields) first.
+  ParallelFor(5, threads, [&](size_t part) {
+    switch (part) {
+      case 0:
+        OperatorSummaries(res, rules);
+        HcclSummaries(res, rules);
+        break;
+      case 1:
+        SummarizeBlockClasses(res, rules, block_rows);
+        break;
+      case 2:
+        SummarizeLayerClasses(res);
+        break;
+      case 3:
+        SummarizeStepClasses(res);
+        break;
+      default:
+        SummarizeRanks(res, rules);
+        break;
     }
   });
   SummarizeCommunication(res, rules);

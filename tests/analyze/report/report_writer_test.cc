@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -89,6 +90,34 @@ TEST_F(ReportWriterTest, ManifestListsStageTimingsAndReportStage) {
   EXPECT_DOUBLE_EQ(m["stages"][1]["seconds"].get<double>(), 0.2);
   EXPECT_EQ(m["stages"][3]["stage"], "report");
   EXPECT_EQ(m["counts"]["events"], 24);
+}
+
+// With a second thread the efficiency model and the page's step inspector are built beside the
+// summary tables: every file is the same as when one thread builds them in turn.
+TEST_F(ReportWriterTest, SecondThreadWritesTheSameFiles) {
+  const AnalysisResult fixture = MakeReportFixture();
+  std::map<std::string, std::string> files[2];
+  for (int threads : {1, 2}) {
+    ReportOptions opt;
+    opt.out_dir = dir_ / fmt::format("threads_{}", threads);
+    opt.generator = "optrace test";
+    opt.threads = threads;
+    ASSERT_TRUE(WriteReport(fixture, opt).ok());
+    for (const auto& entry : fs::recursive_directory_iterator(opt.out_dir)) {
+      if (!entry.is_regular_file()) continue;
+      std::string rel = fs::relative(entry.path(), opt.out_dir).string();
+      files[threads - 1][rel] = rel == "manifest.json"
+                                    ? NormalizeManifest(nlohmann::ordered_json::parse(Slurp(entry.path()))).dump()
+                                    : Slurp(entry.path());
+    }
+  }
+  ASSERT_GT(files[0].size(), 10u);
+  ASSERT_TRUE(files[0].count("report.html"));
+  for (const auto& [name, text] : files[0]) {
+    ASSERT_TRUE(files[1].count(name)) << name;
+    EXPECT_EQ(files[1][name], text) << name;
+  }
+  EXPECT_EQ(files[1].size(), files[0].size());
 }
 
 TEST_F(ReportWriterTest, FullModeAddsWorkbookAndEventIndex) {

@@ -121,6 +121,48 @@ TEST(SegmentTest, AnchorRulesComeFromData) {
   EXPECT_EQ(r.steps[0].layer_anchor, "custom");
 }
 
+TEST(SegmentTest, InterleavedStepIdsGiveEachStepItsFirstToLastEvent) {
+  AnalysisResult r = OneRank({{"a", 0, 10, 1}, {"b", 20, 10, 1}, {"c", 40, 10, 2}, {"d", 60, 10, 1},
+                              {"e", 80, 10, 2}, {"f", 100, 10, 3}});
+  SegmentRanks(r, testing::BuiltinRules());
+  ASSERT_EQ(r.steps.size(), 3u);
+  EXPECT_EQ(r.steps[0].step_id, 1);
+  EXPECT_EQ(r.steps[0].events.first, 0u);
+  EXPECT_EQ(r.steps[0].events.last, 4u);
+  EXPECT_EQ(r.steps[1].step_id, 2);
+  EXPECT_EQ(r.steps[1].events.first, 2u);
+  EXPECT_EQ(r.steps[1].events.last, 5u);
+  EXPECT_EQ(r.steps[2].events.first, 5u);
+  EXPECT_EQ(r.steps[2].events.last, 6u);
+}
+
+// Steps are cut into layers side by side: the layers are numbered in step order, as one thread
+// numbers them.
+TEST(SegmentTest, LayersAreTheSameWithSeveralThreads) {
+  std::vector<std::tuple<std::string, double, double, int64_t>> evs;
+  double t = 0;
+  for (int step = 1; step <= 40; ++step)
+    for (int layer = 0; layer < 1 + step % 5; ++layer)
+      for (const char* name : {"FlashAttentionScore", "MatMul", "Add"}) {
+        evs.emplace_back(name, t, 5, step);
+        t += 10;
+      }
+  const Rules rules = testing::BuiltinRules();
+  AnalysisResult one = OneRank(evs), four = OneRank(evs);
+  SegmentRanks(one, rules, 1);
+  SegmentRanks(four, rules, 4);
+  ASSERT_EQ(one.layers.size(), four.layers.size());
+  ASSERT_GT(one.layers.size(), 80u);
+  for (size_t i = 0; i < one.layers.size(); ++i) {
+    EXPECT_EQ(four.layers[i].step, one.layers[i].step) << i;
+    EXPECT_EQ(four.layers[i].index_in_step, one.layers[i].index_in_step) << i;
+    EXPECT_EQ(four.layers[i].events.first, one.layers[i].events.first) << i;
+    EXPECT_EQ(four.layers[i].events.last, one.layers[i].events.last) << i;
+    EXPECT_EQ(four.layers[i].end_ns, one.layers[i].end_ns) << i;
+  }
+  for (size_t s = 0; s < one.steps.size(); ++s) EXPECT_EQ(four.steps[s].layers, one.steps[s].layers) << s;
+}
+
 TEST(SegmentTest, SyntheticRootHasFiveStepsOfThreeLayersPerRank) {
   AnalysisResult r = Analyze(Sample("synthetic_8rank"));
   EXPECT_EQ(r.steps.size(), 40u);
