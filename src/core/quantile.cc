@@ -19,34 +19,29 @@ double Quantile(const std::vector<double>& sorted, double q) {
   return sorted[lo] + frac * (sorted[lo + 1] - sorted[lo]);
 }
 
-void SortValues(std::vector<double>& values) {
-  const size_t n = values.size();
-  if (n < 4096) {
-    std::sort(values.begin(), values.end());
-    return;
-  }
-  // Doubles as unsigned keys in the same order: flip the sign bit of positives, every bit of
-  // negatives. Then an LSD radix sort, 11 bits a pass; a pass whose digit is the same for every
-  // value (most of the exponent bits of a sample of durations) is skipped.
-  // The keys live in the values' own storage; the one scratch array is left uninitialised (a
-  // zeroed pair of arrays was a memset and a page fault per 4 KiB for every large group). Keys
-  // are read and written with memcpy: the storage holds doubles.
+namespace {
+
+// Sorts 64-bit words that hold order-preserving unsigned keys: `to_key` maps a stored word to its
+// key (the first pass applies it in place) and `from_key` maps it back (the last pass). An LSD
+// radix sort, 11 bits a pass; a pass whose digit is the same for every value (the high bits of a
+// sample of durations) is skipped. The words are read and written with memcpy: the storage may
+// hold doubles. The one scratch array is left uninitialised (a zeroed pair of arrays was a memset
+// and a page fault per 4 KiB for every large group).
+template <typename ToKey, typename FromKey>
+void RadixSortWords(unsigned char* const home, size_t n, ToKey to_key, FromKey from_key) {
   constexpr int kBits = 11, kPasses = 6, kBuckets = 1 << kBits;
-  static_assert(sizeof(double) == sizeof(uint64_t));
   auto load = [](const unsigned char* at, size_t i) {
     uint64_t u;
     std::memcpy(&u, at + i * 8, 8);
     return u;
   };
   auto store = [](unsigned char* at, size_t i, uint64_t u) { std::memcpy(at + i * 8, &u, 8); };
-  unsigned char* const home = reinterpret_cast<unsigned char*>(values.data());
   std::unique_ptr<unsigned char[]> scratch(new unsigned char[n * 8]);
   unsigned char* keys = home;
   unsigned char* tmp = scratch.get();
   std::vector<uint32_t> count(size_t(kPasses) * kBuckets, 0);
   for (size_t i = 0; i < n; ++i) {
-    uint64_t u = load(keys, i);
-    u = (u >> 63) ? ~u : (u | (uint64_t{1} << 63));
+    const uint64_t u = to_key(load(keys, i));
     store(keys, i, u);
     for (int p = 0; p < kPasses; ++p) ++count[size_t(p) * kBuckets + ((u >> (p * kBits)) & (kBuckets - 1))];
   }
@@ -65,17 +60,46 @@ void SortValues(std::vector<double>& values) {
     }
     std::swap(keys, tmp);
   }
-  for (size_t i = 0; i < n; ++i) {
-    uint64_t u = load(keys, i);
-    u = (u >> 63) ? (u & ~(uint64_t{1} << 63)) : ~u;
-    store(home, i, u);
+  for (size_t i = 0; i < n; ++i) store(home, i, from_key(load(keys, i)));
+}
+
+constexpr uint64_t kSignBit = uint64_t{1} << 63;
+
+}  // namespace
+
+void SortValues(std::vector<double>& values) {
+  static_assert(sizeof(double) == sizeof(uint64_t));
+  if (values.size() < 4096) {
+    std::sort(values.begin(), values.end());
+    return;
   }
+  // Doubles as unsigned keys in the same order: flip the sign bit of positives, every bit of
+  // negatives.
+  RadixSortWords(
+      reinterpret_cast<unsigned char*>(values.data()), values.size(),
+      [](uint64_t u) { return (u >> 63) ? ~u : (u | kSignBit); },
+      [](uint64_t u) { return (u >> 63) ? (u & ~kSignBit) : ~u; });
+}
+
+void SortValues(std::vector<int64_t>& values) {
+  if (values.size() < 4096) {
+    std::sort(values.begin(), values.end());
+    return;
+  }
+  // Two's complement as unsigned keys in the same order: flip the sign bit.
+  RadixSortWords(
+      reinterpret_cast<unsigned char*>(values.data()), values.size(), [](uint64_t u) { return u ^ kSignBit; },
+      [](uint64_t u) { return u ^ kSignBit; });
 }
 
 SummaryStats Summarize(std::vector<double>& values) {
+  SortValues(values);
+  return SummarizeSorted(values);
+}
+
+SummaryStats SummarizeSorted(const std::vector<double>& values) {
   SummaryStats s;
   if (values.empty()) return s;
-  SortValues(values);
   s.count = values.size();
   for (double v : values) s.total += v;
   s.mean = s.total / static_cast<double>(s.count);

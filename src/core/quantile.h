@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 namespace optrace {
@@ -27,8 +28,13 @@ struct SummaryStats {
 // Sorts ascending, as std::sort would (large samples by a radix sort: the summaries sort millions
 // of durations). NaN has no place in a sample.
 void SortValues(std::vector<double>& values);
+// The same for integers (durations in ns: a radix sort of their few significant bits, where their
+// doubles in us would take every pass).
+void SortValues(std::vector<int64_t>& values);
 
 // Sorts `values` in place. An empty sample gives a zero SummaryStats with count 0.
 SummaryStats Summarize(std::vector<double>& values);
+// The same for a sample already sorted ascending.
+SummaryStats SummarizeSorted(const std::vector<double>& sorted);
 
 }  // namespace optrace

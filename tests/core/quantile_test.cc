@@ -58,6 +58,40 @@ TEST(QuantileTest, LargeSamplesSortAsStdSortDoes) {
   EXPECT_EQ(v, expect);
 }
 
+TEST(QuantileTest, LargeIntegerSamplesSortAsStdSortDoes) {
+  // Above the radix threshold: negatives, zero, the extremes, values differing only in high bits.
+  std::vector<int64_t> v;
+  uint64_t x = 88172645463325252ull;
+  for (int i = 0; i < 20000; ++i) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    v.push_back(i % 7 == 0 ? static_cast<int64_t>(x) : static_cast<int64_t>(x % 5000000) - 1000000);
+  }
+  v.push_back(INT64_MIN);
+  v.push_back(INT64_MAX);
+  v.push_back(0);
+  v.push_back(int64_t{1} << 40);
+  std::vector<int64_t> expect = v;
+  std::sort(expect.begin(), expect.end());
+  SortValues(v);
+  EXPECT_EQ(v, expect);
+}
+
+TEST(QuantileTest, SummarizeSortedEqualsSummarize) {
+  std::vector<double> v = {5, 1, 4, 2, 3, 9, 0.5};
+  std::vector<double> sorted = v;
+  std::sort(sorted.begin(), sorted.end());
+  SummaryStats a = Summarize(v), b = SummarizeSorted(sorted);
+  EXPECT_EQ(a.count, b.count);
+  EXPECT_EQ(a.total, b.total);
+  EXPECT_EQ(a.p50, b.p50);
+  EXPECT_EQ(a.p90, b.p90);
+  EXPECT_EQ(a.p99, b.p99);
+  EXPECT_EQ(a.min, b.min);
+  EXPECT_EQ(a.max, b.max);
+  EXPECT_EQ(a.stddev, b.stddev);
+  EXPECT_EQ(SummarizeSorted({}).count, 0u);
+}
+
 TEST(QuantileTest, LargeSamplesOfOneValueStayPut) {
   std::vector<double> v(10000, 12.5);
   SortValues(v);

@@ -133,7 +133,7 @@ Json BuildStepInspector(const AnalysisResult& r, const Efficiency* eff, const Th
 
   Table<uint32_t> names, types, shapes, dtypes;
   Table<int> op_types;
-  Table<std::string> bounds;
+  Table<std::string_view> bounds;  // names of static storage (ComputeBoundNames)
   Table<const OpCost*> costs;
   auto str = [&](uint32_t id) { return [&r, id] { return Json(r.Str(id)); }; };
 
@@ -188,7 +188,7 @@ Json BuildStepInspector(const AnalysisResult& r, const Efficiency* eff, const Th
         const PipelineFields* p = table.PipeOf(e);
         PipeSums sums = EmptyPipeSums();
         AddPipe(sums, table, p);
-        const std::string bound = ComputeBound(e.op_type, sums, t).bound_family;
+        const std::string_view bound = ComputeBoundNames(e.op_type, sums, t).bound_family;
         int cost = -1;
         if (eff) {
           if (const OpCost* c = eff->CostOf(e)) {
@@ -205,7 +205,7 @@ Json BuildStepInspector(const AnalysisResult& r, const Efficiency* eff, const Th
                        types.Of(e.type, str(e.type)), shapes.Of(e.input_shapes, str(e.input_shapes)),
                        shapes.Of(e.output_shapes, str(e.output_shapes)), dtypes.Of(e.input_dtypes, str(e.input_dtypes)),
                        op_types.Of(static_cast<int>(e.op_type), [&] { return Json(OpTypeName(e.op_type)); }), cost,
-                       bounds.Of(bound, [&] { return Json(bound); }));
+                       bounds.Of(bound, [&] { return Json(std::string(bound)); }));
         // Sparse (field index, us) pairs of the non-zero fields after the 12 fields: an event uses
         // a few of the 11 stages.
         for (int f = 0; p && f < kStoredPipeCount; ++f) {

@@ -9,6 +9,8 @@
 // rank_skew_ratio = (max rank avg - min rank avg) / mean rank avg.
 #pragma once
 
+#include <string_view>
+
 #include "analyze/model/model.h"
 #include "analyze/rules/rules.h"
 
@@ -31,6 +33,12 @@ void SummarizeBlockRows(AnalysisResult& result, const Rules& rules);
 // aic share >= dominant_core_share -> aic, <= 1 - that -> aiv, else mix; none without data.
 // `compute_lens` ignores the op type (blocks: "compute-first", never short-cut to communication).
 BoundInfo ComputeBound(OpType op_type, const PipeSums& sums, const Thresholds& t, bool compute_lens = false);
+// The same as names of static storage: for a caller that classifies many rows and keeps only
+// counts or one field (block classes, the step inspector), no string is made.
+struct BoundNames {
+  std::string_view bound_stage, bound_family, dominant_core;
+};
+BoundNames ComputeBoundNames(OpType op_type, const PipeSums& sums, const Thresholds& t, bool compute_lens = false);
 
 // Adds the kept pipeline fields of one event (nullptr: none) of `table` to sums (NaN sums become
 // numbers on their first value).

@@ -1,6 +1,7 @@
 // Step / layer / block class summaries, block summaries and rank summaries.
 #include <algorithm>
 #include <map>
+#include <string_view>
 #include <unordered_map>
 
 #include "analyze/summarize/summarize.h"
@@ -67,13 +68,16 @@ WallStats WallsOf(std::vector<double> ms) {
 
 double Ms(int64_t ns) { return double(ns) / 1e6; }
 
-// One block: wall, communication share, pipeline sums, bound (and its top operators when
-// `top_ops` is given).
-BlockSummary SummarizeBlock(const AnalysisResult& res, uint32_t bi, const Thresholds& th, TopOpsCounter* top_ops) {
+// One block's wall, communication share and pipeline sums.
+struct BlockTotals {
+  double wall_ms = 0;
+  double comm_share = 0;
+  PipeSums pipe_sums{};
+};
+BlockTotals BlockTotalsOf(const AnalysisResult& res, uint32_t bi) {
   const Block& b = res.blocks[bi];
   const RankTable& t = *res.FindRank(b.rank);
-  BlockSummary s;
-  s.block = bi;
+  BlockTotals s;
   s.wall_ms = Ms(b.end_ns - b.start_ns);
   s.pipe_sums = EmptyPipeSums();
   double comm_us = 0;
@@ -83,8 +87,20 @@ BlockSummary SummarizeBlock(const AnalysisResult& res, uint32_t bi, const Thresh
     if (IsComm(e.op_type)) comm_us += double(e.dur_ns) / 1000.0;
   }
   s.comm_share = s.wall_ms > 0 ? std::min(1.0, comm_us / (s.wall_ms * 1000.0)) : 0;
+  return s;
+}
+
+// One block: its totals, bound and top operators.
+BlockSummary SummarizeBlock(const AnalysisResult& res, uint32_t bi, const Thresholds& th, TopOpsCounter& top_ops) {
+  const BlockTotals bt = BlockTotalsOf(res, bi);
+  BlockSummary s;
+  s.block = bi;
+  s.wall_ms = bt.wall_ms;
+  s.comm_share = bt.comm_share;
+  s.pipe_sums = bt.pipe_sums;
   s.bound = ComputeBound(OpType::kUnknown, s.pipe_sums, th, /*compute_lens=*/true);
-  if (top_ops) s.top_ops = top_ops->Top({{b.rank, b.events}}, 5);
+  const Block& b = res.blocks[bi];
+  s.top_ops = top_ops.Top({{b.rank, b.events}}, 5);
   return s;
 }
 
@@ -95,7 +111,7 @@ void SummarizeBlockRows(AnalysisResult& res, const Rules& rules) {
   res.summaries.blocks.clear();
   res.summaries.blocks.reserve(res.blocks.size());
   for (uint32_t bi = 0; bi < res.blocks.size(); ++bi)
-    res.summaries.blocks.push_back(SummarizeBlock(res, bi, rules.thresholds, &top));
+    res.summaries.blocks.push_back(SummarizeBlock(res, bi, rules.thresholds, top));
 }
 
 // Blocks (one row each only when asked for: full mode) and block classes.
@@ -116,17 +132,29 @@ void SummarizeBlockClasses(AnalysisResult& res, const Rules& rules, bool block_r
     walls.reserve(c.members.size());
     ranges.reserve(c.members.size());
     double comm_sum = 0;
+    std::map<std::string_view, int> families;  // names of static storage or of S.blocks' rows
     for (uint32_t m : c.members) {
-      const BlockSummary bs = block_rows ? S.blocks[m] : SummarizeBlock(res, m, th, nullptr);
+      // Full mode has each block's row; fast mode sums the block here (no row, no strings).
+      BlockTotals bt;
+      std::string_view family;
+      if (block_rows) {
+        const BlockSummary& row = S.blocks[m];
+        bt = {row.wall_ms, row.comm_share, row.pipe_sums};
+        family = row.bound.bound_family;
+      } else {
+        bt = BlockTotalsOf(res, m);
+        family = ComputeBoundNames(OpType::kUnknown, bt.pipe_sums, th, /*compute_lens=*/true).bound_family;
+      }
       s.kind = res.blocks[m].kind;
-      walls.push_back(bs.wall_ms);
-      comm_sum += bs.comm_share;
+      walls.push_back(bt.wall_ms);
+      comm_sum += bt.comm_share;
       for (size_t i = 0; i < s.pipe_sums.size(); ++i)
-        if (!std::isnan(bs.pipe_sums[i]))
-          s.pipe_sums[i] = std::isnan(s.pipe_sums[i]) ? bs.pipe_sums[i] : s.pipe_sums[i] + bs.pipe_sums[i];
-      ++s.bound_family_member_histogram[bs.bound.bound_family];
+        if (!std::isnan(bt.pipe_sums[i]))
+          s.pipe_sums[i] = std::isnan(s.pipe_sums[i]) ? bt.pipe_sums[i] : s.pipe_sums[i] + bt.pipe_sums[i];
+      ++families[family];
       ranges.push_back({res.blocks[m].rank, res.blocks[m].events});
     }
+    for (const auto& [family, n] : families) s.bound_family_member_histogram.emplace(family, n);
     WallStats w = WallsOf(walls);
     s.wall_ms_sum = w.sum;
     s.wall_ms_mean = w.mean;

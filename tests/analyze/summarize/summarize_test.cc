@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -167,6 +168,38 @@ TEST(SummarizeTest, StepLayerAndBlockClassesOfTheSyntheticRoot) {
   EXPECT_EQ(l.block_kinds[0], BlockKind::kAttention);
   EXPECT_EQ(l.block_kinds[1], BlockKind::kMoe);
   EXPECT_FALSE(l.companion_layer);
+}
+
+// Fast mode sums each block inside the class loop; full mode reads the block rows: the class
+// summaries are the same either way, and with one thread or several.
+TEST(SummarizeTest, BlockClassesAreTheSameWithBlockRowsAndThreads) {
+  AnalysisResult fast = Analyze(Sample("synthetic_8rank"));
+  AnalysisResult full = fast;
+  const Rules rules = testing::BuiltinRules();
+  Summarize(fast, rules, /*block_rows=*/false, /*threads=*/1);
+  Summarize(full, rules, /*block_rows=*/true, /*threads=*/4);
+  ASSERT_TRUE(fast.summaries.blocks.empty());
+  ASSERT_EQ(full.summaries.blocks.size(), full.blocks.size());
+  ASSERT_FALSE(fast.summaries.block_classes.empty());
+  ASSERT_EQ(fast.summaries.block_classes.size(), full.summaries.block_classes.size());
+  for (size_t i = 0; i < fast.summaries.block_classes.size(); ++i) {
+    const BlockClassSummary& a = fast.summaries.block_classes[i];
+    const BlockClassSummary& b = full.summaries.block_classes[i];
+    EXPECT_EQ(a.id, b.id);
+    EXPECT_EQ(a.wall_ms_sum, b.wall_ms_sum);
+    EXPECT_EQ(a.comm_share_mean, b.comm_share_mean);
+    EXPECT_FALSE(a.bound_family_member_histogram.empty());
+    EXPECT_EQ(a.bound_family_member_histogram, b.bound_family_member_histogram);
+    EXPECT_EQ(a.bound.bound_family, b.bound.bound_family);
+    EXPECT_EQ(a.top_ops, b.top_ops);
+    for (size_t k = 0; k < a.pipe_sums.size(); ++k)
+      EXPECT_TRUE(a.pipe_sums[k] == b.pipe_sums[k] || (std::isnan(a.pipe_sums[k]) && std::isnan(b.pipe_sums[k])));
+  }
+  ASSERT_EQ(fast.summaries.operators.size(), full.summaries.operators.size());
+  for (size_t i = 0; i < fast.summaries.operators.size(); ++i) {
+    EXPECT_EQ(fast.summaries.operators[i].stats.total_us, full.summaries.operators[i].stats.total_us);
+    EXPECT_EQ(fast.summaries.operators[i].stats.p90_us, full.summaries.operators[i].stats.p90_us);
+  }
 }
 
 }  // namespace
