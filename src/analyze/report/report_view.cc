@@ -216,7 +216,7 @@ void TrimToViewRows(Table& t, size_t max_rows) {
 namespace {
 
 Json BuildView(const AnalysisResult& r, const Kpis& kpis, const std::vector<Table>& tables, std::vector<Table>* release,
-               const ReportContext& ctx, size_t max_table_rows, std::optional<Json> inspector) {
+               const ReportContext& ctx, size_t max_table_rows) {
   // The timeline origin: the earliest step start over all ranks, in absolute ns.
   int64_t origin = INT64_MAX;
   for (const Step& s : r.steps)
@@ -313,9 +313,8 @@ Json BuildView(const AnalysisResult& r, const Kpis& kpis, const std::vector<Tabl
               {"kpis", KpiList(kpis)},
               {"findings", std::move(findings)},
               {"timeline", {{"origin_unix_ns", origin}, {"ranks", std::move(lanes)}}},
-              {"inspector", inspector ? std::move(*inspector)
-                                      : BuildStepInspector(r, ctx.efficiency, ctx.rules ? ctx.rules->thresholds : Thresholds{},
-                                                           InspectorMaxEvents(ctx.mode == "full"))},
+              {"inspector", BuildStepInspector(r, ctx.efficiency, ctx.rules ? ctx.rules->thresholds : Thresholds{},
+                                              ctx.mode == "full" ? kInspectorMaxEvents : kInspectorMaxEventsFast)},
               {"roofline", RooflineJson(r, ctx.efficiency)},
               {"memory", MemoryJson(r)},
               {"tables", std::move(table_list)}};
@@ -324,13 +323,13 @@ Json BuildView(const AnalysisResult& r, const Kpis& kpis, const std::vector<Tabl
 }  // namespace
 
 Json BuildReportView(const AnalysisResult& r, const Kpis& kpis, const std::vector<Table>& tables,
-                     const ReportContext& ctx, size_t max_table_rows, std::optional<Json> inspector) {
-  return BuildView(r, kpis, tables, nullptr, ctx, max_table_rows, std::move(inspector));
+                     const ReportContext& ctx, size_t max_table_rows) {
+  return BuildView(r, kpis, tables, nullptr, ctx, max_table_rows);
 }
 
 Json BuildReportView(const AnalysisResult& r, const Kpis& kpis, std::vector<Table>&& tables, const ReportContext& ctx,
-                     size_t max_table_rows, std::optional<Json> inspector) {
-  return BuildView(r, kpis, tables, &tables, ctx, max_table_rows, std::move(inspector));
+                     size_t max_table_rows) {
+  return BuildView(r, kpis, tables, &tables, ctx, max_table_rows);
 }
 
 }  // namespace optrace::analyze::report

@@ -11,7 +11,6 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
-#include <optional>
 #include <vector>
 
 #include "analyze/model/model.h"
@@ -28,16 +27,12 @@ inline constexpr int kReportViewSchemaVersion = 1;
 // is written, so a table of one row per step is not held whole until the page is built.
 void TrimToViewRows(Table& table, size_t max_rows);
 
-// `inspector`: BuildStepInspector's result for this context when the caller built it ahead
-// (WriteReport does, beside the tables); built here when absent.
 nlohmann::json BuildReportView(const AnalysisResult& result, const Kpis& kpis, const std::vector<Table>& tables,
-                               const ReportContext& context, size_t max_table_rows,
-                               std::optional<nlohmann::json> inspector = std::nullopt);
+                               const ReportContext& context, size_t max_table_rows);
 // The same page from tables nothing needs afterwards: each table's rows are released as soon as
 // they are in the view, so the cells and their JSON are never both held whole (the report
 // stage's memory peak).
 nlohmann::json BuildReportView(const AnalysisResult& result, const Kpis& kpis, std::vector<Table>&& tables,
-                               const ReportContext& context, size_t max_table_rows,
-                               std::optional<nlohmann::json> inspector = std::nullopt);
+                               const ReportContext& context, size_t max_table_rows);
 
 }  // namespace optrace::analyze::report

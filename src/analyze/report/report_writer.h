@@ -34,8 +34,8 @@ struct ReportOptions {
   // --kernel NAME: every call of that kernel (kernel_calls.csv, kernel_iterations.csv and
   // kernel_latency.csv in `optrace latency`'s input format).
   std::optional<KernelFocus> kernel_focus;
-  // > 1: the efficiency model and report.html's step inspector are built on a second thread while
-  // the summary tables are built and written (the files are the same).
+  // > 1: the efficiency model is built on a second thread while the summary tables are built and
+  // written (the files are the same).
   int threads = 1;
 };
 

@@ -37,8 +37,6 @@ namespace optrace::analyze::report {
 // Events embedded in report.html: full mode / fast mode (about 110 bytes of page per event).
 inline constexpr size_t kInspectorMaxEvents = 60000;
 inline constexpr size_t kInspectorMaxEventsFast = 20000;
-// The events report.html's inspector embeds in full or fast mode.
-inline constexpr size_t InspectorMaxEvents(bool full) { return full ? kInspectorMaxEvents : kInspectorMaxEventsFast; }
 
 nlohmann::json BuildStepInspector(const AnalysisResult& r, const Efficiency* eff, const Thresholds& t,
                                   size_t max_events = kInspectorMaxEvents);

@@ -17,8 +17,11 @@ class TopOpsCounter {
  public:
   explicit TopOpsCounter(const AnalysisResult& res) : res_(res), total_(res.strings.size(), 0.0), seen_(res.strings.size(), 0) {}
 
-  std::vector<std::pair<uint32_t, double>> Top(const std::vector<std::pair<int, EventRange>>& ranges, size_t n) {
-    for (auto& [rank, r] : ranges) {
+  // range_of(i) for i < count: (rank, event range), in the order the totals are summed.
+  template <typename RangeOf>
+  std::vector<std::pair<uint32_t, double>> Top(size_t count, RangeOf range_of, size_t n) {
+    for (size_t k = 0; k < count; ++k) {
+      const auto [rank, r] = range_of(k);
       const RankTable& t = *res_.FindRank(rank);
       for (uint32_t i = r.first; i < r.last; ++i) {
         uint32_t name = t.events[i].name;
@@ -100,7 +103,7 @@ BlockSummary SummarizeBlock(const AnalysisResult& res, uint32_t bi, const Thresh
   s.pipe_sums = bt.pipe_sums;
   s.bound = ComputeBound(OpType::kUnknown, s.pipe_sums, th, /*compute_lens=*/true);
   const Block& b = res.blocks[bi];
-  s.top_ops = top_ops.Top({{b.rank, b.events}}, 5);
+  s.top_ops = top_ops.Top(1, [&](size_t) { return std::pair(b.rank, b.events); }, 5);
   return s;
 }
 
@@ -128,9 +131,7 @@ void SummarizeBlockClasses(AnalysisResult& res, const Rules& rules, bool block_r
     s.members = static_cast<int>(c.members.size());
     s.pipe_sums = EmptyPipeSums();
     std::vector<double> walls;
-    std::vector<std::pair<int, EventRange>> ranges;
     walls.reserve(c.members.size());
-    ranges.reserve(c.members.size());
     double comm_sum = 0;
     std::map<std::string_view, int> families;  // names of static storage or of S.blocks' rows
     for (uint32_t m : c.members) {
@@ -152,7 +153,6 @@ void SummarizeBlockClasses(AnalysisResult& res, const Rules& rules, bool block_r
         if (!std::isnan(bt.pipe_sums[i]))
           s.pipe_sums[i] = std::isnan(s.pipe_sums[i]) ? bt.pipe_sums[i] : s.pipe_sums[i] + bt.pipe_sums[i];
       ++families[family];
-      ranges.push_back({res.blocks[m].rank, res.blocks[m].events});
     }
     for (const auto& [family, n] : families) s.bound_family_member_histogram.emplace(family, n);
     WallStats w = WallsOf(walls);
@@ -162,7 +162,9 @@ void SummarizeBlockClasses(AnalysisResult& res, const Rules& rules, bool block_r
     s.wall_ms_p90 = w.p90;
     s.comm_share_mean = c.members.empty() ? 0 : comm_sum / c.members.size();
     s.bound = ComputeBound(OpType::kUnknown, s.pipe_sums, th, true);
-    s.top_ops = top.Top(ranges, 10);
+    s.top_ops = top.Top(
+        c.members.size(), [&](size_t k) { return std::pair(res.blocks[c.members[k]].rank, res.blocks[c.members[k]].events); },
+        10);
     S.block_classes.push_back(s);
   }
 }
@@ -180,9 +182,7 @@ void SummarizeLayerClasses(AnalysisResult& res) {
     s.id = c.id;
     s.members = static_cast<int>(c.members.size());
     std::vector<double> walls;
-    std::vector<std::pair<int, EventRange>> ranges;
     walls.reserve(c.members.size());
-    ranges.reserve(c.members.size());
     const Layer& first = res.layers[c.members.front()];
     s.companion_layer = first.companion_layer;
     for (uint32_t b : first.blocks) s.block_kinds.push_back(res.blocks[b].kind);
@@ -191,7 +191,6 @@ void SummarizeLayerClasses(AnalysisResult& res) {
       const Layer& l = res.layers[m];
       double wall = Ms(l.end_ns - l.start_ns);
       walls.push_back(wall);
-      ranges.push_back({l.rank, l.events});
       for (size_t k = 0; k < l.blocks.size() && k < s.block_kinds.size(); ++k) {
         const Block& b = res.blocks[l.blocks[k]];
         if (wall > 0) s.block_kind_wall_share_mean[k] += Ms(b.end_ns - b.start_ns) / wall;
@@ -203,7 +202,9 @@ void SummarizeLayerClasses(AnalysisResult& res) {
     s.wall_ms_mean = w.mean;
     s.wall_ms_p50 = w.p50;
     s.wall_ms_p90 = w.p90;
-    s.top_ops = top.Top(ranges, 10);
+    s.top_ops = top.Top(
+        c.members.size(), [&](size_t k) { return std::pair(res.layers[c.members[k]].rank, res.layers[c.members[k]].events); },
+        10);
     S.layer_classes.push_back(s);
   }
 }
@@ -217,15 +218,12 @@ void SummarizeStepClasses(AnalysisResult& res) {
     s.id = c.id;
     s.members = static_cast<int>(c.members.size());
     std::vector<double> walls;
-    std::vector<std::pair<int, EventRange>> ranges;
     walls.reserve(c.members.size());
-    ranges.reserve(c.members.size());
     std::map<std::string, double> layer_wall;
     for (uint32_t m : c.members) {
       const Step& st = res.steps[m];
       double wall = double(st.anatomy.wall_ns);
       walls.push_back(Ms(st.anatomy.wall_ns));
-      ranges.push_back({st.rank, st.events});
       if (wall > 0) {
         s.head_ratio_mean += st.anatomy.head_ns / wall;
         s.main_ratio_mean += st.anatomy.main_ns / wall;
@@ -250,7 +248,9 @@ void SummarizeStepClasses(AnalysisResult& res) {
     std::sort(s.top_layer_classes.begin(), s.top_layer_classes.end(),
               [](auto& a, auto& b) { return a.second != b.second ? a.second > b.second : a.first < b.first; });
     if (s.top_layer_classes.size() > 5) s.top_layer_classes.resize(5);
-    s.top_ops = top.Top(ranges, 10);
+    s.top_ops = top.Top(
+        c.members.size(), [&](size_t k) { return std::pair(res.steps[c.members[k]].rank, res.steps[c.members[k]].events); },
+        10);
     S.step_classes.push_back(s);
   }
   std::sort(S.step_classes.begin(), S.step_classes.end(),

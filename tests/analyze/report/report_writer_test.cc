@@ -92,8 +92,8 @@ TEST_F(ReportWriterTest, ManifestListsStageTimingsAndReportStage) {
   EXPECT_EQ(m["counts"]["events"], 24);
 }
 
-// With a second thread the efficiency model and the page's step inspector are built beside the
-// summary tables: every file is the same as when one thread builds them in turn.
+// With a second thread the efficiency model is built beside the summary tables: every file is the
+// same as when one thread builds them in turn.
 TEST_F(ReportWriterTest, SecondThreadWritesTheSameFiles) {
   const AnalysisResult fixture = MakeReportFixture();
   std::map<std::string, std::string> files[2];
