@@ -130,7 +130,8 @@ BoundInfo ComputeBound(OpType op, const PipeSums& s, const Thresholds& t, bool c
 
 namespace {
 
-void OperatorSummaries(AnalysisResult& res, const Rules& rules) {
+// `threads` > 1: a rank's operator groups are shared out between threads (below).
+void OperatorSummaries(AnalysisResult& res, const Rules& rules, int threads) {
   Summaries& S = res.summaries;
   S.operators.clear();
   S.operator_classes.clear();
@@ -143,6 +144,7 @@ void OperatorSummaries(AnalysisResult& res, const Rules& rules) {
     double dynamic_us = 0, static_us = 0;
     uint32_t first_row = UINT32_MAX, last_row = 0;
     uint16_t file = 0;
+    DurationStats stats;  // of durs_ns, which it spends
   };
   using Key = std::tuple<uint32_t, uint32_t, int>;  // name, type, op type
   std::map<Key, std::map<int, double>> class_rank_total;
@@ -172,26 +174,63 @@ void OperatorSummaries(AnalysisResult& res, const Rules& rules) {
       ++count[g];
     }
     for (size_t g = 0; g < accs.size(); ++g) accs[g].second.durs_ns.reserve(count[g]);
-    for (const Event& e : t.events) {
-      Acc& a = accs[group_of(e)].second;
-      a.durs_ns.push_back(e.dur_ns);
-      const PipelineFields* p = t.PipeOf(e);
-      AddPipe(a.sums, t, p);
-      const bool pipe_data = p && p->AnyPipe();
-      a.pipe_events += pipe_data ? 1 : 0;
-      if (p && p->op_state == OpState::kDynamic) {
-        ++a.dynamic_calls;
-        a.dynamic_us += double(e.dur_ns) / 1000.0;
+    // Every group exists now: the lookup only reads, from any thread.
+    auto find_group = [&](const Event& e) {
+      const uint64_t sub = (uint64_t(e.type) << 8) | uint64_t(e.op_type);
+      for (const auto& [k, i] : group_of_name[e.name])
+        if (k == sub) return i;
+      return kNone32;  // not reached
+    };
+    // The groups are shared out between threads, the largest first, each to the share with the
+    // fewest events so far; each share reads every event and adds those of its own groups in file
+    // order, so a group's sums are the ones a single pass makes.
+    const size_t shares = std::min<size_t>(static_cast<size_t>(std::max(threads, 1)), accs.size());
+    std::vector<uint32_t> owner(accs.size(), 0);
+    if (shares > 1) {
+      std::vector<uint32_t> by_size(accs.size());
+      for (uint32_t g = 0; g < by_size.size(); ++g) by_size[g] = g;
+      std::stable_sort(by_size.begin(), by_size.end(), [&](uint32_t a, uint32_t b) { return count[a] > count[b]; });
+      std::vector<size_t> load(shares, 0);
+      for (uint32_t g : by_size) {
+        const size_t least = static_cast<size_t>(std::min_element(load.begin(), load.end()) - load.begin());
+        owner[g] = static_cast<uint32_t>(least);
+        load[least] += count[g];
       }
-      if (p && p->op_state == OpState::kStatic) {
-        ++a.static_calls;
-        a.static_us += double(e.dur_ns) / 1000.0;
+    }
+    std::vector<uint64_t> share_events(shares, 0), share_pipe_events(shares, 0);
+    ParallelFor(shares, threads, [&](size_t share) {
+      uint64_t events = 0, pipe_events = 0;  // this share's (neighbouring counters would share a cache line)
+      for (const Event& e : t.events) {
+        const uint32_t g = find_group(e);
+        if (owner[g] != share) continue;
+        Acc& a = accs[g].second;
+        a.durs_ns.push_back(e.dur_ns);
+        const PipelineFields* p = t.PipeOf(e);
+        AddPipe(a.sums, t, p);
+        const bool pipe_data = p && p->AnyPipe();
+        a.pipe_events += pipe_data ? 1 : 0;
+        if (p && p->op_state == OpState::kDynamic) {
+          ++a.dynamic_calls;
+          a.dynamic_us += double(e.dur_ns) / 1000.0;
+        }
+        if (p && p->op_state == OpState::kStatic) {
+          ++a.static_calls;
+          a.static_us += double(e.dur_ns) / 1000.0;
+        }
+        a.first_row = std::min(a.first_row, e.row);
+        a.last_row = std::max(a.last_row, e.row);
+        a.file = e.file;
+        ++events;
+        pipe_events += pipe_data ? 1 : 0;
       }
-      a.first_row = std::min(a.first_row, e.row);
-      a.last_row = std::max(a.last_row, e.row);
-      a.file = e.file;
-      ++S.events_total;
-      S.events_with_pipeline += pipe_data ? 1 : 0;
+      share_events[share] = events;
+      share_pipe_events[share] = pipe_events;
+      for (size_t g = 0; g < accs.size(); ++g)
+        if (owner[g] == share) accs[g].second.stats = StatsOfNs(accs[g].second.durs_ns);
+    });
+    for (size_t i = 0; i < shares; ++i) {
+      S.events_total += share_events[i];
+      S.events_with_pipeline += share_pipe_events[i];
     }
     std::sort(accs.begin(), accs.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     size_t first = S.operators.size();
@@ -201,7 +240,7 @@ void OperatorSummaries(AnalysisResult& res, const Rules& rules) {
       o.name = std::get<0>(key);
       o.type = std::get<1>(key);
       o.op_type = static_cast<OpType>(std::get<2>(key));
-      o.stats = StatsOfNs(a.durs_ns);
+      o.stats = a.stats;
       o.pipe_sums = a.sums;
       o.pipe_event_count = a.pipe_events;
       o.dynamic_calls = a.dynamic_calls;
@@ -321,10 +360,17 @@ void Summarize(AnalysisResult& res, const Rules& rules, bool block_rows, int thr
   // Operator / HCCL summaries, the block, layer and step class summaries and the rank summaries
   // read the same tables and fill different parts of Summaries: they run side by side, the
   // longest (a pass over every event with its pipeline fields) first.
+  // The operator groups are also shared out between threads when the class summaries beside
+  // them have little to read (a capture without layers): otherwise those already keep the second
+  // core busy, and a second pass over the events for the operators would only compete with them.
+  uint64_t events = 0, block_events = 0;
+  for (const RankTable& t : res.ranks) events += t.events.size();
+  for (const Block& b : res.blocks) block_events += b.events.size();
+  const int operator_threads = 4 * block_events < events ? threads : 1;
   ParallelFor(5, threads, [&](size_t part) {
     switch (part) {
       case 0:
-        OperatorSummaries(res, rules);
+        OperatorSummaries(res, rules, operator_threads);
         HcclSummaries(res, rules);
         break;
       case 1:

@@ -202,5 +202,41 @@ TEST(SummarizeTest, BlockClassesAreTheSameWithBlockRowsAndThreads) {
   }
 }
 
+// Without layers the operator groups are shared out between threads (each thread adds its own
+// groups' events in file order): every operator row is what one thread makes.
+TEST(SummarizeTest, OperatorSummariesAreTheSameWithSharedOutGroups) {
+  AnalysisResult one = Analyze(Sample("synthetic_8rank"));
+  for (Step& s : one.steps) s.layers.clear();
+  one.layers.clear();
+  one.layer_classes.clear();
+  one.blocks.clear();
+  one.block_classes.clear();
+  AnalysisResult four = one;
+  const Rules rules = testing::BuiltinRules();
+  Summarize(one, rules, /*block_rows=*/false, /*threads=*/1);
+  Summarize(four, rules, /*block_rows=*/false, /*threads=*/4);
+  ASSERT_GT(one.summaries.operators.size(), 8u);
+  ASSERT_EQ(one.summaries.operators.size(), four.summaries.operators.size());
+  EXPECT_EQ(one.summaries.events_total, four.summaries.events_total);
+  EXPECT_EQ(one.summaries.events_with_pipeline, four.summaries.events_with_pipeline);
+  for (size_t i = 0; i < one.summaries.operators.size(); ++i) {
+    const OperatorSummary& a = one.summaries.operators[i];
+    const OperatorSummary& b = four.summaries.operators[i];
+    EXPECT_EQ(a.rank, b.rank) << i;
+    EXPECT_EQ(a.name, b.name) << i;
+    EXPECT_EQ(a.stats.count, b.stats.count) << i;
+    EXPECT_EQ(a.stats.total_us, b.stats.total_us) << i;
+    EXPECT_EQ(a.stats.p50_us, b.stats.p50_us) << i;
+    EXPECT_EQ(a.stats.p90_us, b.stats.p90_us) << i;
+    EXPECT_EQ(a.pipe_event_count, b.pipe_event_count) << i;
+    EXPECT_EQ(a.first_row, b.first_row) << i;
+    EXPECT_EQ(a.last_row, b.last_row) << i;
+    EXPECT_EQ(a.bound.bound_family, b.bound.bound_family) << i;
+    for (size_t k = 0; k < a.pipe_sums.size(); ++k)
+      EXPECT_TRUE(a.pipe_sums[k] == b.pipe_sums[k] || (std::isnan(a.pipe_sums[k]) && std::isnan(b.pipe_sums[k])))
+          << i << " field " << k;
+  }
+}
+
 }  // namespace
 }  // namespace optrace::analyze
