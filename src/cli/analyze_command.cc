@@ -82,7 +82,7 @@ int RunAnalyzeCommand(const CommandArgs& args, CommandIo& io) {
   app.add_option("--run", capture_run, "when the roots hold several captures: analyze capture N of the list the refusal prints")
       ->check(CLI::PositiveNumber);
   int threads = 0;
-  app.add_option("--threads", threads, "worker threads for reading and summarizing (default: every core)")
+  app.add_option("--threads", threads, "worker threads for reading, segmenting, summarizing and the report (default: every core)")
       ->check(CLI::NonNegativeNumber);
   app.add_option("--rules", rules, "directory with rules files overriding the built-in ones (data/analyze/*.json)");
   bool keep_stages = false;
