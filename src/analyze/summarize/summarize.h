@@ -44,6 +44,8 @@ BoundNames ComputeBoundNames(OpType op_type, const PipeSums& sums, const Thresho
 // numbers on their first value).
 void AddPipe(PipeSums& sums, const RankTable& table, const PipelineFields* p);
 PipeSums EmptyPipeSums();
+// Adds one set of sums to another (a NaN in `from` adds nothing; a NaN in `into` takes the value).
+void AddPipeSums(PipeSums& into, const PipeSums& from);
 
 // Duration stats (us) of a sample of durations in us (sorted in place).
 DurationStats StatsOf(std::vector<double>& us);

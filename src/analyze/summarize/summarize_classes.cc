@@ -71,6 +71,12 @@ WallStats WallsOf(std::vector<double> ms) {
 
 double Ms(int64_t ns) { return double(ns) / 1e6; }
 
+// TopOpsCounter::Top's range_of for the members of a class of steps, layers or blocks.
+template <typename Item>
+auto MemberRanges(const std::vector<Item>& items, const std::vector<uint32_t>& members) {
+  return [&items, &members](size_t k) { return std::pair(items[members[k]].rank, items[members[k]].events); };
+}
+
 // One block's wall, communication share and pipeline sums.
 struct BlockTotals {
   double wall_ms = 0;
@@ -149,9 +155,7 @@ void SummarizeBlockClasses(AnalysisResult& res, const Rules& rules, bool block_r
       s.kind = res.blocks[m].kind;
       walls.push_back(bt.wall_ms);
       comm_sum += bt.comm_share;
-      for (size_t i = 0; i < s.pipe_sums.size(); ++i)
-        if (!std::isnan(bt.pipe_sums[i]))
-          s.pipe_sums[i] = std::isnan(s.pipe_sums[i]) ? bt.pipe_sums[i] : s.pipe_sums[i] + bt.pipe_sums[i];
+      AddPipeSums(s.pipe_sums, bt.pipe_sums);
       ++families[family];
     }
     for (const auto& [family, n] : families) s.bound_family_member_histogram.emplace(family, n);
@@ -162,9 +166,7 @@ void SummarizeBlockClasses(AnalysisResult& res, const Rules& rules, bool block_r
     s.wall_ms_p90 = w.p90;
     s.comm_share_mean = c.members.empty() ? 0 : comm_sum / c.members.size();
     s.bound = ComputeBound(OpType::kUnknown, s.pipe_sums, th, true);
-    s.top_ops = top.Top(
-        c.members.size(), [&](size_t k) { return std::pair(res.blocks[c.members[k]].rank, res.blocks[c.members[k]].events); },
-        10);
+    s.top_ops = top.Top(c.members.size(), MemberRanges(res.blocks, c.members), 10);
     S.block_classes.push_back(s);
   }
 }
@@ -202,9 +204,7 @@ void SummarizeLayerClasses(AnalysisResult& res) {
     s.wall_ms_mean = w.mean;
     s.wall_ms_p50 = w.p50;
     s.wall_ms_p90 = w.p90;
-    s.top_ops = top.Top(
-        c.members.size(), [&](size_t k) { return std::pair(res.layers[c.members[k]].rank, res.layers[c.members[k]].events); },
-        10);
+    s.top_ops = top.Top(c.members.size(), MemberRanges(res.layers, c.members), 10);
     S.layer_classes.push_back(s);
   }
 }
@@ -248,9 +248,7 @@ void SummarizeStepClasses(AnalysisResult& res) {
     std::sort(s.top_layer_classes.begin(), s.top_layer_classes.end(),
               [](auto& a, auto& b) { return a.second != b.second ? a.second > b.second : a.first < b.first; });
     if (s.top_layer_classes.size() > 5) s.top_layer_classes.resize(5);
-    s.top_ops = top.Top(
-        c.members.size(), [&](size_t k) { return std::pair(res.steps[c.members[k]].rank, res.steps[c.members[k]].events); },
-        10);
+    s.top_ops = top.Top(c.members.size(), MemberRanges(res.steps, c.members), 10);
     S.step_classes.push_back(s);
   }
   std::sort(S.step_classes.begin(), S.step_classes.end(),

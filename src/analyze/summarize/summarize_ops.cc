@@ -29,10 +29,14 @@ void AddPipe(PipeSums& sums, const RankTable& table, const PipelineFields* p) {
   }
 }
 
-DurationStats StatsOf(std::vector<double>& us) {
+void AddPipeSums(PipeSums& into, const PipeSums& from) {
+  for (size_t i = 0; i < into.size(); ++i)
+    if (!std::isnan(from[i])) into[i] = std::isnan(into[i]) ? from[i] : into[i] + from[i];
+}
+
+namespace {
+DurationStats DurationStatsOf(const SummaryStats& s) {
   DurationStats d;
-  if (us.empty()) return d;
-  SummaryStats s = optrace::Summarize(us);
   d.count = s.count;
   d.total_us = s.total;
   d.mean_us = s.mean;
@@ -41,6 +45,12 @@ DurationStats StatsOf(std::vector<double>& us) {
   d.max_us = s.max;
   d.min_us = s.min;
   return d;
+}
+}  // namespace
+
+DurationStats StatsOf(std::vector<double>& us) {
+  if (us.empty()) return {};
+  return DurationStatsOf(optrace::Summarize(us));
 }
 
 namespace {
@@ -53,17 +63,8 @@ DurationStats StatsOfNs(std::vector<int64_t>& ns) {
   us.reserve(ns.size());
   for (int64_t v : ns) us.push_back(double(v) / 1000.0);
   std::vector<int64_t>().swap(ns);
-  DurationStats d;
-  if (us.empty()) return d;
-  SummaryStats s = SummarizeSorted(us);
-  d.count = s.count;
-  d.total_us = s.total;
-  d.mean_us = s.mean;
-  d.p50_us = s.p50;
-  d.p90_us = s.p90;
-  d.max_us = s.max;
-  d.min_us = s.min;
-  return d;
+  if (us.empty()) return {};
+  return DurationStatsOf(SummarizeSorted(us));
 }
 
 // Index in kPipeSumFields of the 9 sub-stages, their names and families.
@@ -155,13 +156,18 @@ void OperatorSummaries(AnalysisResult& res, const Rules& rules, int threads) {
   for (const RankTable& t : res.ranks) {
     std::vector<std::pair<Key, Acc>> accs;
     for (auto& v : group_of_name) v.clear();
-    auto group_of = [&](const Event& e) {
-      uint64_t sub = (uint64_t(e.type) << 8) | uint64_t(e.op_type);
-      auto& list = group_of_name[e.name];
-      for (auto& [k, i] : list)
+    auto sub_of = [](const Event& e) { return (uint64_t(e.type) << 8) | uint64_t(e.op_type); };
+    // Only reads: once every group exists (after the counting pass), from any thread.
+    auto find_group = [&](const Event& e) {
+      const uint64_t sub = sub_of(e);
+      for (const auto& [k, i] : group_of_name[e.name])
         if (k == sub) return i;
+      return kNone32;
+    };
+    auto group_of = [&](const Event& e) {
+      if (uint32_t found = find_group(e); found != kNone32) return found;
       uint32_t index = static_cast<uint32_t>(accs.size());
-      list.push_back({sub, index});
+      group_of_name[e.name].push_back({sub_of(e), index});
       accs.push_back({Key{e.name, e.type, int(e.op_type)}, Acc{}});
       return index;
     };
@@ -174,13 +180,6 @@ void OperatorSummaries(AnalysisResult& res, const Rules& rules, int threads) {
       ++count[g];
     }
     for (size_t g = 0; g < accs.size(); ++g) accs[g].second.durs_ns.reserve(count[g]);
-    // Every group exists now: the lookup only reads, from any thread.
-    auto find_group = [&](const Event& e) {
-      const uint64_t sub = (uint64_t(e.type) << 8) | uint64_t(e.op_type);
-      for (const auto& [k, i] : group_of_name[e.name])
-        if (k == sub) return i;
-      return kNone32;  // not reached
-    };
     // The groups are shared out between threads, the largest first, each to the share with the
     // fewest events so far; each share reads every event and adds those of its own groups in file
     // order, so a group's sums are the ones a single pass makes.
@@ -254,8 +253,7 @@ void OperatorSummaries(AnalysisResult& res, const Rules& rules, int threads) {
       class_rank_total[key][t.rank] += o.stats.total_us;
       auto& ca = class_acc.try_emplace(key, 0, EmptyPipeSums()).first->second;
       ca.first += o.stats.count;
-      for (size_t i = 0; i < ca.second.size(); ++i)
-        if (!std::isnan(a.sums[i])) ca.second[i] = std::isnan(ca.second[i]) ? a.sums[i] : ca.second[i] + a.sums[i];
+      AddPipeSums(ca.second, a.sums);
       S.operators.push_back(o);
     }
     std::sort(S.operators.begin() + first, S.operators.end(), [&](const OperatorSummary& a, const OperatorSummary& b) {
