@@ -13,18 +13,22 @@
 namespace optrace::collect {
 namespace {
 
-// The durations of one row, for its percentiles: 32-bit ticks of one clock while they fit (half
-// the memory of doubles, and collect's streamed path holds nothing else per interval), in
-// fixed chunks (no doubling slack, no copy as it grows); doubles once one does not fit.
-// Values() makes each double as Add's caller did: ticks * scale.
+// The durations of one row, for its percentiles: ticks of one clock while they fit, 16-bit until
+// one needs more, then 32-bit (a 50 MHz core's intervals up to 1.3 ms take two bytes; collect's
+// streamed path holds nothing else per interval), in fixed chunks (no doubling slack, no copy as
+// it grows); doubles once one does not fit 32 bits or a second clock comes. Values() makes each
+// double as Add's caller did: ticks * scale.
 class DurationList {
  public:
   void Add(int64_t ticks, double scale, double us) {
     if (doubles_.empty() && ticks >= 0 && ticks <= int64_t{UINT32_MAX} && (count_ == 0 || scale == scale_)) {
-      if (count_ % kChunk == 0) chunks_.emplace_back(new uint32_t[kChunk]);
-      chunks_.back()[count_ % kChunk] = static_cast<uint32_t>(ticks);
       scale_ = scale;
-      ++count_;
+      if (ticks > UINT16_MAX && wide_.empty() && count_ > 0) Widen();
+      if (!wide_.empty() || ticks > UINT16_MAX) {
+        Put(wide_, static_cast<uint32_t>(ticks));
+      } else {
+        Put(narrow_, static_cast<uint16_t>(ticks));
+      }
       return;
     }
     if (doubles_.empty()) doubles_ = std::move(*this).Values();
@@ -35,27 +39,140 @@ class DurationList {
     if (!doubles_.empty()) return std::move(doubles_);
     std::vector<double> out;
     out.reserve(count_);
-    for (size_t i = 0; i < count_; ++i) out.push_back(static_cast<double>(chunks_[i / kChunk][i % kChunk]) * scale_);
-    chunks_.clear();
+    for (size_t i = 0; i < count_; ++i) out.push_back(static_cast<double>(Ticks(i)) * scale_);
+    narrow_.clear();
+    wide_.clear();
     count_ = 0;
     return out;
   }
 
  private:
   static constexpr size_t kChunk = 4096;
-  std::vector<std::unique_ptr<uint32_t[]>> chunks_;
+  template <typename T>
+  using Chunks = std::vector<std::unique_ptr<T[]>>;
+
+  template <typename T>
+  void Put(Chunks<T>& chunks, T v) {
+    if (count_ % kChunk == 0) chunks.emplace_back(new T[kChunk]);
+    chunks.back()[count_ % kChunk] = v;
+    ++count_;
+  }
+  uint32_t Ticks(size_t i) const {
+    return wide_.empty() ? narrow_[i / kChunk][i % kChunk] : wide_[i / kChunk][i % kChunk];
+  }
+  // The first value past 16 bits: every one so far moves to 32-bit chunks, once.
+  void Widen() {
+    const size_t n = count_;
+    Chunks<uint16_t> narrow = std::move(narrow_);
+    narrow_.clear();
+    count_ = 0;
+    for (size_t i = 0; i < n; ++i) {
+      Put(wide_, static_cast<uint32_t>(narrow[i / kChunk][i % kChunk]));
+      if ((i + 1) % kChunk == 0) narrow[i / kChunk].reset();  // freed as soon as copied
+    }
+  }
+
+  Chunks<uint16_t> narrow_;
+  Chunks<uint32_t> wide_;
   size_t count_ = 0;
   double scale_ = 0;
   std::vector<double> doubles_;
 };
 
+// The spread of one row across (rank, core)s: how many, the smallest and largest total, the
+// slowest. A row of one core kind meets each core's intervals in one run (the collection's order:
+// rank, kind, core), so it keeps only the running core's total and the spread so far (kRuns); a
+// row of a role can meet a core index again (a role spanning AIC and AIV cores of the same index:
+// totals are per (rank, core index)), so it keeps every core's total sorted by (rank, core), and
+// finds a core seen again by binary search (kTable). Either way the totals are summed in arrival
+// order and compared in (rank, core) order: the same values to the last bit.
+class CoreSpread {
+ public:
+  enum class Mode { kRuns, kTable };
+  explicit CoreSpread(Mode mode) : mode_(mode) {}
+
+  double& At(int32_t rank, uint32_t core) {
+    if (has_current_ && current_.rank == rank && current_.core == core) return current_.total;
+    if (mode_ == Mode::kRuns) {
+      if (has_current_) Fold(current_);
+      current_ = Entry{rank, core, 0};
+      has_current_ = true;
+      return current_.total;
+    }
+    auto less = [](const Entry& e, std::pair<int32_t, uint32_t> k) { return std::make_pair(e.rank, e.core) < k; };
+    const std::pair<int32_t, uint32_t> key{rank, core};
+    if (has_current_) Store(current_);
+    auto it = std::lower_bound(table_.begin(), table_.end(), key, less);
+    if (it != table_.end() && it->rank == rank && it->core == core) {
+      current_ = *it;  // seen before: carry on from its total, stored back when the core changes
+    } else {
+      current_ = Entry{rank, core, 0};
+    }
+    has_current_ = true;
+    return current_.total;
+  }
+
+  // Fills cores, core_total_min / max and the slowest core.
+  void Finish(LabelStats& s) {
+    if (mode_ == Mode::kTable) {
+      if (has_current_) Store(current_);
+      has_current_ = false;
+      for (const Entry& e : table_) Fold(e);
+    } else if (has_current_) {
+      Fold(current_);
+      has_current_ = false;
+    }
+    s.cores = cores_;
+    s.core_total_min = min_;
+    s.core_total_max = max_;
+    s.slowest_rank = slowest_rank_;
+    s.slowest_core = slowest_core_;
+  }
+
+ private:
+  struct Entry {
+    int32_t rank;
+    uint32_t core;
+    double total;
+  };
+  void Fold(const Entry& e) {
+    if (cores_ == 0 || e.total < min_) min_ = e.total;
+    if (cores_ == 0 || e.total > max_) {
+      max_ = e.total;
+      slowest_rank_ = e.rank;
+      slowest_core_ = e.core;
+    }
+    ++cores_;
+  }
+  void Store(const Entry& e) {
+    auto less = [](const Entry& a, const Entry& b) { return std::tie(a.rank, a.core) < std::tie(b.rank, b.core); };
+    if (table_.empty() || less(table_.back(), e)) {
+      table_.push_back(e);
+      return;
+    }
+    auto it = std::lower_bound(table_.begin(), table_.end(), e, less);
+    if (it != table_.end() && it->rank == e.rank && it->core == e.core) {
+      it->total = e.total;
+    } else {
+      table_.insert(it, e);
+    }
+  }
+
+  Mode mode_;
+  Entry current_{0, 0, 0};
+  bool has_current_ = false;
+  std::vector<Entry> table_;  // kTable: every core but the current one's latest total
+  size_t cores_ = 0;
+  double min_ = 0, max_ = 0;
+  int32_t slowest_rank_ = 0;
+  uint32_t slowest_core_ = 0;
+};
+
 struct Acc {
+  explicit Acc(CoreSpread::Mode mode) : spread(mode) {}
   DurationList durations;
   double self_total = 0;
-  std::map<std::pair<int32_t, uint32_t>, double> per_core;  // (rank, core) -> total us
-  // Intervals arrive in core order: the previous interval's core total, looked up once per run.
-  std::pair<int32_t, uint32_t> last_core{-1, 0};
-  double* last_total = nullptr;
+  CoreSpread spread;  // (rank, core) -> total us
 };
 
 LabelStats Finish(Acc& a) {
@@ -64,17 +181,7 @@ LabelStats Finish(Acc& a) {
   std::vector<double> durations = std::move(a.durations).Values();
   s.duration = Summarize(durations);
   s.self_mean = s.duration.count ? a.self_total / static_cast<double>(s.duration.count) : 0;
-  s.cores = a.per_core.size();
-  bool first = true;
-  for (const auto& [core, total] : a.per_core) {
-    if (first || total < s.core_total_min) s.core_total_min = total;
-    if (first || total > s.core_total_max) {
-      s.core_total_max = total;
-      s.slowest_rank = core.first;
-      s.slowest_core = core.second;
-    }
-    first = false;
-  }
+  a.spread.Finish(s);
   return s;
 }
 
@@ -84,12 +191,7 @@ void Add(Acc& a, const Interval& iv, double hz) {
   const double d = static_cast<double>(ticks) * scale;
   a.durations.Add(ticks, scale, d);
   a.self_total += static_cast<double>(iv.self_ticks) * scale;
-  const std::pair<int32_t, uint32_t> core{iv.rank, iv.core_index};
-  if (!a.last_total || core != a.last_core) {
-    a.last_total = &a.per_core[core];  // std::map nodes never move
-    a.last_core = core;
-  }
-  *a.last_total += d;
+  a.spread.At(iv.rank, iv.core_index) += d;
 }
 
 void SortRows(std::vector<LabelStats>& rows, bool by_role, const std::vector<std::string>& role_order) {
@@ -119,11 +221,11 @@ StatsAccumulator::StatsAccumulator(StatsAccumulator&&) noexcept = default;
 StatsAccumulator& StatsAccumulator::operator=(StatsAccumulator&&) noexcept = default;
 
 void StatsAccumulator::Add(const Interval& iv, double hz) {
-  collect::Add(s_->by_kind[{iv.label, iv.kind}], iv, hz);
+  collect::Add(s_->by_kind.try_emplace({iv.label, iv.kind}, CoreSpread::Mode::kRuns).first->second, iv, hz);
   if (s_->roles) {
     if (const Role* r = s_->roles->Find(iv.kind, iv.core_index)) {
       size_t idx = static_cast<size_t>(r - s_->roles->roles.data());
-      collect::Add(s_->by_role[{iv.label, idx}], iv, hz);
+      collect::Add(s_->by_role.try_emplace({iv.label, idx}, CoreSpread::Mode::kTable).first->second, iv, hz);
       s_->role_kind[{iv.label, idx}] = iv.kind;
     }
   }
@@ -155,7 +257,20 @@ StatsTable StatsAccumulator::Finish(const std::vector<LabelInfo>& labels) && {
 
 StatsTable ComputeStats(const Collection& c, const RoleMap* roles) {
   StatsAccumulator acc(roles);
-  for (const Interval& iv : c.intervals) acc.Add(iv, c.series[iv.series].clock_hz);
+  auto by_core = [](const Interval& a, const Interval& b) {
+    return std::tie(a.rank, a.kind, a.core_index) < std::tie(b.rank, b.kind, b.core_index);
+  };
+  if (std::is_sorted(c.intervals.begin(), c.intervals.end(), by_core)) {
+    for (const Interval& iv : c.intervals) acc.Add(iv, c.series[iv.series].clock_hz);
+  } else {
+    // A collection built by hand, not by Collect: visited in the collection's order, each core's
+    // own order kept, as StatsAccumulator needs.
+    std::vector<uint32_t> order(c.intervals.size());
+    for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](uint32_t a, uint32_t b) { return by_core(c.intervals[a], c.intervals[b]); });
+    for (uint32_t i : order) acc.Add(c.intervals[i], c.series[c.intervals[i].series].clock_hz);
+  }
   return std::move(acc).Finish(c.labels);
 }
 

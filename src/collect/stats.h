@@ -46,7 +46,8 @@ StatsTable ComputeStats(const Collection& c, const RoleMap* roles);
 
 // ComputeStats one interval at a time, for a collection that is never held whole (collect
 // streams each rank's intervals to the trace and here). Intervals must come in the collection's
-// order (rank, kind, core, begin): the sums are then the same to the last bit.
+// order (rank, kind, core, begin): the sums are then the same to the last bit, and each core's
+// intervals are one run in its kind's rows (which keep no per-core table; see stats.cc).
 //
 //   StatsAccumulator acc(roles);
 //   for (const Interval& iv : rank_intervals) acc.Add(iv, series[iv.series].clock_hz);

@@ -65,6 +65,72 @@ TEST(Stats, DurationsOfTwoClocksOrPast32BitTicksKeepTheirExactValues) {
   EXPECT_DOUBLE_EQ(send.duration.max, static_cast<double>(int64_t{5} << 32) * (1e6 / 1e9));
 }
 
+TEST(Stats, ShortDurationsFollowedByALongOneKeepTheirExactValues) {
+  // Short durations are held in 16 bits until one needs more; moving them to 32 bits (past a chunk
+  // boundary) must not change a value.
+  Collection c;
+  c.labels.resize(1);
+  c.labels[0].name = "send";
+  c.series = {{0, CoreKind::kAiv, 0, 50e6}};
+  double total = 0;
+  for (int64_t i = 0; i < 5000; ++i) {
+    Interval iv;
+    iv.kind = CoreKind::kAiv;
+    iv.begin_ticks = i * 100000;
+    iv.end_ticks = iv.begin_ticks + (i == 4321 ? 70000 : 1 + i % 50);  // one of 1.4 ms among 0.02-1 us
+    total += static_cast<double>(iv.end_ticks - iv.begin_ticks) * (1e6 / 50e6);
+    c.intervals.push_back(iv);
+  }
+  StatsTable t = ComputeStats(c, nullptr);
+  ASSERT_EQ(t.rows.size(), 1u);
+  const LabelStats& send = t.rows[0];
+  EXPECT_EQ(send.duration.count, 5000u);
+  EXPECT_DOUBLE_EQ(send.duration.min, 0.02);
+  EXPECT_DOUBLE_EQ(send.duration.max, 1400);
+  EXPECT_DOUBLE_EQ(send.duration.p50, 26 * 0.02);  // 1..50 ticks, 100 of each (one 22 replaced)
+  EXPECT_EQ(send.core_total_max, total);  // one core: its total, summed in arrival order
+  EXPECT_NEAR(send.duration.total, total, 1e-9);
+}
+
+TEST(Stats, RoleSpanningBothKindsAddsACoreIndexSeenAgainToItsTotal) {
+  // Per-core totals are keyed by (rank, core index) and appended in core order; a role of AIC 0-1
+  // and AIV 0-1 meets core index 0 again after AIC 1, and must add to the same total.
+  Collection c;
+  c.labels.resize(1);
+  c.labels[0].name = "step";
+  auto iv = [&](int32_t rank, CoreKind kind, uint32_t core, int64_t us) {
+    Interval i;
+    i.rank = rank;
+    i.kind = kind;
+    i.core_index = core;
+    i.series = static_cast<uint32_t>(c.series.size());
+    c.series.push_back({rank, kind, core, 50e6});
+    i.end_ticks = us * 50;
+    i.self_ticks = i.end_ticks;
+    c.intervals.push_back(i);
+  };
+  iv(0, CoreKind::kAic, 0, 1);
+  iv(0, CoreKind::kAic, 1, 5);
+  iv(0, CoreKind::kAiv, 0, 2);
+  iv(0, CoreKind::kAiv, 1, 1);
+  iv(1, CoreKind::kAic, 0, 1);
+  Result<RoleMap> roles = ParseRoles("both: aic 0-1\nboth: aiv 0-1\n", "roles.txt");
+  ASSERT_TRUE(roles.ok()) << roles.status().message();
+  StatsTable t = ComputeStats(c, &*roles);
+  ASSERT_EQ(t.role_rows.size(), 1u);
+  const LabelStats& both = t.role_rows[0];
+  EXPECT_EQ(both.cores, 3u);  // (0, 0): 1 + 2 us, (0, 1): 5 + 1 us, (1, 0): 1 us
+  EXPECT_DOUBLE_EQ(both.core_total_min, 1);
+  EXPECT_DOUBLE_EQ(both.core_total_max, 6);
+  EXPECT_EQ(both.slowest_rank, 0);
+  EXPECT_EQ(both.slowest_core, 1u);
+  ASSERT_EQ(t.rows.size(), 2u);  // AIC and AIV rows keep their own totals
+  EXPECT_EQ(t.rows[0].cores, 3u);
+  EXPECT_DOUBLE_EQ(t.rows[0].core_total_max, 5);
+  EXPECT_EQ(t.rows[1].cores, 2u);
+  EXPECT_DOUBLE_EQ(t.rows[1].core_total_max, 2);
+}
+
 TEST(Stats, SelfTimeAndSpreadAcrossCores) {
   StatsTable t = ComputeStats(Sample(), nullptr);
   const LabelStats& send = t.rows[0];
