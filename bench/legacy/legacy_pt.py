@@ -77,7 +77,7 @@ class _PickleWriter:
             self.op(b"t")
         self.put()
 
-    def tensor(self, key, shape, numel, storage_type="LongStorage"):
+    def tensor(self, key, shape, numel, storage_type="LongStorage", offset=0):
         # _rebuild_tensor_v2(storage, offset, size, stride, requires_grad, backward_hooks)
         self.glob("torch._utils", "_rebuild_tensor_v2")
         self.op(b"(")
@@ -90,7 +90,7 @@ class _PickleWriter:
         self.op(b"t")
         self.put()
         self.op(b"Q")
-        self.integer(0)
+        self.integer(offset)
         self.int_tuple(list(shape))
         strides = [1] * len(shape)
         for i in range(len(shape) - 2, -1, -1):
@@ -108,8 +108,10 @@ class _PickleWriter:
         self.put()
 
 
-def write_pt(path, tensors, bare=False, storage_type="LongStorage"):
-    """Writes `tensors` (int64 numpy arrays) as torch.save would: a list, or one tensor if bare."""
+def write_pt(path, tensors, bare=False, storage_type="LongStorage", storage_pad=0):
+    """Writes `tensors` (int64 numpy arrays) as torch.save would: a list, or one tensor if bare.
+    storage_pad > 0: each tensor is a view into a larger storage, as torch.save writes a slice:
+    storage_pad values before it (the tensor's storage offset) and storage_pad after it."""
     archive = os.path.splitext(os.path.basename(path))[0]
     w = _PickleWriter()
     w.op(b"\x80\x02")
@@ -118,7 +120,7 @@ def write_pt(path, tensors, bare=False, storage_type="LongStorage"):
         w.put()
         w.op(b"(")
     for key, t in enumerate(tensors):
-        w.tensor(str(key), t.shape, int(t.size), storage_type)
+        w.tensor(str(key), t.shape, int(t.size) + 2 * storage_pad, storage_type, offset=storage_pad)
     if not bare:
         w.op(b"e")
     w.op(b".")
@@ -126,7 +128,8 @@ def write_pt(path, tensors, bare=False, storage_type="LongStorage"):
         z.writestr(f"{archive}/data.pkl", w.out.getvalue())
         z.writestr(f"{archive}/byteorder", "little")
         for key, t in enumerate(tensors):
-            z.writestr(f"{archive}/data/{key}", np.ascontiguousarray(t, dtype="<i8").tobytes())
+            pad = np.full(storage_pad, 7, dtype="<i8").tobytes()
+            z.writestr(f"{archive}/data/{key}", pad + np.ascontiguousarray(t, dtype="<i8").tobytes() + pad)
         z.writestr(f"{archive}/version", "3\n")
 
 

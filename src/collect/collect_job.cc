@@ -36,18 +36,14 @@ class TraceSink final : public IntervalSink {
     return Status::Ok();
   }
 
-  Status TakeRank(const Collection& c, std::span<const Interval> intervals, size_t first_instant) override {
+  Status BeginRank(int32_t rank, std::optional<int64_t> earliest) override {
     // The rank's origin as RankOrigins finds it in a whole collection: its earliest interval or
     // instant (Align::kNone: none, every rank counts from 0; kGlobal is never streamed).
-    if (align_ == Align::kRank) {
-      int64_t t = std::numeric_limits<int64_t>::max();
-      int32_t rank = 0;
-      bool any = false;
-      for (const Interval& iv : intervals) t = std::min(t, iv.begin_ticks), rank = iv.rank, any = true;
-      for (size_t i = first_instant; i < c.instants.size(); ++i)
-        t = std::min(t, c.instants[i].ticks), rank = c.instants[i].rank, any = true;
-      if (any) origins_[rank] = t;
-    }
+    if (align_ == Align::kRank && earliest) origins_[rank] = *earliest;
+    return Status::Ok();
+  }
+
+  Status TakeIntervals(const Collection& c, std::span<const Interval> intervals) override {
     writer_.Intervals(c, intervals, origins_);
     for (const Interval& iv : intervals) stats_.Add(iv, c.series[iv.series].clock_hz);
     if (!writer_.SourcesUnchanged(c)) {
@@ -57,7 +53,7 @@ class TraceSink final : public IntervalSink {
     return Status::Ok();
   }
 
-  // Instants and otherData. (Sources are settled by then: the last TakeRank checked them after
+  // Instants and otherData. (Sources are settled by then: the last TakeIntervals checked them after
   // the last point was resolved.)
   Status Finish(const Collection& c, std::string_view other_data_json) {
     return writer_.Finish(c, origins_, other_data_json);

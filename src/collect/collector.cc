@@ -144,10 +144,7 @@ Result<Dump> ReadDump(const RankFile& f, double legacy_clock_hz, DumpDetail deta
     OPTRACE_ASSIGN_OR_RETURN(MappedFile file, MappedFile::Open(f.path, MappedFile::Access::kSparse));
     return DecodeNativeDump(file.bytes(), path, f.rank, detail);
   }
-  if (buffer) {
-    OPTRACE_RETURN_IF_ERROR(ReadFileInto(f.path, *buffer));
-    return DecodeLegacyDump(*buffer, path, f.rank, legacy_clock_hz, detail);
-  }
+  if (buffer) return ReadLegacyDumpFile(f.path, f.rank, legacy_clock_hz, detail, *buffer);
   OPTRACE_ASSIGN_OR_RETURN(MappedFile file, MappedFile::Open(f.path, MappedFile::Access::kSequential));
   return DecodeLegacyDump(file.bytes(), path, f.rank, legacy_clock_hz, detail);
 }
@@ -231,16 +228,47 @@ Result<CollectResult> Collect(const CollectOptions& o) {
     ApplyDepth(c.intervals, o.depth);
     r.interval_count += c.intervals.size();
   };
-  // With a sink: the intervals of the rank just read go to it ordered and filtered as the whole
-  // collection's are (FindRankFiles gives the files sorted by rank, one per rank, so ordering each
-  // rank orders all); then they are dropped.
+  // With a sink, a rank's intervals go to it ordered and filtered as the whole collection's are
+  // (FindRankFiles gives the files sorted by rank, one per rank, so ordering each rank orders all),
+  // then they are dropped: a core's at a time (`by_core`) when the rank's cores come in the
+  // collection's order and --depth filters nothing, else the whole rank's once it is read. A trace
+  // aligned per rank needs the rank's earliest tick before its first interval: by core, it is
+  // found first in the events (every mapped event becomes an interval's end or an instant, and an
+  // interval ends no earlier than it begins) and checked against what was made at the end of the
+  // rank; were it ever different, collect starts again, held (CollectResult::layout_changed).
   size_t rank_first_instant = 0;
-  auto end_of_file = [&]() -> Status {
+  bool by_core = false;
+  std::optional<int64_t> guessed, begun_first;  // by core: the earliest tick given, the earliest begin made
+  auto earliest_mapped_tick = [&](Dump& dump) -> Result<std::optional<int64_t>> {
+    std::optional<int64_t> t;
+    for (CoreSeries& core : dump.cores) {
+      if (dump.deferred) OPTRACE_RETURN_IF_ERROR(dump.deferred->Load(core));
+      for (const Event& e : core.events) {
+        const int64_t ticks = std::clamp(e.ticks, -kMaxTicks, kMaxTicks);  // as the core's loop clamps it
+        if ((!t || ticks < *t) && resolver.Resolve(e.point_id) != kNoMapping) t = ticks;
+      }
+      if (dump.deferred) std::vector<Event>().swap(core.events);
+    }
+    return t;
+  };
+  auto end_of_file = [&](int32_t rank) -> Status {
     if (!o.sink) return Status::Ok();
-    order_and_filter();
-    Status st = o.sink->TakeRank(c, c.intervals, rank_first_instant);
+    std::optional<int64_t> earliest = begun_first;
+    if (!by_core) order_and_filter();
+    for (const Interval& iv : c.intervals) earliest = std::min(earliest.value_or(iv.begin_ticks), iv.begin_ticks);
+    for (size_t i = rank_first_instant; i < c.instants.size(); ++i)
+      earliest = std::min(earliest.value_or(c.instants[i].ticks), c.instants[i].ticks);
+    Status st;
+    if (by_core) {
+      if (earliest != guessed) r.layout_changed = true;
+    } else {
+      st = o.sink->BeginRank(rank, earliest);
+      if (st.ok()) st = o.sink->TakeIntervals(c, c.intervals);
+    }
     c.intervals.clear();
     rank_first_instant = c.instants.size();
+    by_core = false;
+    guessed = begun_first = std::nullopt;
     return st;
   };
   for (size_t fi = 0; fi < files.size(); ++fi) {
@@ -248,7 +276,8 @@ Result<CollectResult> Collect(const CollectOptions& o) {
     const std::string path = f.path.string();
     if (o.progress) o.progress(fi, files.size(), path);
     // One bad rank never costs the others (issue 11): it is named in the problems and skipped.
-    Result<Dump> read = ReadDump(f, o.legacy_clock_mhz * 1e6, DumpDetail::kFull, &buffer);
+    // Deferred: a legacy dump's events are read a core at a time below, not a rank's at once.
+    Result<Dump> read = ReadDump(f, o.legacy_clock_mhz * 1e6, DumpDetail::kDeferred, &buffer);
     if (o.sink && !(read.ok() ? layout[fi] && KeysOf(*read) == *layout[fi] : !layout[fi])) {
       r.layout_changed = true;
       return r;
@@ -257,7 +286,7 @@ Result<CollectResult> Collect(const CollectOptions& o) {
       d.Add(Problem::kRankUnreadable, read.status().message());
       if (first_error.ok()) first_error = read.status();
       ++r.unreadable_ranks;
-      OPTRACE_RETURN_IF_ERROR(end_of_file());
+      OPTRACE_RETURN_IF_ERROR(end_of_file(f.rank));
       continue;
     }
     Dump dump = std::move(*read);
@@ -287,7 +316,29 @@ Result<CollectResult> Collect(const CollectOptions& o) {
         }
       }
     }
+    if (o.sink) {
+      by_core = o.depth == 0 && std::is_sorted(dump.cores.begin(), dump.cores.end(),
+                                               [](const CoreSeries& a, const CoreSeries& b) {
+                                                 return std::tie(a.kind, a.core_index) < std::tie(b.kind, b.core_index);
+                                               });
+      if (by_core) {
+        OPTRACE_ASSIGN_OR_RETURN(guessed, earliest_mapped_tick(dump));
+        OPTRACE_RETURN_IF_ERROR(o.sink->BeginRank(f.rank, guessed));
+      }
+    }
+    if (o.sink && !by_core) {
+      // A rank's intervals are held until the sink takes them: sized from its records (an interval
+      // takes two) with 1/16 to spare, not doubled up to past them, and kept for the next ranks.
+      // The table is empty here: a bigger one replaces it rather than copying it.
+      size_t events = dump.deferred ? dump.deferred->EventCount() : 0;
+      for (const CoreSeries& core : dump.cores) events += core.events.size();
+      if (c.intervals.capacity() < events / 2) {
+        c.intervals = std::vector<Interval>();
+        c.intervals.reserve(events / 2 + events / 32);
+      }
+    }
     for (CoreSeries& core : dump.cores) {
+      if (dump.deferred) OPTRACE_RETURN_IF_ERROR(dump.deferred->Load(core));
       sum.events += core.events.size();
       sum.dropped += core.dropped;
       r.records += core.events.size();
@@ -360,9 +411,17 @@ Result<CollectResult> Collect(const CollectOptions& o) {
               fmt::format("{}: '{}' {} at {} (tick {})", core_name, l.name, in.is_begin ? "B" : "E",
                           in.is_begin ? Where(l.begin_file, l.begin_line) : Where(l.end_file, l.end_line), in.ticks));
       }
+      if (dump.deferred) std::vector<Event>().swap(core.events);  // one core's events at a time
+      if (by_core) {
+        for (const Interval& iv : c.intervals) begun_first = std::min(begun_first.value_or(iv.begin_ticks), iv.begin_ticks);
+        r.interval_count += c.intervals.size();
+        OPTRACE_RETURN_IF_ERROR(o.sink->TakeIntervals(c, c.intervals));
+        c.intervals.clear();
+      }
     }
     r.inputs.push_back(std::move(sum));
-    OPTRACE_RETURN_IF_ERROR(end_of_file());
+    OPTRACE_RETURN_IF_ERROR(end_of_file(f.rank));
+    if (r.layout_changed) return r;
   }
   if (o.progress) o.progress(files.size(), files.size(), "");
   if (r.unreadable_ranks == files.size() && !first_error.ok()) return first_error;  // nothing to collect
@@ -404,6 +463,7 @@ Result<CollectResult> Collect(const CollectOptions& o) {
     }
   }
   if (!o.sink) order_and_filter();
+  if (o.sink) c.intervals = std::vector<Interval>();  // the last rank's table, before the caller's statistics
   return r;
 }
 

@@ -31,16 +31,19 @@ enum class NameStyle {
   kLegacy,  // the reference collector's names: "label#seq" when seq = payload >> 8 is non-zero
 };
 
-// Takes each rank's intervals as soon as the rank is read (CollectOptions::sink) instead of
-// the whole collection at the end: collect then holds one rank's intervals, not every rank's.
+// Takes the intervals as they are made (CollectOptions::sink) instead of the whole collection at
+// the end: collect then holds one core's intervals (or one rank's, see Collect), not every rank's.
 class IntervalSink {
  public:
   virtual ~IntervalSink() = default;
   // Before any interval: every core of every dump that reads (collect's layout pass).
   virtual Status Begin(std::span<const SeriesInfo> cores) = 0;
-  // One rank's intervals, in the collection's order (kind, core, begin), depth applied; `c` holds
-  // every label and series so far and all instants, those of this rank from `first_instant` on.
-  virtual Status TakeRank(const Collection& c, std::span<const Interval> intervals, size_t first_instant) = 0;
+  // Each rank in turn, before its intervals: the earliest tick of its intervals and instants
+  // (nullopt: it has none), which a trace aligned per rank counts the rank's time from.
+  virtual Status BeginRank(int32_t rank, std::optional<int64_t> earliest) = 0;
+  // Intervals of the rank begun last, in the collection's order (kind, core, begin), depth
+  // applied: a core's or the whole rank's at a time; `c` holds every label and series so far.
+  virtual Status TakeIntervals(const Collection& c, std::span<const Interval> intervals) = 0;
 };
 
 struct CollectOptions {
@@ -75,8 +78,9 @@ struct CollectResult {
   Collection collection;           // with a sink: labels, series and instants, no intervals
   uint64_t interval_count = 0;     // intervals collected (held or given to the sink)
   // With a sink only: a dump read differently than in the layout pass (a zip CRC error, which
-  // that pass does not check, or a file that changed meanwhile). Nothing else in this result is
-  // meaningful; what the sink was given must be discarded and the collection made without one.
+  // that pass does not check, or a file that changed meanwhile), or a rank whose earliest tick,
+  // given to the sink before its intervals, was not the one they had. Nothing else in this result
+  // is meaningful; what the sink was given must be discarded and the collection made without one.
   bool layout_changed = false;
   Diagnostics diagnostics;
   std::vector<InputSummary> inputs;
@@ -91,9 +95,9 @@ struct CollectResult {
 Result<CollectResult> Collect(const CollectOptions& options);
 
 // One rank's dump, decoded (kLayout: its cores only; see DumpDetail). Native dumps are mapped (a
-// decoder reads their slot headers, then the events of written slots); legacy dumps are read
-// whole, into `buffer` when given: reading one file after another into the same memory costs a
-// third of mapping and unmapping each.
+// decoder reads their slot headers, then the events of written slots); legacy dumps are mapped
+// and decoded whole, or with `buffer` read a block of rows at a time into it (ReadLegacyDumpFile:
+// memory follows the events, not the file, and one buffer serves every file).
 Result<Dump> ReadDump(const RankFile& f, double legacy_clock_hz, DumpDetail detail = DumpDetail::kFull,
                       std::string* buffer = nullptr);
 

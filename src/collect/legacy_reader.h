@@ -9,6 +9,8 @@
 // core kind "core". A row whose word 0 is 0 was never written.
 #pragma once
 
+#include <filesystem>
+#include <string>
 #include <string_view>
 
 #include "collect/model.h"
@@ -21,5 +23,15 @@ Result<Dump> DecodeLegacyTensors(const TorchFile& file, std::string_view path, i
                                  DumpDetail detail = DumpDetail::kFull);
 Result<Dump> DecodeLegacyDump(std::string_view bytes, std::string_view path, int rank, double clock_hz,
                               DumpDetail detail = DumpDetail::kFull);
+
+// DecodeLegacyDump of the file at `path`, holding a block of rows at a time instead of the file:
+// a dump's rows are mostly unwritten capacity (records at the front, timestamps at the back), so
+// the decoded events take a fraction of the file. The zip CRC-32 is checked over every byte as
+// they go by. A file stored any other way (deflated, strided), or with any problem, is read whole
+// into `buffer` and decoded from there: same dump, same errors. `buffer` is reused between calls.
+// DumpDetail::kDeferred: a streamed dump keeps its file open and leaves each core's events there
+// (Dump::deferred reads them a core at a time, two reads each); read whole, it decodes them all.
+Result<Dump> ReadLegacyDumpFile(const std::filesystem::path& path, int rank, double clock_hz, DumpDetail detail,
+                                std::string& buffer);
 
 }  // namespace optrace::collect

@@ -8,9 +8,11 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "core/status.h"
 #include "optrace/format.h"
 
 namespace optrace::collect {
@@ -47,7 +49,22 @@ struct CoreSeries {
 // which cores a readable dump holds (the trace's process and thread list comes before any event),
 // without their events and without the zip CRC-32 (the full read checks it; a rank that fails
 // only there makes collect start again, held in memory).
-enum class DumpDetail { kFull, kLayout };
+// kDeferred is collect's full read: what kFull gives, except that a reader that can leave each
+// core's events in the file until asked does (Dump::deferred), so a rank's events are never all
+// in memory at once; the others read them as kFull does.
+enum class DumpDetail { kFull, kLayout, kDeferred };
+
+// A dump's events left in its file (DumpDetail::kDeferred): Load() reads one core's, checked when
+// the file was first read, as that core's turn comes; the caller drops them when done with it.
+class DeferredEvents {
+ public:
+  virtual ~DeferredEvents() = default;
+  // Fills core.events (a core of the Dump this came with). Fails only when the file changed
+  // since it was read (truncated under us).
+  virtual Status Load(CoreSeries& core) = 0;
+  // The events Load gives over all the dump's cores.
+  virtual uint64_t EventCount() const = 0;
+};
 
 struct Dump {
   std::string path;
@@ -61,6 +78,8 @@ struct Dump {
   // Slots whose header is damaged where the rest of the dump is sound (a magic overwritten beside
   // an intact header, an impossible dropped count): what is wrong, one line each; not decoded.
   std::vector<std::string> corrupt_slots;
+  // Set when the cores' events are still in the file (DumpDetail::kDeferred): load each with it.
+  std::shared_ptr<DeferredEvents> deferred;
 };
 
 // A matched B/E pair.

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <optional>
 
 #include "collect/pickle.h"
 #include "collect/zip_reader.h"
@@ -90,7 +91,18 @@ Result<Int64Tensor> Materialize(ZipArchive& zip, std::string_view prefix, const 
 
 }  // namespace
 
-Result<TorchFile> ReadTorchFile(std::string_view bytes, std::string_view path, bool verify_crc) {
+namespace {
+
+// A torch.save file's zip and pickle, read: the tensors' descriptions, their bytes not yet touched.
+struct ParsedTorch {
+  ZipArchive zip;
+  std::string prefix;  // "<archive>/"
+  PyRef root;
+  std::vector<const PyObj*> tensors;
+  bool bare_tensor = false;
+};
+
+Result<ParsedTorch> ParseTorch(std::string_view bytes, std::string_view path) {
   OPTRACE_ASSIGN_OR_RETURN(ZipArchive zip, ZipArchive::Open(bytes, std::string(path)));
   const ZipEntry* pkl = nullptr;
   for (const ZipEntry& e : zip.entries()) {
@@ -104,38 +116,82 @@ Result<TorchFile> ReadTorchFile(std::string_view bytes, std::string_view path, b
                          "give the .pt files the profiling script saved",
                          path, EntryList(zip));
   }
-  const std::string prefix = pkl->name.substr(0, pkl->name.size() - 8);  // "<archive>/"
-  if (const ZipEntry* bo = zip.Find(prefix + "byteorder")) {
-    OPTRACE_ASSIGN_OR_RETURN(std::string_view order, zip.Read(*bo));
+  std::string prefix = pkl->name.substr(0, pkl->name.size() - 8);
+  ParsedTorch p{std::move(zip), std::move(prefix), nullptr, {}, false};
+  if (const ZipEntry* bo = p.zip.Find(p.prefix + "byteorder")) {
+    OPTRACE_ASSIGN_OR_RETURN(std::string_view order, p.zip.Read(*bo));
     if (order != "little") {
       return BadInputError("{}: storages are {}-endian; only little-endian torch files are read", path, order);
     }
   }
-  OPTRACE_ASSIGN_OR_RETURN(std::string_view pickle, zip.Read(*pkl));
-  std::string origin = fmt::format("{}: {}", path, pkl->name);
-  OPTRACE_ASSIGN_OR_RETURN(PyRef root, RunPickle(pickle, origin));
-  TorchFile file;
-  std::vector<const PyObj*> tensors;
-  if (root->kind == PyObj::Kind::kTensor) {
-    file.bare_tensor = true;
-    tensors.push_back(root.get());
-  } else if (root->kind == PyObj::Kind::kList || root->kind == PyObj::Kind::kTuple) {
-    for (size_t i = 0; i < root->items.size(); ++i) {
-      if (root->items[i]->kind != PyObj::Kind::kTensor) {
-        return BadInputError("{}: the pickle holds a {} whose item {} is a {}; {}", path, DescribePy(*root), i,
-                             DescribePy(*root->items[i]), kWantInt64);
+  const ZipEntry* pkl_entry = p.zip.Find(p.prefix + "data.pkl");
+  OPTRACE_ASSIGN_OR_RETURN(std::string_view pickle, p.zip.Read(*pkl_entry));
+  std::string origin = fmt::format("{}: {}", path, pkl_entry->name);
+  OPTRACE_ASSIGN_OR_RETURN(p.root, RunPickle(pickle, origin));
+  const PyObj& root = *p.root;
+  if (root.kind == PyObj::Kind::kTensor) {
+    p.bare_tensor = true;
+    p.tensors.push_back(&root);
+  } else if (root.kind == PyObj::Kind::kList || root.kind == PyObj::Kind::kTuple) {
+    for (size_t i = 0; i < root.items.size(); ++i) {
+      if (root.items[i]->kind != PyObj::Kind::kTensor) {
+        return BadInputError("{}: the pickle holds a {} whose item {} is a {}; {}", path, DescribePy(root), i,
+                             DescribePy(*root.items[i]), kWantInt64);
       }
-      tensors.push_back(root->items[i].get());
+      p.tensors.push_back(root.items[i].get());
     }
-    if (tensors.empty()) return BadInputError("{}: the pickle holds an empty {}; {}", path, DescribePy(*root), kWantInt64);
+    if (p.tensors.empty()) return BadInputError("{}: the pickle holds an empty {}; {}", path, DescribePy(root), kWantInt64);
   } else {
-    return BadInputError("{}: the pickle holds a {}; {}", path, DescribePy(*root), kWantInt64);
+    return BadInputError("{}: the pickle holds a {}; {}", path, DescribePy(root), kWantInt64);
   }
-  for (size_t i = 0; i < tensors.size(); ++i) {
-    OPTRACE_ASSIGN_OR_RETURN(Int64Tensor t, Materialize(zip, prefix, *tensors[i], i, path, bytes, verify_crc));
+  return p;
+}
+
+}  // namespace
+
+Result<TorchFile> ReadTorchFile(std::string_view bytes, std::string_view path, bool verify_crc) {
+  OPTRACE_ASSIGN_OR_RETURN(ParsedTorch p, ParseTorch(bytes, path));
+  TorchFile file;
+  file.bare_tensor = p.bare_tensor;
+  for (size_t i = 0; i < p.tensors.size(); ++i) {
+    OPTRACE_ASSIGN_OR_RETURN(Int64Tensor t, Materialize(p.zip, p.prefix, *p.tensors[i], i, path, bytes, verify_crc));
     file.tensors.push_back(std::move(t));
   }
   return file;
+}
+
+std::optional<std::vector<StoredTensor>> LocateStoredTensors(std::string_view bytes, std::string_view path) {
+  Result<ParsedTorch> parsed = ParseTorch(bytes, path);
+  if (!parsed.ok()) return std::nullopt;
+  std::vector<StoredTensor> out;
+  for (const PyObj* t : parsed->tensors) {
+    const PyObj& storage = *t->items[0];
+    if (storage.s != "torch.LongStorage" || t->shape.empty() || t->shape.size() > 2) return std::nullopt;
+    const ZipEntry* entry = parsed->zip.Find(fmt::format("{}data/{}", parsed->prefix, storage.key));
+    if (!entry || entry->method != 0) return std::nullopt;
+    Result<uint64_t> data = parsed->zip.DataOffset(*entry);
+    if (!data.ok()) return std::nullopt;
+    StoredTensor s;
+    s.entry_offset = *data;
+    s.entry_size = entry->compressed_size;
+    s.crc32 = entry->crc32;
+    s.rows = t->shape.size() == 2 ? t->shape[0] : 1;
+    s.cols = t->shape.back();
+    const int64_t row_stride = t->stride.size() == 2 ? t->stride[0] : 0;
+    const int64_t col_stride = t->stride.empty() ? 1 : t->stride.back();
+    // Plain only: row after row, every value in the storage (what Materialize would view in place).
+    if (s.rows <= 0 || s.cols <= 0 || t->i < 0 || col_stride != 1 || (s.rows > 1 && row_stride != s.cols)) {
+      return std::nullopt;
+    }
+    const uint64_t n_elems = s.entry_size / 8;
+    const uint64_t ur = static_cast<uint64_t>(s.rows), uc = static_cast<uint64_t>(s.cols);
+    if (ur > n_elems || uc > n_elems || ur * uc > n_elems || static_cast<uint64_t>(t->i) > n_elems - ur * uc) {
+      return std::nullopt;
+    }
+    s.first_byte = static_cast<uint64_t>(t->i) * 8;
+    out.push_back(s);
+  }
+  return out;
 }
 
 }  // namespace optrace::collect

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -46,5 +47,22 @@ struct TorchFile {
 // The tensors may point into `bytes` (see Int64Tensor::data): keep them alive together.
 // verify_crc = false: the stored tensors' zip CRC-32 is not checked (see DumpDetail::kLayout).
 Result<TorchFile> ReadTorchFile(std::string_view bytes, std::string_view path, bool verify_crc = true);
+
+// Where a tensor stored the plain way lies in its file (int64, an uncompressed zip entry, row after
+// row): enough to read it piece by piece from the file, checking the entry's CRC-32 as the bytes go
+// by, without the file in memory (collect's legacy reader; see legacy_reader.h).
+struct StoredTensor {
+  uint64_t entry_offset = 0;  // the storage entry's first byte in the file
+  uint64_t entry_size = 0;    // its bytes, all covered by crc32
+  uint32_t crc32 = 0;
+  uint64_t first_byte = 0;    // the tensor's first value, from entry_offset
+  int64_t rows = 0;           // 1-D tensors: one row
+  int64_t cols = 0;
+};
+
+// The tensors of a torch.save file (`bytes` need hold only its zip directory, local headers and
+// pickle: the storages are not read) when every one is stored the plain way; nullopt when one is
+// not, or the file has any problem ReadTorchFile would report (read it whole with that instead).
+std::optional<std::vector<StoredTensor>> LocateStoredTensors(std::string_view bytes, std::string_view path);
 
 }  // namespace optrace::collect

@@ -112,16 +112,21 @@ const ZipEntry* ZipArchive::Find(std::string_view name) const {
   return nullptr;
 }
 
-Result<std::string_view> ZipArchive::Read(const ZipEntry& e, bool verify_crc) {
-  const size_t at = e.local_header_offset;
+Result<uint64_t> ZipArchive::DataOffset(const ZipEntry& e) const {
+  const uint64_t at = e.local_header_offset;
   if (bytes_.size() < 30 || at > bytes_.size() - 30 || Le<uint32_t>(bytes_, at) != kLocalSig) {
     return BadInputError("{}: byte {}: the zip header of '{}' is missing; the file is corrupt", path_, at, e.name);
   }
-  const size_t data = at + 30 + Le<uint16_t>(bytes_, at + 26) + Le<uint16_t>(bytes_, at + 28);
+  const uint64_t data = at + 30 + Le<uint16_t>(bytes_, at + 26) + Le<uint16_t>(bytes_, at + 28);
   if (data > bytes_.size() || e.compressed_size > bytes_.size() - data) {
     return BadInputError("{}: '{}' (byte {}, {} bytes) runs past the end of the file: the file is truncated; save it "
                          "again", path_, e.name, data, e.compressed_size);
   }
+  return data;
+}
+
+Result<std::string_view> ZipArchive::Read(const ZipEntry& e, bool verify_crc) {
+  OPTRACE_ASSIGN_OR_RETURN(uint64_t data, DataOffset(e));
   std::string_view raw = bytes_.substr(data, e.compressed_size);
   // The zip's own CRC-32: a flipped bit in a stored tensor would otherwise be read as a record.
   auto checked = [&](std::string_view d) -> Result<std::string_view> {

@@ -40,6 +40,10 @@ class ZipArchive {
   const ZipEntry* Find(std::string_view name) const;
   // verify_crc = false skips the CRC-32 of a stored entry (collect's layout pass; see DumpDetail).
   Result<std::string_view> Read(const ZipEntry& entry, bool verify_crc = true);
+  // Where the entry's (compressed) bytes start in the file, after its local header, checked to lie
+  // inside it: for reading a large stored entry from the file piece by piece instead of through
+  // Read(), which needs every byte in memory.
+  Result<uint64_t> DataOffset(const ZipEntry& entry) const;
 
  private:
   std::string_view bytes_;

@@ -5,6 +5,7 @@
 
 #include "collect/collect_job.h"
 
+#include <algorithm>
 #include <sstream>
 
 #include "collect/chrome_writer.h"
@@ -135,27 +136,32 @@ TEST(CollectJob, ARankFailingItsCrcIsCollectedAgainHeld) {
   EXPECT_NE(stats.find("CRC-32"), std::string::npos);
 }
 
-// A sink sees each rank once, in rank order, its intervals sorted by core, after a Begin that
-// names every core of every readable dump.
+// A sink sees each rank once, in rank order, its earliest tick first, then its intervals sorted
+// by core: a core at a time when the dump's cores come in core order, else all at once; every
+// core of every readable dump is named first.
 class RecordingSink final : public IntervalSink {
  public:
   Status Begin(std::span<const SeriesInfo> cores) override {
     for (const SeriesInfo& s : cores) begun.push_back(fmt::format("{} {} {}", s.rank, CoreKindName(s.kind), s.core_index));
     return Status::Ok();
   }
-  Status TakeRank(const Collection& c, std::span<const Interval> intervals, size_t first_instant) override {
-    std::string line;
+  Status BeginRank(int32_t rank, std::optional<int64_t> earliest) override {
+    ranks.push_back(fmt::format("{} from {}:", rank, earliest ? std::to_string(*earliest) : "none"));
+    return Status::Ok();
+  }
+  Status TakeIntervals(const Collection&, std::span<const Interval> intervals) override {
+    std::string part;
     for (const Interval& iv : intervals)
-      line += fmt::format("{}:{}{}@{} ", iv.rank, CoreKindName(iv.kind), iv.core_index, iv.begin_ticks);
-    line += fmt::format("| {} instants", c.instants.size() - first_instant);
-    ranks.push_back(line);
+      part += fmt::format("{}{}:{}{}@{}", part.empty() ? "" : " ", iv.rank, CoreKindName(iv.kind), iv.core_index,
+                          iv.begin_ticks);
+    ranks.back() += " [" + part + "]";
     return Status::Ok();
   }
   std::vector<std::string> begun;
   std::vector<std::string> ranks;
 };
 
-TEST(CollectSink, GetsEveryCoreFirstThenEachRankSortedByCore) {
+TEST(CollectSink, GetsEveryCoreFirstThenEachRankFromItsEarliestTickSortedByCore) {
   RecordingSink sink;
   CollectOptions o;
   o.inputs = {MixedNativeSet().string()};
@@ -164,12 +170,28 @@ TEST(CollectSink, GetsEveryCoreFirstThenEachRankSortedByCore) {
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_FALSE(r->layout_changed);
   EXPECT_EQ(sink.begun, (std::vector<std::string>{"0 AIC 0", "0 AIV 0", "0 AIV 1", "1 AIV 2", "1 AIC 0", "2 AIV 0"}));
-  ASSERT_EQ(sink.ranks.size(), 4u);  // rank 3 is unreadable: an empty call
-  EXPECT_EQ(sink.ranks[1], "1:AIC0@400 1:AIC0@450 1:AIV2@500 | 0 instants");
-  EXPECT_EQ(sink.ranks[2], "2:AIV0@70 | 2 instants");
-  EXPECT_EQ(sink.ranks[3], "| 0 instants");
+  ASSERT_EQ(sink.ranks.size(), 4u);  // rank 3 is unreadable: no interval, no earliest tick
+  EXPECT_EQ(sink.ranks[1], "1 from 400: [1:AIC0@400 1:AIC0@450 1:AIV2@500]");  // AIV 2 before AIC 0: held
+  EXPECT_EQ(sink.ranks[2], "2 from 40: [2:AIV0@70]");  // the orphaned E at 40 is the earliest
+  EXPECT_EQ(sink.ranks[3], "3 from none: []");
   EXPECT_EQ(r->interval_count, 10u);
   EXPECT_TRUE(r->collection.intervals.empty());
+}
+
+TEST(CollectSink, TakesACoreAtATimeWhenTheDumpIsInCoreOrder) {
+  RecordingSink sink;
+  CollectOptions o;
+  o.inputs = {MixedNativeSet().string()};
+  o.sink = &sink;
+  ASSERT_TRUE(Collect(o).ok());
+  // Rank 0's slots are AIC 0, AIV 0, AIV 1: three parts, one per core with intervals.
+  EXPECT_EQ(std::count(sink.ranks[0].begin(), sink.ranks[0].end(), '['), 3) << sink.ranks[0];
+  // --depth filters a core's intervals by the rank's nesting: the rank goes at once.
+  RecordingSink held;
+  o.sink = &held;
+  o.depth = 1;
+  ASSERT_TRUE(Collect(o).ok());
+  EXPECT_EQ(std::count(held.ranks[0].begin(), held.ranks[0].end(), '['), 1) << held.ranks[0];
 }
 
 }  // namespace
