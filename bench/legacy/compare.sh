@@ -69,7 +69,7 @@ done
 
 # The floor: what any collector that reads these dumps and writes a trace of this size pays before
 # it decodes or formats anything: the process start (optrace --version), reading the dumps (cat >
-# /dev/null) and writing as many bytes as the trace over the last run's file, 64 KiB at a time as
+# /dev/null) and writing as many bytes as the trace over the last run's file, 256 KiB at a time as
 # collect does (dd if=/dev/zero). Each is timed over 20 runs in one shell loop (time -v's CPU has
 # 10 ms steps), less the same loop doing nothing (cat of no file, dd of 0 bytes), per run; the
 # median of 5 loops. The reference's CPU over this sum is the largest CPU ratio a collector
@@ -88,8 +88,8 @@ floor_part() {  # name, body, empty body -> median over 5 loops of (body - empty
 trace_bytes=$(stat -c %s "$work/optrace_seq.json")
 start_cpu=$(floor_part floor_start "'$bin' --version > /dev/null" "true")
 read_cpu=$(floor_part floor_read "cat '$set_dir'/*.pt > /dev/null" "cat /dev/null > /dev/null")
-write_cpu=$(floor_part floor_write "dd if=/dev/zero of='$work/floor.bin' bs=64K iflag=count_bytes count=$trace_bytes status=none" \
-  "dd if=/dev/zero of='$work/floor.bin' bs=64K count=0 status=none")
+write_cpu=$(floor_part floor_write "dd if=/dev/zero of='$work/floor.bin' bs=256K iflag=count_bytes count=$trace_bytes status=none" \
+  "dd if=/dev/zero of='$work/floor.bin' bs=256K count=0 status=none")
 rm -f "$work/floor.bin"
 floor=$($py -c "import sys; print(f'{sum(map(float, sys.argv[1:])):.4f}')" "$start_cpu" "$read_cpu" "$write_cpu")
 echo
