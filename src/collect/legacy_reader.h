@@ -30,7 +30,7 @@ Result<Dump> DecodeLegacyDump(std::string_view bytes, std::string_view path, int
 // they go by. A file stored any other way (deflated, strided), or with any problem, is read whole
 // into `buffer` and decoded from there: same dump, same errors. `buffer` is reused between calls.
 // DumpDetail::kDeferred: a streamed dump keeps its file open and leaves each core's events there
-// (Dump::deferred reads them a core at a time, two reads each); read whole, it decodes them all.
+// (Dump::deferred reads them a core at a time, from blocks of rows); read whole, it decodes them all.
 Result<Dump> ReadLegacyDumpFile(const std::filesystem::path& path, int rank, double clock_hz, DumpDetail detail,
                                 std::string& buffer);
 
