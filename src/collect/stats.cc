@@ -91,37 +91,31 @@ class CoreSpread {
   enum class Mode { kRuns, kTable };
   explicit CoreSpread(Mode mode) : mode_(mode) {}
 
+  // The running total of (rank, core); valid until the next call.
   double& At(int32_t rank, uint32_t core) {
-    if (has_current_ && current_.rank == rank && current_.core == core) return current_.total;
+    if (current_ < entries_.size() && entries_[current_].rank == rank && entries_[current_].core == core) {
+      return entries_[current_].total;
+    }
+    const Entry fresh{rank, core, 0};
     if (mode_ == Mode::kRuns) {
-      if (has_current_) Fold(current_);
-      current_ = Entry{rank, core, 0};
-      has_current_ = true;
-      return current_.total;
-    }
-    auto less = [](const Entry& e, std::pair<int32_t, uint32_t> k) { return std::make_pair(e.rank, e.core) < k; };
-    const std::pair<int32_t, uint32_t> key{rank, core};
-    if (has_current_) Store(current_);
-    auto it = std::lower_bound(table_.begin(), table_.end(), key, less);
-    if (it != table_.end() && it->rank == rank && it->core == core) {
-      current_ = *it;  // seen before: carry on from its total, stored back when the core changes
+      if (!entries_.empty()) Fold(entries_[0]);
+      entries_.assign(1, fresh);  // the core before is done with
+      current_ = 0;
+    } else if (entries_.empty() || Before(entries_.back(), fresh)) {
+      entries_.push_back(fresh);  // the usual case: cores come in order
+      current_ = entries_.size() - 1;
     } else {
-      current_ = Entry{rank, core, 0};
+      auto it = std::lower_bound(entries_.begin(), entries_.end(), fresh, Before);
+      if (it == entries_.end() || Before(fresh, *it)) it = entries_.insert(it, fresh);
+      current_ = static_cast<size_t>(it - entries_.begin());
     }
-    has_current_ = true;
-    return current_.total;
+    return entries_[current_].total;
   }
 
   // Fills cores, core_total_min / max and the slowest core.
   void Finish(LabelStats& s) {
-    if (mode_ == Mode::kTable) {
-      if (has_current_) Store(current_);
-      has_current_ = false;
-      for (const Entry& e : table_) Fold(e);
-    } else if (has_current_) {
-      Fold(current_);
-      has_current_ = false;
-    }
+    for (const Entry& e : entries_) Fold(e);
+    entries_.clear();
     s.cores = cores_;
     s.core_total_min = min_;
     s.core_total_max = max_;
@@ -135,6 +129,7 @@ class CoreSpread {
     uint32_t core;
     double total;
   };
+  static bool Before(const Entry& a, const Entry& b) { return std::tie(a.rank, a.core) < std::tie(b.rank, b.core); }
   void Fold(const Entry& e) {
     if (cores_ == 0 || e.total < min_) min_ = e.total;
     if (cores_ == 0 || e.total > max_) {
@@ -144,25 +139,11 @@ class CoreSpread {
     }
     ++cores_;
   }
-  void Store(const Entry& e) {
-    auto less = [](const Entry& a, const Entry& b) { return std::tie(a.rank, a.core) < std::tie(b.rank, b.core); };
-    if (table_.empty() || less(table_.back(), e)) {
-      table_.push_back(e);
-      return;
-    }
-    auto it = std::lower_bound(table_.begin(), table_.end(), e, less);
-    if (it != table_.end() && it->rank == e.rank && it->core == e.core) {
-      it->total = e.total;
-    } else {
-      table_.insert(it, e);
-    }
-  }
 
   Mode mode_;
-  Entry current_{0, 0, 0};
-  bool has_current_ = false;
-  std::vector<Entry> table_;  // kTable: every core but the current one's latest total
-  size_t cores_ = 0;
+  std::vector<Entry> entries_;  // kRuns: the running core only; kTable: every core, sorted
+  size_t current_ = SIZE_MAX;   // the entry the last At() returned
+  size_t cores_ = 0;            // folded so far
   double min_ = 0, max_ = 0;
   int32_t slowest_rank_ = 0;
   uint32_t slowest_core_ = 0;
