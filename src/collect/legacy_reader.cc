@@ -16,6 +16,22 @@
 namespace optrace::collect {
 namespace {
 
+// A written row's records: record i's combined id (point id | extra << 32) at word 1 + i, its
+// timestamp at word cols - 2 - i.
+void DecodeRowEvents(const char* row, int64_t cols, size_t count, std::vector<Event>& out) {
+  auto word = [&](size_t c) {
+    int64_t v;
+    std::memcpy(&v, row + c * sizeof v, sizeof v);
+    return v;
+  };
+  out.resize(count);
+  for (size_t i = 0; i < count; ++i) {
+    const uint64_t combined = static_cast<uint64_t>(word(1 + i));
+    out[i] = Event{static_cast<uint32_t>(combined), static_cast<uint32_t>(combined >> 32),
+                   word(static_cast<size_t>(cols) - 2 - i)};
+  }
+}
+
 // Builds a Dump from legacy tensor rows given one at a time, in file order: the same rows, checks
 // and messages whether the tensors are held whole (DecodeLegacyTensors) or read from the file a
 // few rows at a time (ReadLegacyDumpFile).
@@ -89,14 +105,7 @@ class LegacyDumpBuilder {
     c.start_ticks = word(cols - 1);
     c.capacity = static_cast<uint32_t>(max_records);
     if (defer_) rows_.push_back(DeferredRow{slot, file_offset, static_cast<uint32_t>(count), cols, tensor_end_});
-    if (decode_) {
-      c.events.resize(static_cast<size_t>(count));
-      for (int64_t i = 0; i < count; ++i) {
-        const uint64_t combined = static_cast<uint64_t>(word(1 + i));
-        c.events[static_cast<size_t>(i)] =
-            Event{static_cast<uint32_t>(combined), static_cast<uint32_t>(combined >> 32), word(cols - 2 - i)};
-      }
-    }
+    if (decode_) DecodeRowEvents(words, cols, static_cast<size_t>(count), c.events);
     dump_.cores.push_back(std::move(c));
     return Status::Ok();
   }
@@ -208,9 +217,7 @@ class Fd {
   int fd_;
 };
 
-// A streamed dump's events, read a core at a time from the file they were checked in: the row's
-// records (words 1..count) and its timestamps (words cols-1-count..cols-2, last record first).
-// Cores are asked for in row order, so rows are read a block at a time, as the first pass did
+// A streamed dump's events, read a core at a time from the file they were checked in. Cores are asked for in row order, so rows are read a block at a time, as the first pass did
 // (one pread per row would be a syscall per core, a fifth of collect's CPU on this VM).
 class LegacyRowEvents : public DeferredEvents {
  public:
@@ -232,17 +239,7 @@ class LegacyRowEvents : public DeferredEvents {
                        core.slot);
       }
     }
-    const char* row = block_.data() + (it->file_offset - block_at_);
-    const size_t n = it->count;
-    const char* ticks = row + (static_cast<size_t>(it->cols) - 1 - n) * sizeof(int64_t);
-    core.events.resize(n);
-    for (size_t i = 0; i < n; ++i) {
-      uint64_t combined;
-      int64_t tick;
-      std::memcpy(&combined, row + (1 + i) * 8, 8);
-      std::memcpy(&tick, ticks + (n - 1 - i) * 8, 8);  // record i's timestamp at word cols-2-i
-      core.events[i] = Event{static_cast<uint32_t>(combined), static_cast<uint32_t>(combined >> 32), tick};
-    }
+    DecodeRowEvents(block_.data() + (it->file_offset - block_at_), it->cols, it->count, core.events);
     return Status::Ok();
   }
   uint64_t EventCount() const override {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstring>
 #include <filesystem>
@@ -102,6 +103,18 @@ inline std::string FlipStoredTensorBit(const std::string& pt, size_t offset) {
     return bad;
   }
   return {};
+}
+
+// bench/legacy/: the legacy dump generator and the Python reference collector.
+inline std::string LegacyBenchDir() { return std::string(OPTRACE_SOURCE_DIR) + "/bench/legacy/"; }
+
+// An empty directory for a test suite's generated files, one per process (ctest runs each test of
+// a suite in its own process, in parallel).
+inline std::filesystem::path SuiteDir(std::string_view name) {
+  std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / "optrace_collect" /
+                              (std::string(name) + "_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  return dir;
 }
 
 // A fresh empty directory per test, named after it.

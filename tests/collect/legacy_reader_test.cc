@@ -3,7 +3,6 @@
 // or in the storage around a tensor view) still failing the zip CRC-32 with the whole-file message.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -18,7 +17,7 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
-const std::string kLegacyDir = std::string(OPTRACE_SOURCE_DIR) + "/bench/legacy/";
+const std::string kLegacyDir = testing::LegacyBenchDir();
 
 class LegacyFileRead : public ::testing::Test {
  protected:
@@ -26,8 +25,7 @@ class LegacyFileRead : public ::testing::Test {
   // of 9000 words (a row is more than a block), and the first as views into padded storages.
   static void SetUpTestSuite() {
     if (std::string(OPTRACE_PYTHON3).empty()) return;
-    dir_ = fs::path(::testing::TempDir()) / "optrace_collect" / ("legacy_file_" + std::to_string(::getpid()));
-    fs::remove_all(dir_);
+    dir_ = testing::SuiteDir("legacy_file");
     const std::string py = std::string(OPTRACE_PYTHON3) + " ";
     const std::string gen = py + kLegacyDir + "generate_legacy_set.py --ranks 1 --aic 3 --aiv 5 --records 60 --seed 3 ";
     const std::string pad = py + "-c \"import sys; sys.path.insert(0, '" + kLegacyDir +

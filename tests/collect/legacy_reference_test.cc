@@ -2,7 +2,6 @@
 // Python reference (bench/legacy/reference_collector.py) and optrace run on the same generated
 // .pt files (with noise: orphaned B/E and unmapped ids) for both extra modes and a --depth case.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cstdlib>
 #include <nlohmann/json.hpp>
@@ -18,15 +17,14 @@ namespace {
 namespace fs = std::filesystem;
 using Key = std::tuple<int, std::string, uint32_t, std::string, int64_t, int64_t, uint32_t>;
 
-const std::string kLegacyDir = std::string(OPTRACE_SOURCE_DIR) + "/bench/legacy/";
+const std::string kLegacyDir = testing::LegacyBenchDir();
 
 class LegacyReference : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     if (std::string(OPTRACE_PYTHON3).empty()) return;
     // Per process: ctest runs each test of this suite in its own process, in parallel.
-    dir_ = fs::path(::testing::TempDir()) / "optrace_collect" / ("legacy_reference_" + std::to_string(::getpid()));
-    fs::remove_all(dir_);
+    dir_ = testing::SuiteDir("legacy_reference");
     std::string cmd = std::string(OPTRACE_PYTHON3) + " " + kLegacyDir + "generate_legacy_set.py --out " +
                       dir_.string() + " --ranks 2 --aic 2 --aiv 3 --records 80 --noise 0.06 --seed 7 > /dev/null";
     generated_ = std::system(cmd.c_str()) == 0;
