@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 namespace optrace {
@@ -31,10 +32,17 @@ void SortValues(std::vector<double>& values);
 // The same for integers (durations in ns: a radix sort of their few significant bits, where their
 // doubles in us would take every pass).
 void SortValues(std::vector<int64_t>& values);
+// The same in place, with room for the sort's copy given: `scratch` at least as long as `values`
+// (a shorter one sorts by std::sort). Lets a caller sort many slices of one block without an
+// allocation per slice.
+void SortValues(std::span<int64_t> values, std::span<int64_t> scratch);
 
 // Sorts `values` in place. An empty sample gives a zero SummaryStats with count 0.
 SummaryStats Summarize(std::vector<double>& values);
 // The same for a sample already sorted ascending.
 SummaryStats SummarizeSorted(const std::vector<double>& sorted);
+// SummarizeSorted of durations held as sorted integer nanoseconds, in microseconds: each value is
+// read as double(ns) / 1000, so the result is the one SummarizeSorted gives on those doubles.
+SummaryStats SummarizeSortedNsAsUs(std::span<const int64_t> sorted_ns);
 
 }  // namespace optrace

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <span>
+#include <vector>
 
 namespace optrace {
 namespace {
@@ -96,6 +98,56 @@ TEST(QuantileTest, LargeSamplesOfOneValueStayPut) {
   std::vector<double> v(10000, 12.5);
   SortValues(v);
   EXPECT_EQ(v, std::vector<double>(10000, 12.5));
+}
+
+TEST(QuantileTest, SlicesOfOneBlockSortWithAGivenScratch) {
+  // Two slices of one block sorted with one scratch (as the operator summaries do): each slice
+  // sorted as std::sort does, the other left alone. A short scratch falls back to std::sort.
+  std::vector<int64_t> block;
+  uint64_t x = 2463534242ull;
+  for (int i = 0; i < 30000; ++i) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    block.push_back(static_cast<int64_t>(x % 90000000) - 1000);
+  }
+  std::vector<int64_t> expect = block;
+  std::sort(expect.begin(), expect.begin() + 10000);
+  std::sort(expect.begin() + 10000, expect.begin() + 25000);
+  std::vector<int64_t> scratch(15000, -7);
+  SortValues(std::span<int64_t>(block.data(), 10000), std::span<int64_t>(scratch));
+  SortValues(std::span<int64_t>(block.data() + 10000, 15000), std::span<int64_t>(scratch));
+  EXPECT_EQ(block, expect);
+  std::vector<int64_t> shorter(5000);
+  std::vector<int64_t> big(block.begin(), block.begin() + 20000);
+  std::reverse(big.begin(), big.end());
+  SortValues(std::span<int64_t>(big), std::span<int64_t>(shorter));
+  EXPECT_TRUE(std::is_sorted(big.begin(), big.end()));
+}
+
+TEST(QuantileTest, NanosecondSummaryIsTheSummaryOfItsMicroseconds) {
+  // Bit for bit: the summaries' CSVs print these doubles, and they were made from a vector of
+  // double(ns) / 1000 before.
+  std::vector<int64_t> ns;
+  uint64_t x = 88172645463325252ull;
+  for (int i = 0; i < 5000; ++i) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    ns.push_back(static_cast<int64_t>(x % 987654321));
+  }
+  std::sort(ns.begin(), ns.end());
+  std::vector<double> us;
+  for (int64_t v : ns) us.push_back(double(v) / 1000.0);
+  SummaryStats a = SummarizeSortedNsAsUs(ns), b = SummarizeSorted(us);
+  EXPECT_EQ(a.count, b.count);
+  EXPECT_EQ(a.total, b.total);
+  EXPECT_EQ(a.mean, b.mean);
+  EXPECT_EQ(a.min, b.min);
+  EXPECT_EQ(a.max, b.max);
+  EXPECT_EQ(a.p50, b.p50);
+  EXPECT_EQ(a.p90, b.p90);
+  EXPECT_EQ(a.p95, b.p95);
+  EXPECT_EQ(a.p99, b.p99);
+  EXPECT_EQ(a.stddev, b.stddev);
+  EXPECT_EQ(SummarizeSortedNsAsUs({}).count, 0u);
+  EXPECT_EQ(SummarizeSortedNsAsUs(std::vector<int64_t>{1500}).p90, 1.5);
 }
 
 }  // namespace
