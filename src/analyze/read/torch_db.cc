@@ -96,6 +96,32 @@ class IdTable {
   std::unordered_map<int64_t, T> sparse_;
 };
 
+// Rows of T by db id, for large rows of few ids: a 4-byte slot per id (an IdTable), a T only
+// per id present. PMU rows exist for compute tasks alone, keyed by globalTaskId, which counts
+// every task: a PipelineFields per id was 48 MB on a 198 MB db, the peak of the command.
+template <typename T>
+class IdRows {
+ public:
+  explicit IdRows(size_t dense_limit) : slot_(dense_limit) {}
+  void Reserve(size_t rows) { rows_.reserve(rows); }
+  T& At(int64_t id) {
+    uint32_t& slot = slot_.At(id);  // 0 until the id is first seen
+    if (slot == 0) {
+      rows_.emplace_back();
+      slot = static_cast<uint32_t>(rows_.size());
+    }
+    return rows_[slot - 1];
+  }
+  const T* Find(int64_t id) const {
+    const uint32_t* slot = slot_.Find(id);
+    return slot && *slot ? &rows_[*slot - 1] : nullptr;
+  }
+
+ private:
+  IdTable<uint32_t> slot_;  // 1 + index into rows_
+  std::vector<T> rows_;
+};
+
 int64_t Int(sqlite3_stmt* st, int col, int64_t missing = -1) {
   return sqlite3_column_type(st, col) == SQLITE_NULL ? missing : sqlite3_column_int64(st, col);
 }
@@ -146,6 +172,11 @@ Status ReadTorchDb(const std::filesystem::path& path, const Rules& rules, String
   OPTRACE_RETURN_IF_ERROR(db.Query("SELECT COUNT(*) FROM COMPUTE_TASK_INFO", [&](sqlite3_stmt* st) {
     compute = static_cast<uint64_t>(sqlite3_column_int64(st, 0));
   }));
+  uint64_t communication = 0;
+  if (db.HasTable("COMMUNICATION_OP"))
+    OPTRACE_RETURN_IF_ERROR(db.Query("SELECT COUNT(*) FROM COMMUNICATION_OP", [&](sqlite3_stmt* st) {
+      communication = static_cast<uint64_t>(sqlite3_column_int64(st, 0));
+    }));
   // STRING_IDS -> interned ids ("N/A" and "" are missing). The kept PMU metric names are noted on
   // the way: only their rows of TASK_PMU_INFO are read.
   std::unordered_map<std::string_view, Pipe> kept_metric;
@@ -181,7 +212,7 @@ Status ReadTorchDb(const std::filesystem::path& path, const Rules& rules, String
 
   // PMU metrics per task: the kept ones only (11 of the 28 PipeUtilization rows per task), read
   // on a second connection while this one joins the tasks; attached to the events afterwards.
-  IdTable<PipelineFields> pmu(4 * compute + 1024);
+  IdRows<PipelineFields> pmu(4 * compute + 1024);
   std::vector<double> pmu_overflow;
   std::future<Status> pmu_read;
   if (db.HasTable("TASK_PMU_INFO")) {
@@ -189,6 +220,10 @@ Status ReadTorchDb(const std::filesystem::path& path, const Rules& rules, String
       if (!PipeDbName(p).empty()) strings.Intern(PipeDbName(p));
     std::string in;
     for (auto& [id, p] : metric_ids) in += (in.empty() ? "" : ",") + std::to_string(id);
+    // Sized ahead (capacity never touched is not memory): doubling held the old and the new copy
+    // at once. Every value may overflow its packed form (most PMU doubles do).
+    pmu.Reserve(compute);
+    pmu_overflow.reserve(compute * metric_ids.size());
     if (!in.empty())
       pmu_read = std::async(std::launch::async, [&path, &metric_ids, &pmu, &pmu_overflow, in]() -> Status {
         Db pmu_db;
@@ -213,6 +248,10 @@ Status ReadTorchDb(const std::filesystem::path& path, const Rules& rules, String
     }
   } join_pmu{pmu_read};
   std::vector<std::pair<size_t, int64_t>> task_of_event;  // (event index, globalTaskId) of compute tasks
+  // Sized from the row counts: grown by doubling, the event table held its old and new copies at
+  // once, the peak of the whole command on a db export (79 MB of the 141 MB for a 198 MB db).
+  task_of_event.reserve(compute);
+  table.events.reserve(table.events.size() + compute + communication);
 
   uint16_t task_file = static_cast<uint16_t>(table.files.size());
   table.files.push_back({path.string(), "TASK"});
@@ -284,10 +323,17 @@ Status ReadTorchDb(const std::filesystem::path& path, const Rules& rules, String
   }));
   if (pmu_read.valid()) {
     OPTRACE_RETURN_IF_ERROR(pmu_read.get());
+    table.pipes.reserve(table.pipes.size() + task_of_event.size());
+    // A table without overflow values yet (a db is read into a fresh one) takes the PMU thread's
+    // as they are: the packed fields keep their slots, and the values are not copied into a
+    // second vector (35 MB each on a 198 MB db).
+    const bool adopt = table.pipe_overflow.empty();
+    if (adopt) table.pipe_overflow = std::move(pmu_overflow);
     for (auto [index, task] : task_of_event)
       if (const PipelineFields* p = pmu.Find(task)) {
         PipelineFields f = *p;
-        for (uint32_t& v : f.packed) v = RepackDecimal(v, pmu_overflow, table.pipe_overflow);
+        if (!adopt)
+          for (uint32_t& v : f.packed) v = RepackDecimal(v, pmu_overflow, table.pipe_overflow);
         table.events[index].pipe = static_cast<uint32_t>(table.pipes.size());
         table.pipes.push_back(f);
       }
