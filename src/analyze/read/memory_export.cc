@@ -7,6 +7,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "analyze/read/export_db.h"
 #include "core/csv_reader.h"
 
 namespace optrace::analyze {
@@ -81,7 +82,7 @@ std::vector<LiveAllocation> LiveAt(const fs::path& path, const RankTable& t, int
 class MemoryDb {
  public:
   explicit MemoryDb(const fs::path& path) {
-    if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK) Close();
+    if (OpenExportDb(path, &db_) != SQLITE_OK) Close();
   }
   ~MemoryDb() { Close(); }
   MemoryDb(const MemoryDb&) = delete;

@@ -10,6 +10,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "analyze/read/export_db.h"
 #include "analyze/read/normalize.h"
 #include "core/csv_reader.h"
 
@@ -23,8 +24,9 @@ class Db {
   }
   Status Open(const std::filesystem::path& path) {
     path_ = path.string();
-    // NOMUTEX: one thread per connection, so no lock around every column read (12% of the time).
-    if (sqlite3_open_v2(path_.c_str(), &db_, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK)
+    // NOMUTEX (one thread per connection, so no lock around every column read: 12% of the time);
+    // immutable unless the db has pending commits (export_db.h).
+    if (OpenExportDb(path, &db_) != SQLITE_OK)
       return BadInputError("{}: cannot open as SQLite: {}", path_, db_ ? sqlite3_errmsg(db_) : "out of memory");
     // Probe: a non-database file fails here, not at open.
     sqlite3_stmt* st = nullptr;
@@ -502,7 +504,7 @@ Status ReadAnalysisDbCommunication(const std::filesystem::path& path, RankTable&
 
 Status ReadDbLaunchFlows(const std::filesystem::path& path, std::vector<TraceFlow>& flows) {
   sqlite3* db = nullptr;
-  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK) {
+  if (OpenExportDb(path, &db) != SQLITE_OK) {
     if (db) sqlite3_close(db);
     return BadInputError("{}: cannot open as SQLite", path.string());
   }

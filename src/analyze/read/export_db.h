@@ -1,0 +1,27 @@
+// OpenExportDb: opens a profiler's SQLite export for reading without writing beside it.
+//
+//   sqlite3* db = nullptr;
+//   if (OpenExportDb(path, &db) != SQLITE_OK) { ...sqlite3_errmsg(db), sqlite3_close(db)... }
+//
+// Opened read-only the usual way, a WAL-mode db (torch_npu writes ascend_pytorch_profiler_*.db in
+// WAL mode) makes SQLite create <db>-wal and <db>-shm next to it: files written into the user's
+// capture, and a capture in a directory the user cannot write then does not open at all. A
+// finished export has no -wal file (or an empty one) and no hot -journal: it is opened immutable
+// (no locks, no side files). One with pending commits in its -wal, or a -journal to roll back, is
+// opened read-only as before, so nothing committed is missed.
+#pragma once
+
+#include <sqlite3.h>
+
+#include <filesystem>
+#include <string>
+
+namespace optrace::analyze {
+
+int OpenExportDb(const std::filesystem::path& path, sqlite3** db);
+
+// The "file:" URI that opens `path` (made absolute) immutable; every byte outside [A-Za-z0-9/._~-]
+// is percent-encoded.
+std::string ImmutableDbUri(const std::filesystem::path& path);
+
+}  // namespace optrace::analyze
