@@ -3,6 +3,8 @@
 #include <cstdint>
 #include <system_error>
 
+#include "core/uri_path.h"
+
 namespace optrace::analyze {
 namespace {
 
@@ -16,24 +18,11 @@ bool NonEmptyFile(const std::filesystem::path& path) {
 }  // namespace
 
 std::string ImmutableDbUri(const std::filesystem::path& path) {
-  static const char kHex[] = "0123456789ABCDEF";
   // Absolute and normalised: "file://x" would name a host.
   std::error_code ec;
   std::filesystem::path full = std::filesystem::absolute(path, ec).lexically_normal();
   if (ec) full = path;
-  std::string uri = "file:";
-  for (unsigned char c : full.string()) {
-    const bool plain = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '/' ||
-                       c == '.' || c == '_' || c == '~' || c == '-';
-    if (plain) {
-      uri += static_cast<char>(c);
-    } else {
-      uri += '%';
-      uri += kHex[c >> 4];
-      uri += kHex[c & 15];
-    }
-  }
-  return uri + "?immutable=1";
+  return "file:" + UriPath(full.string()) + "?immutable=1";
 }
 
 int OpenExportDb(const std::filesystem::path& path, sqlite3** db) {

@@ -20,8 +20,7 @@ namespace optrace::analyze {
 
 int OpenExportDb(const std::filesystem::path& path, sqlite3** db);
 
-// The "file:" URI that opens `path` (made absolute) immutable; every byte outside [A-Za-z0-9/._~-]
-// is percent-encoded.
+// The "file:" URI that opens `path` (made absolute) immutable (the path encoded by UriPath).
 std::string ImmutableDbUri(const std::filesystem::path& path);
 
 }  // namespace optrace::analyze
