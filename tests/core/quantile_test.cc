@@ -10,6 +10,20 @@
 namespace optrace {
 namespace {
 
+// Every field of two summaries, compared exactly.
+void ExpectSameStats(const SummaryStats& a, const SummaryStats& b) {
+  EXPECT_EQ(a.count, b.count);
+  EXPECT_EQ(a.total, b.total);
+  EXPECT_EQ(a.mean, b.mean);
+  EXPECT_EQ(a.min, b.min);
+  EXPECT_EQ(a.max, b.max);
+  EXPECT_EQ(a.p50, b.p50);
+  EXPECT_EQ(a.p90, b.p90);
+  EXPECT_EQ(a.p95, b.p95);
+  EXPECT_EQ(a.p99, b.p99);
+  EXPECT_EQ(a.stddev, b.stddev);
+}
+
 // Values worked by hand with h = (n - 1) * q (numpy.percentile's default).
 TEST(QuantileTest, InterpolatesBetweenClosestRanks) {
   std::vector<double> v = {10, 20, 30, 40};
@@ -82,15 +96,7 @@ TEST(QuantileTest, SummarizeSortedEqualsSummarize) {
   std::vector<double> v = {5, 1, 4, 2, 3, 9, 0.5};
   std::vector<double> sorted = v;
   std::sort(sorted.begin(), sorted.end());
-  SummaryStats a = Summarize(v), b = SummarizeSorted(sorted);
-  EXPECT_EQ(a.count, b.count);
-  EXPECT_EQ(a.total, b.total);
-  EXPECT_EQ(a.p50, b.p50);
-  EXPECT_EQ(a.p90, b.p90);
-  EXPECT_EQ(a.p99, b.p99);
-  EXPECT_EQ(a.min, b.min);
-  EXPECT_EQ(a.max, b.max);
-  EXPECT_EQ(a.stddev, b.stddev);
+  ExpectSameStats(Summarize(v), SummarizeSorted(sorted));
   EXPECT_EQ(SummarizeSorted({}).count, 0u);
 }
 
@@ -135,17 +141,7 @@ TEST(QuantileTest, NanosecondSummaryIsTheSummaryOfItsMicroseconds) {
   std::sort(ns.begin(), ns.end());
   std::vector<double> us;
   for (int64_t v : ns) us.push_back(double(v) / 1000.0);
-  SummaryStats a = SummarizeSortedNsAsUs(ns), b = SummarizeSorted(us);
-  EXPECT_EQ(a.count, b.count);
-  EXPECT_EQ(a.total, b.total);
-  EXPECT_EQ(a.mean, b.mean);
-  EXPECT_EQ(a.min, b.min);
-  EXPECT_EQ(a.max, b.max);
-  EXPECT_EQ(a.p50, b.p50);
-  EXPECT_EQ(a.p90, b.p90);
-  EXPECT_EQ(a.p95, b.p95);
-  EXPECT_EQ(a.p99, b.p99);
-  EXPECT_EQ(a.stddev, b.stddev);
+  ExpectSameStats(SummarizeSortedNsAsUs(ns), SummarizeSorted(us));
   EXPECT_EQ(SummarizeSortedNsAsUs({}).count, 0u);
   EXPECT_EQ(SummarizeSortedNsAsUs(std::vector<int64_t>{1500}).p90, 1.5);
 }
