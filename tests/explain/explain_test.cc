@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "testing/cli_runner.h"
+#include "testing/binary_runner.h"
 
 namespace optrace::explain {
 namespace {
@@ -170,7 +170,7 @@ TEST(ExplainTest, APhaseMapIsTriedBeforeTheBuiltInRules) {
 // [100,600) ticks; AIV processing [110,500) holding send [120,220) and [300,350).
 TEST(ExplainTest, LegacyDumpsGiveTheirKnownPhaseTimes) {
   std::string data = std::string(OPTRACE_TEST_DATA_DIR) + "/collect/legacy";
-  auto r = optrace::testing::RunCli({"explain", data, "--map", data + "/point_map.json", "--format", "json"});
+  auto r = optrace::testing::RunBinary({"explain", data, "--map", data + "/point_map.json", "--format", "json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
   EXPECT_DOUBLE_EQ(j["kernel_wall_us"].get<double>(), 10);
@@ -205,12 +205,12 @@ double CoverageOf(const std::vector<std::pair<double, double>>& ivs) {
 // phase's union / share equals a computation from the trace's intervals.
 TEST(ExplainTest, DemoDumpsAndTheirTraceGiveTheSameTablesAndTheIndependentUnions) {
   std::string dir = ::testing::TempDir() + "/explain_demo_" + std::to_string(::getpid());
-  auto demo = optrace::testing::RunCli({"demo", "-o", dir});
+  auto demo = optrace::testing::RunBinary({"demo", "-o", dir});
   ASSERT_EQ(demo.exit_code, 0) << demo.err;
-  auto from_dumps = optrace::testing::RunCli(
+  auto from_dumps = optrace::testing::RunBinary(
       {"explain", dir + "/dumps", "--map", dir + "/point_map.json", "--format", "json"});
   ASSERT_EQ(from_dumps.exit_code, 0) << from_dumps.err;
-  auto from_trace = optrace::testing::RunCli({"explain", dir + "/chrome_trace.json", "--format", "json"});
+  auto from_trace = optrace::testing::RunBinary({"explain", dir + "/chrome_trace.json", "--format", "json"});
   ASSERT_EQ(from_trace.exit_code, 0) << from_trace.err;
   auto a = nlohmann::json::parse(from_dumps.out), b = nlohmann::json::parse(from_trace.out);
   ASSERT_EQ(a["phases"].size(), b["phases"].size());
@@ -220,10 +220,10 @@ TEST(ExplainTest, DemoDumpsAndTheirTraceGiveTheSameTablesAndTheIndependentUnions
   }
   EXPECT_EQ(a["categories"].size(), b["categories"].size());
   // The same dumps as the seed collector names them ("<label> [extra:n] #seq"): the same tables.
-  auto legacy = optrace::testing::RunCli({"collect", dir + "/dumps", "--map", dir + "/point_map.json", "--names",
+  auto legacy = optrace::testing::RunBinary({"collect", dir + "/dumps", "--map", dir + "/point_map.json", "--names",
                                           "legacy", "-o", dir + "/legacy_trace.json"});
   ASSERT_EQ(legacy.exit_code, 0) << legacy.err;
-  auto from_legacy = optrace::testing::RunCli({"explain", dir + "/legacy_trace.json", "--format", "json"});
+  auto from_legacy = optrace::testing::RunBinary({"explain", dir + "/legacy_trace.json", "--format", "json"});
   ASSERT_EQ(from_legacy.exit_code, 0) << from_legacy.err;
   auto c = nlohmann::json::parse(from_legacy.out);
   ASSERT_EQ(a["phases"].size(), c["phases"].size());

@@ -20,7 +20,7 @@
 #include "source/plan/instrument.h"
 #include "source/plan/plan.h"
 #include "source/scan/scanner.h"
-#include "testing/cli_runner.h"
+#include "testing/binary_runner.h"
 #include "testing/temp_tree.h"
 
 namespace optrace::source {
@@ -200,7 +200,7 @@ TEST(MoeExampleRunTest, EmulatedRunOfTheInstrumentedExampleRecordsThePlannedLabe
 
   // The demo's path: dumps + the instrumented sources -> optrace collect -> Chrome trace.
   std::string trace = out.path("trace.json");
-  auto r = testing::RunCli({"collect", out.path(), "--source", std::string(OPTRACE_PLAN_INSTRUMENTED_DIR) + "/op_kernel",
+  auto r = testing::RunBinary({"collect", out.path(), "--source", std::string(OPTRACE_PLAN_INSTRUMENTED_DIR) + "/op_kernel",
                             "-o", trace, "--strict"});
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   Result<std::string> text = ReadFileToString(trace);

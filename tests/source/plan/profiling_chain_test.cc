@@ -3,13 +3,13 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "testing/cli_runner.h"
+#include "testing/binary_runner.h"
 #include "testing/temp_tree.h"
 
 namespace optrace {
 namespace {
 using ::testing::HasSubstr;
-using testing::RunCli;
+using testing::RunBinary;
 using testing::TempTree;
 
 // An in-place cache: Input("kv_cache") and Output("kv_cache"), the kernel takes kvCache (input)
@@ -31,11 +31,11 @@ TempTree InPlaceOutputOperator() {
 
 TEST(ProfilingChainTest, AnOutputNamedLikeAnInputGetsTheBufferAfterItsOwnParameter) {
   TempTree t = InPlaceOutputOperator();
-  auto r = RunCli({"instrument", "--op", t.path()});
+  auto r = RunBinary({"instrument", "--op", t.path()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("mla: GM_ADDR profiling_data after \"kvCacheOut\""));
   EXPECT_THAT(t.Read("op_kernel/mla.cpp"), HasSubstr("GM_ADDR kvCacheOut, GM_ADDR profiling_data,"));
-  auto lint = RunCli({"lint", "--op", t.path()});
+  auto lint = RunBinary({"lint", "--op", t.path()});
   EXPECT_THAT(lint.out, ::testing::Not(HasSubstr("[binding-kernel-order]"))) << lint.out;
 }
 
@@ -55,10 +55,10 @@ TEST(ProfilingChainTest, RenamedInPlaceOutputsGetTheBufferAfterTheLastOutputPara
         "extern \"C\" __global__ __aicore__ void ip(GM_ADDR x1, GM_ADDR x2, GM_ADDR y, GM_ADDR rstd, GM_ADDR x,\n"
         "                                         GM_ADDR workspace, GM_ADDR tiling) {\n"
         "  for (int i = 0; i < 4; ++i) {\n    Step(x, y);\n  }\n}\n"}});
-  auto r = RunCli({"instrument", "--op", t.path()});
+  auto r = RunBinary({"instrument", "--op", t.path()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(t.Read("op_kernel/ip.cpp"), HasSubstr("GM_ADDR x, GM_ADDR profiling_data,"));
-  auto lint = RunCli({"lint", "--op", t.path()});
+  auto lint = RunBinary({"lint", "--op", t.path()});
   EXPECT_THAT(lint.out, ::testing::Not(HasSubstr("[binding-kernel-order]"))) << lint.out;
 }
 
@@ -71,12 +71,12 @@ TEST(ProfilingChainTest, AnAclnnLayerInOpApiAtTheOperatorRootIsEditedAndItsForwa
           "aclnnStatus aclnnMlaGetWorkspaceSize(const aclTensor *x, aclTensor *kvCache, aclTensor *y,\n"
           "                                     uint64_t *workspaceSize, aclOpExecutor **executor) {\n"
           "  auto out = l0op::Mla(x, kvCache, y, executor);\n  return ACLNN_SUCCESS;\n}\n");
-  auto r = RunCli({"instrument", "--op", t.path()});
+  auto r = RunBinary({"instrument", "--op", t.path()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(t.Read("op_api/aclnn_mla.h"), HasSubstr("aclTensor *y, const aclTensor *profilingDataOut,"));
   EXPECT_THAT(t.Read("op_api/aclnn_mla.cpp"), HasSubstr("aclTensor *y, const aclTensor *profilingDataOut,"));
   EXPECT_THAT(r.out, HasSubstr("op_api/aclnn_mla.cpp:1: aclnnMlaGetWorkspaceSize does not forward to aclnnInner*"));
-  auto revert = RunCli({"instrument", "--op", t.path(), "--revert"});
+  auto revert = RunBinary({"instrument", "--op", t.path(), "--revert"});
   EXPECT_EQ(revert.exit_code, 0);
   EXPECT_THAT(t.Read("op_api/aclnn_mla.h"), ::testing::Not(HasSubstr("profiling")));
 }
@@ -89,13 +89,13 @@ TEST(ProfilingChainTest, AnInferShapeWithoutABodyToEditIsWrapped) {
     t.Write("op_host/op_infershape.cpp",
             "namespace ops {\nstatic ge::graphStatus InferShape4Mla(gert::InferShapeContext* context) { return "
             "Ops::Base::InferShape4Elewise(context); }\n\nIMPL_OP_INFERSHAPE(Mla).InferShape(" + fn + ");\n}\n");
-    auto r = RunCli({"instrument", "--op", t.path()});
+    auto r = RunBinary({"instrument", "--op", t.path()});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const std::string text = t.Read("op_host/op_infershape.cpp");
     EXPECT_THAT(text, HasSubstr(".InferShape(OptraceInferShapeWith<" + fn + ">);"));
     EXPECT_THAT(text, HasSubstr("context->GetOutputShape(2);"));
-    EXPECT_THAT(RunCli({"lint", "--op", t.path()}).out, ::testing::Not(HasSubstr("[binding-infer]")));
-    ASSERT_EQ(RunCli({"instrument", "--op", t.path(), "--revert"}).exit_code, 0);
+    EXPECT_THAT(RunBinary({"lint", "--op", t.path()}).out, ::testing::Not(HasSubstr("[binding-infer]")));
+    ASSERT_EQ(RunBinary({"instrument", "--op", t.path(), "--revert"}).exit_code, 0);
     EXPECT_THAT(t.Read("op_host/op_infershape.cpp"), ::testing::Not(HasSubstr("Optrace")));
   }
 }
@@ -108,10 +108,10 @@ TEST(ProfilingChainTest, AnInferFunctionOfAnUnqualifiedGertContextIsEdited) {
           "using namespace gert;\nnamespace ops {\nstatic ge::graphStatus InferShapeMla(InferShapeContext* context)\n{\n"
           "    auto out = context->GetOutputShape(0);\n    *out = *context->GetInputShape(0);\n"
           "    return ge::GRAPH_SUCCESS;\n}\nIMPL_OP_INFERSHAPE(Mla).InferShape(InferShapeMla);\n}\n");
-  auto r = RunCli({"instrument", "--op", t.path()});
+  auto r = RunBinary({"instrument", "--op", t.path()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(t.Read("op_host/op_infershape.cpp"), HasSubstr("context->GetOutputShape(2);"));
-  EXPECT_THAT(RunCli({"lint", "--op", t.path()}).out, ::testing::Not(HasSubstr("[binding-infer]")));
+  EXPECT_THAT(RunBinary({"lint", "--op", t.path()}).out, ::testing::Not(HasSubstr("[binding-infer]")));
 }
 
 // bnll: `.InferOutDataTypeSameWithFirstInput()` would give the profiling output input 0's dtype.
@@ -121,15 +121,15 @@ TEST(ProfilingChainTest, SameWithFirstInputIsFollowedByADtypeFunctionThatSetsInt
           "namespace ops {\nstatic ge::graphStatus InferShapeMla(gert::InferShapeContext* context)\n{\n"
           "    return Ops::Base::InferShape4Elewise(context);\n}\n"
           "IMPL_OP_INFERSHAPE(Mla).InferShape(InferShapeMla).InferOutDataTypeSameWithFirstInput();\n}\n");
-  EXPECT_THAT(RunCli({"lint", "--op", t.path()}).out, ::testing::Not(HasSubstr("InferOutDataTypeSameWithFirstInput() gives")));
-  auto r = RunCli({"instrument", "--op", t.path()});
+  EXPECT_THAT(RunBinary({"lint", "--op", t.path()}).out, ::testing::Not(HasSubstr("InferOutDataTypeSameWithFirstInput() gives")));
+  auto r = RunBinary({"instrument", "--op", t.path()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string text = t.Read("op_host/op_infershape.cpp");
   EXPECT_THAT(text, HasSubstr(".InferOutDataTypeSameWithFirstInput().InferDataType(OptraceInferDataTypeSameWithFirstInput);"));
   EXPECT_THAT(text, HasSubstr("optrace_i < 2;"));
   EXPECT_THAT(text, HasSubstr("context->SetOutputDataType(2, ge::DT_INT64);"));
-  EXPECT_THAT(RunCli({"lint", "--op", t.path()}).out, ::testing::Not(HasSubstr("[binding-infer]")));
-  ASSERT_EQ(RunCli({"instrument", "--op", t.path(), "--revert"}).exit_code, 0);
+  EXPECT_THAT(RunBinary({"lint", "--op", t.path()}).out, ::testing::Not(HasSubstr("[binding-infer]")));
+  ASSERT_EQ(RunBinary({"instrument", "--op", t.path(), "--revert"}).exit_code, 0);
   EXPECT_THAT(t.Read("op_host/op_infershape.cpp"), ::testing::Not(HasSubstr("Optrace")));
 }
 
@@ -142,13 +142,13 @@ TEST(ProfilingChainTest, AnInferDataTypeWithoutAReturnLineIsWrapped) {
           "static ge::graphStatus InferDataTypeMla(gert::InferDataTypeContext* context)\n{\n"
           "    context->SetOutputDataType(0, context->GetInputDataType(0)); return ge::GRAPH_SUCCESS;\n}\n"
           "IMPL_OP_INFERSHAPE(Mla).InferShape(InferShapeMla).InferDataType(InferDataTypeMla);\n}\n");
-  auto r = RunCli({"instrument", "--op", t.path()});
+  auto r = RunBinary({"instrument", "--op", t.path()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string text = t.Read("op_host/op_infershape.cpp");
   EXPECT_THAT(text, HasSubstr(".InferDataType(OptraceInferDataTypeWith<InferDataTypeMla>)"));
   EXPECT_THAT(text, HasSubstr("context->SetOutputDataType(2, ge::DT_INT64);"));
-  EXPECT_THAT(RunCli({"lint", "--op", t.path()}).out, ::testing::Not(HasSubstr("[binding-infer]")));
-  ASSERT_EQ(RunCli({"instrument", "--op", t.path(), "--revert"}).exit_code, 0);
+  EXPECT_THAT(RunBinary({"lint", "--op", t.path()}).out, ::testing::Not(HasSubstr("[binding-infer]")));
+  ASSERT_EQ(RunBinary({"instrument", "--op", t.path(), "--revert"}).exit_code, 0);
   EXPECT_THAT(t.Read("op_host/op_infershape.cpp"), ::testing::Not(HasSubstr("Optrace")));
 }
 
@@ -170,7 +170,7 @@ TEST(InstrumentIncludeTest, TheTraceIncludeGoesAtTheFilesTopLevelNotIntoAConditi
         "#ifndef OP_H\n#define OP_H\n\n#include \"kernel_operator.h\"\n#if __CCE_AICORE__ == 200\n#include \"op_200.h\"\n"
         "#endif\n\nclass Kernel {\n public:\n  __aicore__ inline void Process(GM_ADDR x, GM_ADDR y) {\n"
         "    for (int i = 0; i < 4; ++i) {\n      Step(x, y);\n    }\n  }\n};\n#endif\n"}});
-  auto r = testing::RunCli({"instrument", "--op", t.path()});
+  auto r = testing::RunBinary({"instrument", "--op", t.path()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string h = t.Read("op_kernel/op.h");
   const size_t inc = h.find("#include \"optrace/trace.h\"");
