@@ -2,8 +2,9 @@
 // data[0] % 7 picks the file: kernel_details.csv, step_trace_time.csv, trace_view.json,
 // communication.json, profiler_metadata.json, msprof op_summary, the torch_npu SQLite db.
 #include "fuzz_harness.h"
+#include "fuzz_target.h"
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+OPTRACE_FUZZ_TARGET(fuzz_analyze_inputs) {
   using namespace optrace::fuzz;
   Selected in = Select(data, size, 7);
   Scratch& s = Scratch::Fresh();

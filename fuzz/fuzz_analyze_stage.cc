@@ -6,6 +6,7 @@
 
 #include "analyze/pipeline/stage_io.h"
 #include "fuzz_harness.h"
+#include "fuzz_target.h"
 
 namespace {
 
@@ -24,7 +25,7 @@ const std::filesystem::path& BaseStages() {
 
 }  // namespace
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+OPTRACE_FUZZ_TARGET(fuzz_analyze_stage) {
   using namespace optrace::fuzz;
   Selected in = Select(data, size, 3);
   const std::filesystem::path& base = BaseStages();

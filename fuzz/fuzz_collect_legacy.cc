@@ -1,7 +1,8 @@
 // Legacy torch dumps (rank<NNN>.pt: zip + pickle + int64 storage) through collect and inspect.
 #include "fuzz_harness.h"
+#include "fuzz_target.h"
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+OPTRACE_FUZZ_TARGET(fuzz_collect_legacy) {
   using namespace optrace::fuzz;
   Scratch& s = Scratch::Fresh();
   s.Write("dumps/rank000.pt", Bytes(data, size));

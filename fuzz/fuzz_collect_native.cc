@@ -1,7 +1,8 @@
 // Native dumps (rank<N>.bin) through collect (Chrome JSON and Perfetto, stats) and inspect.
 #include "fuzz_harness.h"
+#include "fuzz_target.h"
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+OPTRACE_FUZZ_TARGET(fuzz_collect_native) {
   using namespace optrace::fuzz;
   Scratch& s = Scratch::Fresh();
   s.Write("dumps/rank0.bin", Bytes(data, size));

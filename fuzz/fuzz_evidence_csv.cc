@@ -2,8 +2,9 @@
 // op metric CSV (PipeUtilization.csv beside a valid OpBasicInfo.csv), 2 = stall CSV,
 // 3 = a pipe roles file.
 #include "fuzz_harness.h"
+#include "fuzz_target.h"
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+OPTRACE_FUZZ_TARGET(fuzz_evidence_csv) {
   using namespace optrace::fuzz;
   Selected in = Select(data, size, 4);
   Scratch& s = Scratch::Fresh();

@@ -6,8 +6,9 @@
 #include "explain/explain_html.h"
 #include "explain/spans.h"
 #include "fuzz_harness.h"
+#include "fuzz_target.h"
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+OPTRACE_FUZZ_TARGET(fuzz_explain_trace) {
   using namespace optrace::explain;
   static const PhaseRules rules = [] {
     auto r = LoadPhaseRules("");

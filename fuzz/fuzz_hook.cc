@@ -1,7 +1,8 @@
 // A team's build script with (or without) the optrace hook block: verify, install, remove.
 #include "fuzz_harness.h"
+#include "fuzz_target.h"
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+OPTRACE_FUZZ_TARGET(fuzz_hook) {
   using namespace optrace::fuzz;
   Scratch& s = Scratch::Fresh();
   s.Write("build.sh", Bytes(data, size));

@@ -6,10 +6,11 @@
 #include <string>
 
 #include "fuzz_harness.h"
+#include "fuzz_target.h"
 #include "source/index/code_index.h"
 #include "source/lexer/source_set.h"
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+OPTRACE_FUZZ_TARGET(fuzz_macro) {
   using namespace optrace;
   fuzz::Selected in = fuzz::Select(data, size, 2);
   source::SourceSet set("/optrace_fuzz_macro");

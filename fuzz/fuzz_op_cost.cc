@@ -7,8 +7,9 @@
 #include "analyze/cost/op_cost.h"
 #include "analyze/rules/rules.h"
 #include "fuzz_harness.h"
+#include "fuzz_target.h"
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+OPTRACE_FUZZ_TARGET(fuzz_op_cost) {
   static const optrace::analyze::Rules rules = [] {
     auto r = optrace::analyze::LoadRules("");
     return r.ok() ? std::move(r).value() : optrace::analyze::Rules();

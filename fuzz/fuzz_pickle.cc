@@ -5,8 +5,9 @@
 #include <string_view>
 
 #include "collect/pickle.h"
+#include "fuzz_target.h"
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+OPTRACE_FUZZ_TARGET(fuzz_pickle) {
   std::string_view bytes(reinterpret_cast<const char*>(data), size);
   auto r = optrace::collect::RunPickle(bytes, "fuzz/archive/data.pkl");
   if (r.ok() && *r) (void)optrace::collect::DescribePy(**r);

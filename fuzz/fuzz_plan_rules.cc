@@ -2,8 +2,9 @@
 // data[0] % 8: 0 = plan.json; 1..7 = one rules file (6, 7: the efficiency rules and hardware
 // table, read by the report stage of a root with shapes).
 #include "fuzz_harness.h"
+#include "fuzz_target.h"
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+OPTRACE_FUZZ_TARGET(fuzz_plan_rules) {
   using namespace optrace::fuzz;
   Selected in = Select(data, size, 8);
   Scratch& s = Scratch::Fresh();

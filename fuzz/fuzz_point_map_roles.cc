@@ -1,8 +1,9 @@
 // The point map (JSON) and the roles file (text) collect reads beside a valid dump.
 // data[0] % 2: 0 = point_map.json, 1 = roles file.
 #include "fuzz_harness.h"
+#include "fuzz_target.h"
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+OPTRACE_FUZZ_TARGET(fuzz_point_map_roles) {
   using namespace optrace::fuzz;
   Selected in = Select(data, size, 2);
   Scratch& s = Scratch::Fresh();

@@ -1,8 +1,9 @@
 // Token soup as an operator's kernel source: the lexer, the code index, lint (JSON and SARIF)
 // and plan. data[0] % 2: 0 = the kernel entry, 1 = a header the entry includes.
 #include "fuzz_harness.h"
+#include "fuzz_target.h"
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+OPTRACE_FUZZ_TARGET(fuzz_source) {
   using namespace optrace::fuzz;
   Selected in = Select(data, size, 2);
   Scratch& s = Scratch::Fresh();

@@ -7,8 +7,9 @@
 
 #include "collect/torch_reader.h"
 #include "collect/zip_reader.h"
+#include "fuzz_target.h"
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+OPTRACE_FUZZ_TARGET(fuzz_zip) {
   std::string_view bytes(reinterpret_cast<const char*>(data), size);
   auto zip = optrace::collect::ZipArchive::Open(bytes, "fuzz.pt");
   if (zip.ok()) {
