@@ -1,14 +1,13 @@
 // Text, JSON and SARIF 2.1.0 renderings of a lint report.
 #include <fmt/format.h>
-
-#include <cctype>
-
 #include <nlohmann/json.hpp>
+
 #include <map>
 #include <set>
 
-#include "source/lint/lint.h"
 #include "core/json_text.h"
+#include "core/uri_path.h"
+#include "source/lint/lint.h"
 
 namespace optrace::source {
 namespace {
@@ -22,21 +21,6 @@ std::string DensityLine(const LintReport& r) {
     return fmt::format("; {} distinct labels", r.density.aic_labels.size());
   }
   return fmt::format("; AIC {} labels, AIV {} labels", r.density.aic_labels.size(), r.density.aiv_labels.size());
-}
-
-// A path as a URI reference (RFC 3986): everything but unreserved characters and '/'
-// percent-encoded, so a space, '#', '%' or a non-ASCII byte in a path stays one valid URI.
-std::string UriPath(std::string_view path) {
-  std::string out;
-  for (char ch : path) {
-    const unsigned char c = static_cast<unsigned char>(ch);
-    if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~' || c == '/') {
-      out += ch;
-    } else {
-      out += fmt::format("%{:02X}", c);
-    }
-  }
-  return out;
 }
 
 }  // namespace
