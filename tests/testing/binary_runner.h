@@ -13,10 +13,11 @@
 #include <atomic>
 #include <cerrno>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include "core/file_io.h"
 
 extern char** environ;
 
@@ -27,13 +28,6 @@ struct BinaryResult {
   std::string out;
   std::string err;
 };
-
-inline std::string ReadWhole(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 inline BinaryResult RunBinary(const std::vector<std::string>& argv) {
   static std::atomic<int> counter{0};
@@ -60,8 +54,8 @@ inline BinaryResult RunBinary(const std::vector<std::string>& argv) {
     r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   }
   posix_spawn_file_actions_destroy(&files);
-  r.out = ReadWhole(out_path);
-  r.err = ReadWhole(err_path);
+  if (auto out = ReadFileToString(out_path); out.ok()) r.out = std::move(*out);
+  if (auto err = ReadFileToString(err_path); err.ok()) r.err = std::move(*err);
   std::error_code ec;
   std::filesystem::remove(out_path, ec);
   std::filesystem::remove(err_path, ec);
