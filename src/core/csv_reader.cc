@@ -299,13 +299,6 @@ std::optional<size_t> CsvHeader::FindAny(std::initializer_list<std::string_view>
   return std::nullopt;
 }
 
-std::string_view TrimCsvField(std::string_view f) {
-  size_t b = 0, e = f.size();
-  while (b < e && (f[b] == ' ' || f[b] == '\t' || f[b] == '\r')) ++b;
-  while (e > b && (f[e - 1] == ' ' || f[e - 1] == '\t' || f[e - 1] == '\r')) --e;
-  return f.substr(b, e - b);
-}
-
 bool IsMissingCsvValue(std::string_view field) {
   std::string_view t = TrimCsvField(field);
   return t.empty() || t == "N/A" || t == "NA" || t == "n/a" || t == "-" || t == "null" || t == "None";
@@ -321,8 +314,9 @@ std::optional<double> ParseCsvNumber(std::string_view field) {
   return v;
 }
 
-std::optional<int64_t> ParseCsvInt(std::string_view field) {
-  std::string_view t = TrimCsvField(field);
+namespace csv_detail {
+
+std::optional<int64_t> ParseTrimmedCsvInt(std::string_view t) {
   if (t.empty()) return std::nullopt;
   int64_t v = 0;
   auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
@@ -332,4 +326,5 @@ std::optional<int64_t> ParseCsvInt(std::string_view field) {
   return std::nullopt;
 }
 
+}  // namespace csv_detail
 }  // namespace optrace

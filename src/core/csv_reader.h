@@ -102,13 +102,39 @@ class CsvHeader {
   std::vector<std::string> names_;
 };
 
-// Strips spaces, tabs and CR at both ends.
-std::string_view TrimCsvField(std::string_view field);
+// Strips spaces, tabs and CR at both ends. Inline: readers call it for every field of every row.
+inline std::string_view TrimCsvField(std::string_view f) {
+  size_t b = 0, e = f.size();
+  while (b < e && (f[b] == ' ' || f[b] == '\t' || f[b] == '\r')) ++b;
+  while (e > b && (f[e - 1] == ' ' || f[e - 1] == '\t' || f[e - 1] == '\r')) --e;
+  return f.substr(b, e - b);
+}
 // True for "", "N/A", "NA", "n/a", "-", "null" after trimming.
 bool IsMissingCsvValue(std::string_view field);
 // Trimmed decimal or scientific number; nullopt when missing or not a number.
 std::optional<double> ParseCsvNumber(std::string_view field);
-// Trimmed integer (a "12.0" float with no fraction is accepted); nullopt otherwise.
-std::optional<int64_t> ParseCsvInt(std::string_view field);
+
+namespace csv_detail {
+std::optional<int64_t> ParseTrimmedCsvInt(std::string_view trimmed);  // every form ParseCsvInt takes
+}  // namespace csv_detail
+
+// Trimmed integer (a "12.0" float with no fraction is accepted); nullopt otherwise. The common
+// case, up to 18 plain digits with an optional '-', is parsed here (no overflow is possible);
+// everything else by the general path, which gives the same value for these.
+inline std::optional<int64_t> ParseCsvInt(std::string_view field) {
+  const std::string_view t = TrimCsvField(field);
+  const size_t sign = !t.empty() && t[0] == '-' ? 1 : 0;
+  if (t.size() > sign && t.size() - sign <= 18) {
+    uint64_t v = 0;
+    size_t k = sign;
+    for (; k < t.size(); ++k) {
+      const unsigned d = static_cast<unsigned>(static_cast<unsigned char>(t[k])) - '0';
+      if (d > 9) break;
+      v = v * 10 + d;
+    }
+    if (k == t.size()) return sign ? -static_cast<int64_t>(v) : static_cast<int64_t>(v);
+  }
+  return csv_detail::ParseTrimmedCsvInt(t);
+}
 
 }  // namespace optrace

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -178,6 +179,26 @@ TEST(CsvReaderTest, NumbersTolerateTabsAndMissingMarkers) {
   EXPECT_EQ(*ParseCsvInt("4294967295"), 4294967295);
   EXPECT_EQ(*ParseCsvInt("12.0"), 12);
   EXPECT_TRUE(IsMissingCsvValue(" NA "));
+}
+
+// The inline fast path (up to 18 plain digits) and the general path meet at 18/19 digits; both
+// give what std::from_chars gives, and every other form still goes the general way.
+TEST(CsvReaderTest, ParseCsvIntAgreesAcrossItsFastAndGeneralPaths) {
+  EXPECT_EQ(*ParseCsvInt(" 123\t"), 123);
+  EXPECT_EQ(*ParseCsvInt("-7"), -7);
+  EXPECT_EQ(*ParseCsvInt("-0"), 0);
+  EXPECT_EQ(*ParseCsvInt("007"), 7);
+  EXPECT_EQ(*ParseCsvInt("999999999999999999"), 999999999999999999);     // 18 digits: fast path
+  EXPECT_EQ(*ParseCsvInt("-999999999999999999"), -999999999999999999);
+  EXPECT_EQ(*ParseCsvInt("9223372036854775807"), INT64_MAX);             // 19 digits: general path
+  EXPECT_EQ(*ParseCsvInt("+5"), 5);                                      // from_chars refuses '+'; the double path takes it
+  EXPECT_EQ(*ParseCsvInt("1e3"), 1000);
+  EXPECT_FALSE(ParseCsvInt("-").has_value());
+  EXPECT_FALSE(ParseCsvInt("").has_value());
+  EXPECT_FALSE(ParseCsvInt("12a").has_value());
+  EXPECT_FALSE(ParseCsvInt("1.5").has_value());
+  EXPECT_FALSE(ParseCsvInt("99999999999999999999").has_value());         // beyond int64
+  EXPECT_FALSE(ParseCsvInt("N/A").has_value());
 }
 
 TEST(CsvReaderTest, HeaderFindsColumnsByNameAndAlternatives) {
