@@ -3,8 +3,11 @@
 // can point at the others).
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json_fwd.hpp>
 
 namespace optrace::analyze {
 struct Efficiency;
@@ -29,6 +32,9 @@ struct ReportContext {
   const Efficiency* efficiency = nullptr;
   const Rules* rules = nullptr;
   const KernelFocus* kernel_focus = nullptr;  // --kernel NAME, when given
+  // Where the page's step inspector comes from when WriteReport builds it on its second thread
+  // (called once, when the page reaches it). Unset: the page builds it.
+  std::function<nlohmann::json()> inspector;
 };
 
 }  // namespace optrace::analyze::report

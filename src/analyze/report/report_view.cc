@@ -313,14 +313,18 @@ Json BuildView(const AnalysisResult& r, const Kpis& kpis, const std::vector<Tabl
               {"kpis", KpiList(kpis)},
               {"findings", std::move(findings)},
               {"timeline", {{"origin_unix_ns", origin}, {"ranks", std::move(lanes)}}},
-              {"inspector", BuildStepInspector(r, ctx.efficiency, ctx.rules ? ctx.rules->thresholds : Thresholds{},
-                                              ctx.mode == "full" ? kInspectorMaxEvents : kInspectorMaxEventsFast)},
+              {"inspector", ctx.inspector ? ctx.inspector() : BuildInspector(r, ctx)},
               {"roofline", RooflineJson(r, ctx.efficiency)},
               {"memory", MemoryJson(r)},
               {"tables", std::move(table_list)}};
 }
 
 }  // namespace
+
+Json BuildInspector(const AnalysisResult& r, const ReportContext& ctx) {
+  return BuildStepInspector(r, ctx.efficiency, ctx.rules ? ctx.rules->thresholds : Thresholds{},
+                            ctx.mode == "full" ? kInspectorMaxEvents : kInspectorMaxEventsFast);
+}
 
 Json BuildReportView(const AnalysisResult& r, const Kpis& kpis, const std::vector<Table>& tables,
                      const ReportContext& ctx, size_t max_table_rows) {

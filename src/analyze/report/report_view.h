@@ -29,6 +29,9 @@ void TrimToViewRows(Table& table, size_t max_rows);
 
 nlohmann::json BuildReportView(const AnalysisResult& result, const Kpis& kpis, const std::vector<Table>& tables,
                                const ReportContext& context, size_t max_table_rows);
+// The page's step inspector for this context (its mode's event cap, its rules' thresholds):
+// what BuildReportView embeds when context.inspector is unset.
+nlohmann::json BuildInspector(const AnalysisResult& result, const ReportContext& context);
 // The same page from tables nothing needs afterwards: each table's rows are released as soon as
 // they are in the view, so the cells and their JSON are never both held whole (the report
 // stage's memory peak).
