@@ -239,7 +239,7 @@ void CrossRankAnalyze(AnalysisResult& res, const Rules& rules) {
       c.outlier_rank = c.shortest_rank;
       ++votes[c.shortest_rank];
     }
-    C.collectives.push_back(c);
+    C.collectives.push_back(std::move(c));  // the map is not read again
   }
   for (auto& [r, n] : votes)
     C.votes.push_back({r, n, C.tested_collectives ? double(n) / C.tested_collectives : 0});
