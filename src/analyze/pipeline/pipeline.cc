@@ -1,6 +1,7 @@
 // RunAnalysis: stage sequencing, stage files, progress events, identity and limitations.
 #include "analyze/pipeline/pipeline.h"
 
+#include <algorithm>
 #include <chrono>
 #include <future>
 #include <map>
@@ -49,6 +50,34 @@ void FillIdentity(AnalysisResult& r) {
   id.layer_count = static_cast<int>(r.layers.size());
 }
 
+// Why no event has pipeline fields. A capture made with another aic_metrics set than
+// PipeUtilization (ArithmeticUtilization, Memory, ...), or an export that kept only the ratios,
+// has PMU columns, just not the stage times bound_stage reads: saying "Level0" there would send
+// the user to the wrong fix.
+std::string NoPipelineLimitation(const AnalysisResult& r) {
+  std::vector<std::string> other;  // the export's PMU columns, when none of them is a stage time
+  bool stage_time_column = false;
+  std::string metrics;
+  for (const RankTable& t : r.ranks) {
+    if (metrics.empty()) metrics = t.identity.aic_metrics;
+    for (const std::string& c : t.identity.csv_columns) {
+      for (Pipe p : kPipeSumFields) stage_time_column |= c == PipeColumnName(p);
+      const bool pmu = c.rfind("aic_", 0) == 0 || c.rfind("aiv_", 0) == 0 || c.rfind("cube_", 0) == 0;
+      if (pmu && std::find(other.begin(), other.end(), c) == other.end()) other.push_back(c);
+    }
+  }
+  if (other.empty() || stage_time_column)
+    return "No pipeline (PMU) data (Level0 or no aic_metrics): bound_stage / bound_family are unknown.";
+  std::string list;
+  for (size_t i = 0; i < other.size() && i < 4; ++i) list += (i ? ", " : "") + other[i];
+  if (other.size() > 4) list += fmt::format(" and {} more", other.size() - 4);
+  return fmt::format(
+      "No PipeUtilization stage times: the kernel rows' PMU columns ({}) hold none of the times bound_stage reads "
+      "(aicore_time(us), aic_mac_time(us), aiv_vec_time(us), ...){}, so bound_stage / bound_family are unknown; a "
+      "capture with aic_metrics PipeUtilization writes them.",
+      list, metrics.empty() ? "" : fmt::format("; the capture's aic_metrics: {}", metrics));
+}
+
 void AddLimitations(AnalysisResult& r) {
   std::vector<std::string>& L = r.limitations;
   L.clear();
@@ -72,8 +101,7 @@ void AddLimitations(AnalysisResult& r) {
                               "report; its KPIs are low confidence (kernel_rows_incomplete).",
                               s.rank, 100 * s.kernel_coverage));
   if (r.ranks.size() < 2) L.push_back("Single rank: no cross-rank alignment, skew or slow-rank detection.");
-  if (r.summaries.events_total && r.summaries.events_with_pipeline == 0)
-    L.push_back("No pipeline (PMU) data (Level0 or no aic_metrics): bound_stage / bound_family are unknown.");
+  if (r.summaries.events_total && r.summaries.events_with_pipeline == 0) L.push_back(NoPipelineLimitation(r));
   bool no_steps = std::any_of(r.steps.begin(), r.steps.end(), [](const Step& s) { return s.step_source == "whole_capture"; });
   if (no_steps)
     L.push_back("No step information (no Step Id, STEP_TIME or ProfilerStep markers): the capture is treated as one "

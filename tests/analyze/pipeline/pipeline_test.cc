@@ -582,6 +582,47 @@ TEST(PipelineTest, LimitationsExplainWhatIsMissing) {
   EXPECT_EQ(r->identity.cann_version, "8.3.RC1");
 }
 
+// A capture made with another aic_metrics set (here ArithmeticUtilization's columns) has PMU
+// columns but none of the stage times: the limitation names its columns instead of calling it
+// Level0.
+TEST(PipelineTest, PmuColumnsOfAnotherMetricSetAreNamedNotCalledLevel0) {
+  TempDir tmp;
+  tmp.Write("rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv",
+            "Step Id,Device_id,Name,Type,Accelerator Core,Start Time(us),Duration(us),aic_total_cycles,"
+            "aic_mac_fp16_ratio,aic_mac_int8_ratio,aic_cube_fops\n"
+            "1,0,aclnnMatmul_MatMulV3Common_MatMulV3,MatMulV3,AI_CORE,1750000000000000.500\t,10.0,1000,0.35,0.0,4096\n"
+            "1,0,aclnnMatmul_MatMulV3Common_MatMulV3,MatMulV3,AI_CORE,1750000000000012.000\t,11.0,1100,0.36,0.0,4096\n");
+  AnalyzeOptions opt;
+  opt.roots = {tmp.path()};
+  opt.persist_stages = false;
+  auto r = RunAnalysis(opt);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  std::string said;
+  for (const std::string& l : r->limitations)
+    if (l.find("PMU") != std::string::npos) said = l;
+  EXPECT_NE(said.find("No PipeUtilization stage times"), std::string::npos) << said;
+  EXPECT_NE(said.find("(aic_total_cycles, aic_mac_fp16_ratio, aic_mac_int8_ratio, aic_cube_fops)"), std::string::npos)
+      << said;
+  EXPECT_EQ(said.find("Level0"), std::string::npos) << said;
+}
+
+// Stage-time columns that hold no value (N/A on every row) keep the Level0 wording: the set is
+// PipeUtilization, its values are missing.
+TEST(PipelineTest, EmptyStageTimeColumnsKeepTheNoPipelineWording) {
+  TempDir tmp;
+  tmp.Write("rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv",
+            "Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us),aicore_time(us),aic_mac_ratio\n"
+            "1,hcom_allReduce__1,hcom_allReduce_,HCCL,1750000000000000.500,10.0,N/A,N/A\n");
+  AnalyzeOptions opt;
+  opt.roots = {tmp.path()};
+  opt.persist_stages = false;
+  auto r = RunAnalysis(opt);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  bool level0 = false;
+  for (const std::string& l : r->limitations) level0 |= l.find("No pipeline (PMU) data (Level0") == 0;
+  EXPECT_TRUE(level0);
+}
+
 TEST(PipelineTest, RankWithoutKernelRowsJoinsStepsAndCollectivesFromItsSummaries) {
   AnalyzeOptions opt;
   opt.roots = {Sample("st_l2")};
