@@ -5,6 +5,7 @@
 #include <chrono>
 #include <future>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "analyze/segment/classify.h"
@@ -78,6 +79,29 @@ std::string NoPipelineLimitation(const AnalysisResult& r) {
       list, metrics.empty() ? "" : fmt::format("; the capture's aic_metrics: {}", metrics));
 }
 
+// Stage times of an AI Core that is not split into cube and vector cores (the op_summary of
+// Atlas training / inference series chips: mac_time(us), vec_time(us), ...). The event's stage
+// fields are the split cores' (aic_* / aiv_*): these columns are not read, and saying nothing
+// would leave every operator's bound "unknown" without a reason.
+std::optional<std::string> UnsplitCoreLimitation(const AnalysisResult& r) {
+  static constexpr std::string_view kUnsplit[] = {"mac_time(us)",  "vec_time(us)",  "scalar_time(us)",
+                                                  "mte1_time(us)", "mte2_time(us)", "mte3_time(us)"};
+  std::vector<std::string> found;
+  for (const RankTable& t : r.ranks)
+    for (const std::string& c : t.identity.csv_columns)
+      if (std::find(std::begin(kUnsplit), std::end(kUnsplit), c) != std::end(kUnsplit) &&
+          std::find(found.begin(), found.end(), c) == found.end())
+        found.push_back(c);
+  if (found.empty()) return std::nullopt;
+  std::string list;
+  for (const std::string& c : found) list += (list.empty() ? "" : ", ") + c;
+  return fmt::format(
+      "The kernel rows' stage times ({}) are those of an AI Core not split into cube and vector cores; optrace reads "
+      "the split cores' times (aic_mac_time(us), aiv_vec_time(us), ...) only, so bound_stage / bound_family are "
+      "unknown for these rows (aicore_time(us) is read).",
+      list);
+}
+
 void AddLimitations(AnalysisResult& r) {
   std::vector<std::string>& L = r.limitations;
   L.clear();
@@ -101,7 +125,8 @@ void AddLimitations(AnalysisResult& r) {
                               "report; its KPIs are low confidence (kernel_rows_incomplete).",
                               s.rank, 100 * s.kernel_coverage));
   if (r.ranks.size() < 2) L.push_back("Single rank: no cross-rank alignment, skew or slow-rank detection.");
-  if (r.summaries.events_total && r.summaries.events_with_pipeline == 0) L.push_back(NoPipelineLimitation(r));
+  if (std::optional<std::string> unsplit = UnsplitCoreLimitation(r)) L.push_back(*unsplit);
+  else if (r.summaries.events_total && r.summaries.events_with_pipeline == 0) L.push_back(NoPipelineLimitation(r));
   bool no_steps = std::any_of(r.steps.begin(), r.steps.end(), [](const Step& s) { return s.step_source == "whole_capture"; });
   if (no_steps)
     L.push_back("No step information (no Step Id, STEP_TIME or ProfilerStep markers): the capture is treated as one "

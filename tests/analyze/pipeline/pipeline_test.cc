@@ -606,6 +606,29 @@ TEST(PipelineTest, PmuColumnsOfAnotherMetricSetAreNamedNotCalledLevel0) {
   EXPECT_EQ(said.find("Level0"), std::string::npos) << said;
 }
 
+// The op_summary of a chip whose AI Core is not split (mac_time(us), vec_time(us), ... without
+// aic_/aiv_) is analyzed from its durations; the limitation says its stage times were not read.
+TEST(PipelineTest, StageTimesOfAnUnsplitAiCoreAreNamedAsNotRead) {
+  TempDir tmp;
+  tmp.Write("PROF_001/mindstudio_profiler_output/op_summary_20260101000000.csv",
+            "Device_id,Model ID,Task ID,Stream ID,Op Name,OP Type,Task Type,Task Start Time(us),Task Duration(us),"
+            "Task Wait Time(us),Block Dim,aicore_time(us),total_cycles,vec_time(us),vec_ratio,mac_time(us),mac_ratio,"
+            "scalar_time(us),scalar_ratio,mte2_time(us),mte2_ratio,mte3_time(us),mte3_ratio\n"
+            "0,1,1,5,my_add,Add,AI_CORE,2000000000.250,80.0,0,8,9.5,70000,0.3,0.03,0,0,8.0,0.8,3.5,0.35,2.5,0.25\n"
+            "0,1,2,5,my_add,Add,AI_CORE,2000000100.250,81.0,0,8,9.6,71000,0.3,0.03,0,0,8.1,0.8,3.6,0.35,2.6,0.25\n");
+  AnalyzeOptions opt;
+  opt.roots = {tmp.path()};
+  opt.persist_stages = false;
+  auto r = RunAnalysis(opt);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->identity.event_count, 2u);
+  std::string said;
+  for (const std::string& l : r->limitations)
+    if (l.find("not split into cube and vector cores") != std::string::npos) said = l;
+  EXPECT_NE(said.find("(vec_time(us), mac_time(us), scalar_time(us), mte2_time(us), mte3_time(us))"), std::string::npos)
+      << said;
+}
+
 // Stage-time columns that hold no value (N/A on every row) keep the Level0 wording: the set is
 // PipeUtilization, its values are missing.
 TEST(PipelineTest, EmptyStageTimeColumnsKeepTheNoPipelineWording) {
