@@ -63,7 +63,8 @@ std::string NoPipelineLimitation(const AnalysisResult& r) {
     if (metrics.empty()) metrics = t.identity.aic_metrics;
     for (const std::string& c : t.identity.csv_columns) {
       for (Pipe p : kPipeSumFields) stage_time_column |= c == PipeColumnName(p);
-      const bool pmu = c.rfind("aic_", 0) == 0 || c.rfind("aiv_", 0) == 0 || c.rfind("cube_", 0) == 0;
+      const bool pmu = c.rfind("aic_", 0) == 0 || c.rfind("aiv_", 0) == 0 || c.rfind("cube_", 0) == 0 ||
+                       c == "total_cycles" || (c.size() > 6 && c.compare(c.size() - 6, 6, "_ratio") == 0);
       if (pmu && std::find(other.begin(), other.end(), c) == other.end()) other.push_back(c);
     }
   }

@@ -629,6 +629,22 @@ TEST(PipelineTest, StageTimesOfAnUnsplitAiCoreAreNamedAsNotRead) {
       << said;
 }
 
+// Ratios without times (an unsplit core's mac_ratio, vec_ratio) are PMU columns too.
+TEST(PipelineTest, RatioOnlyPmuColumnsAreNamedNotCalledLevel0) {
+  TempDir tmp;
+  tmp.Write("rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv",
+            "Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us),total_cycles,vec_ratio,mac_ratio\n"
+            "1,my_add,Add,AI_CORE,1750000000000000.500,10.0,1000,0.3,0.0\n");
+  AnalyzeOptions opt;
+  opt.roots = {tmp.path()};
+  opt.persist_stages = false;
+  auto r = RunAnalysis(opt);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  bool named = false;
+  for (const std::string& l : r->limitations) named |= l.find("PMU columns (total_cycles, vec_ratio, mac_ratio)") != std::string::npos;
+  EXPECT_TRUE(named);
+}
+
 // Stage-time columns that hold no value (N/A on every row) keep the Level0 wording: the set is
 // PipeUtilization, its values are missing.
 TEST(PipelineTest, EmptyStageTimeColumnsKeepTheNoPipelineWording) {
