@@ -88,12 +88,16 @@ std::optional<std::string> UnsplitCoreLimitation(const AnalysisResult& r) {
   static constexpr std::string_view kUnsplit[] = {"mac_time(us)",  "vec_time(us)",  "scalar_time(us)",
                                                   "mte1_time(us)", "mte2_time(us)", "mte3_time(us)"};
   std::vector<std::string> found;
+  bool split_stage = false;  // a split core's sub-stage time column: those are read, say nothing
   for (const RankTable& t : r.ranks)
-    for (const std::string& c : t.identity.csv_columns)
+    for (const std::string& c : t.identity.csv_columns) {
+      for (Pipe p : kPipeSumFields)
+        split_stage |= p != Pipe::kAicoreTime && p != Pipe::kAivTime && c == PipeColumnName(p);
       if (std::find(std::begin(kUnsplit), std::end(kUnsplit), c) != std::end(kUnsplit) &&
           std::find(found.begin(), found.end(), c) == found.end())
         found.push_back(c);
-  if (found.empty()) return std::nullopt;
+    }
+  if (found.empty() || split_stage) return std::nullopt;
   std::string list;
   for (const std::string& c : found) list += (list.empty() ? "" : ", ") + c;
   return fmt::format(

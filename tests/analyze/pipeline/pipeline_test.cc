@@ -627,6 +627,15 @@ TEST(PipelineTest, StageTimesOfAnUnsplitAiCoreAreNamedAsNotRead) {
     if (l.find("not split into cube and vector cores") != std::string::npos) said = l;
   EXPECT_NE(said.find("(vec_time(us), mac_time(us), scalar_time(us), mte2_time(us), mte3_time(us))"), std::string::npos)
       << said;
+
+  // Beside a split core's stage times (which are read) the unprefixed ones are not a reason.
+  tmp.Write("PROF_001/mindstudio_profiler_output/op_summary_20260101000000.csv",
+            "Device_id,Op Name,OP Type,Task Type,Task Start Time(us),Task Duration(us),aicore_time(us),"
+            "aic_mac_time(us),mac_time(us)\n"
+            "0,my_mm,MatMul,AI_CORE,2000000000.250,80.0,9.5,7.0,7.0\n");
+  r = RunAnalysis(opt);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  for (const std::string& l : r->limitations) EXPECT_EQ(l.find("not split into cube and vector cores"), std::string::npos) << l;
 }
 
 // Ratios without times (an unsplit core's mac_ratio, vec_ratio) are PMU columns too.
