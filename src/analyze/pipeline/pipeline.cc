@@ -51,60 +51,69 @@ void FillIdentity(AnalysisResult& r) {
   id.layer_count = static_cast<int>(r.layers.size());
 }
 
-// Why no event has pipeline fields. A capture made with another aic_metrics set than
-// PipeUtilization (ArithmeticUtilization, Memory, ...), or an export that kept only the ratios,
-// has PMU columns, just not the stage times bound_stage reads: saying "Level0" there would send
-// the user to the wrong fix.
-std::string NoPipelineLimitation(const AnalysisResult& r) {
-  std::vector<std::string> other;  // the export's PMU columns, when none of them is a stage time
-  bool stage_time_column = false;
-  std::string metrics;
+// What the kernel CSV headers hold of the pipeline (PMU) columns, for the limitation that says
+// why bound_stage / bound_family are unknown.
+struct PmuColumns {
+  std::vector<std::string> unsplit;  // stage times of an AI Core not split into cube and vector cores
+  std::vector<std::string> other;    // every PMU column (aic_*, aiv_*, cube_*, total_cycles, *_ratio)
+  bool stage_time = false;           // a stage time this reader keeps (kPipeSumFields)
+  bool split_sub_stage = false;      // one of them other than aicore_time / aiv_time
+  std::string aic_metrics;           // the capture's, when its profiler_info names it
+};
+
+PmuColumns PmuColumnsOf(const AnalysisResult& r) {
+  static constexpr std::string_view kUnsplit[] = {"mac_time(us)",  "vec_time(us)",  "scalar_time(us)",
+                                                  "mte1_time(us)", "mte2_time(us)", "mte3_time(us)"};
+  auto add = [](std::vector<std::string>& v, const std::string& c) {
+    if (std::find(v.begin(), v.end(), c) == v.end()) v.push_back(c);
+  };
+  PmuColumns p;
   for (const RankTable& t : r.ranks) {
-    if (metrics.empty()) metrics = t.identity.aic_metrics;
+    if (p.aic_metrics.empty()) p.aic_metrics = t.identity.aic_metrics;
     for (const std::string& c : t.identity.csv_columns) {
-      for (Pipe p : kPipeSumFields) stage_time_column |= c == PipeColumnName(p);
-      const bool pmu = c.rfind("aic_", 0) == 0 || c.rfind("aiv_", 0) == 0 || c.rfind("cube_", 0) == 0 ||
-                       c == "total_cycles" || (c.size() > 6 && c.compare(c.size() - 6, 6, "_ratio") == 0);
-      if (pmu && std::find(other.begin(), other.end(), c) == other.end()) other.push_back(c);
+      for (Pipe f : kPipeSumFields) {
+        if (c != PipeColumnName(f)) continue;
+        p.stage_time = true;
+        p.split_sub_stage |= f != Pipe::kAicoreTime && f != Pipe::kAivTime;
+      }
+      if (std::find(std::begin(kUnsplit), std::end(kUnsplit), c) != std::end(kUnsplit)) add(p.unsplit, c);
+      if (c.rfind("aic_", 0) == 0 || c.rfind("aiv_", 0) == 0 || c.rfind("cube_", 0) == 0 || c == "total_cycles" ||
+          (c.size() > 6 && c.compare(c.size() - 6, 6, "_ratio") == 0))
+        add(p.other, c);
     }
   }
-  if (other.empty() || stage_time_column)
-    return "No pipeline (PMU) data (Level0 or no aic_metrics): bound_stage / bound_family are unknown.";
+  return p;
+}
+
+// "a, b, c, d and 2 more"
+std::string ColumnList(const std::vector<std::string>& names, size_t shown) {
   std::string list;
-  for (size_t i = 0; i < other.size() && i < 4; ++i) list += (i ? ", " : "") + other[i];
-  if (other.size() > 4) list += fmt::format(" and {} more", other.size() - 4);
+  for (size_t i = 0; i < names.size() && i < shown; ++i) list += (i ? ", " : "") + names[i];
+  if (names.size() > shown) list += fmt::format(" and {} more", names.size() - shown);
+  return list;
+}
+
+// Why bound_stage / bound_family are unknown, when the headers tell. Saying "Level0" for a
+// capture that has PMU columns sends the user to the wrong fix: an AI Core not split into cube and
+// vector cores (op_summary of Atlas training / inference series: mac_time(us), vec_time(us), ...;
+// the event's stage fields are the split cores', so these are not read), or another aic_metrics
+// set than PipeUtilization (ArithmeticUtilization, Memory, ...), or ratios only.
+std::optional<std::string> PipelineLimitation(const AnalysisResult& r) {
+  const PmuColumns p = PmuColumnsOf(r);
+  if (!p.unsplit.empty() && !p.split_sub_stage)
+    return fmt::format(
+        "The kernel rows' stage times ({}) are those of an AI Core not split into cube and vector cores; optrace "
+        "reads the split cores' times (aic_mac_time(us), aiv_vec_time(us), ...) only, so bound_stage / bound_family "
+        "are unknown for these rows (aicore_time(us) is read).",
+        ColumnList(p.unsplit, p.unsplit.size()));
+  if (!r.summaries.events_total || r.summaries.events_with_pipeline != 0) return std::nullopt;
+  if (p.other.empty() || p.stage_time)
+    return "No pipeline (PMU) data (Level0 or no aic_metrics): bound_stage / bound_family are unknown.";
   return fmt::format(
       "No PipeUtilization stage times: the kernel rows' PMU columns ({}) hold none of the times bound_stage reads "
       "(aicore_time(us), aic_mac_time(us), aiv_vec_time(us), ...){}, so bound_stage / bound_family are unknown; a "
       "capture with aic_metrics PipeUtilization writes them.",
-      list, metrics.empty() ? "" : fmt::format("; the capture's aic_metrics: {}", metrics));
-}
-
-// Stage times of an AI Core that is not split into cube and vector cores (the op_summary of
-// Atlas training / inference series chips: mac_time(us), vec_time(us), ...). The event's stage
-// fields are the split cores' (aic_* / aiv_*): these columns are not read, and saying nothing
-// would leave every operator's bound "unknown" without a reason.
-std::optional<std::string> UnsplitCoreLimitation(const AnalysisResult& r) {
-  static constexpr std::string_view kUnsplit[] = {"mac_time(us)",  "vec_time(us)",  "scalar_time(us)",
-                                                  "mte1_time(us)", "mte2_time(us)", "mte3_time(us)"};
-  std::vector<std::string> found;
-  bool split_stage = false;  // a split core's sub-stage time column: those are read, say nothing
-  for (const RankTable& t : r.ranks)
-    for (const std::string& c : t.identity.csv_columns) {
-      for (Pipe p : kPipeSumFields)
-        split_stage |= p != Pipe::kAicoreTime && p != Pipe::kAivTime && c == PipeColumnName(p);
-      if (std::find(std::begin(kUnsplit), std::end(kUnsplit), c) != std::end(kUnsplit) &&
-          std::find(found.begin(), found.end(), c) == found.end())
-        found.push_back(c);
-    }
-  if (found.empty() || split_stage) return std::nullopt;
-  std::string list;
-  for (const std::string& c : found) list += (list.empty() ? "" : ", ") + c;
-  return fmt::format(
-      "The kernel rows' stage times ({}) are those of an AI Core not split into cube and vector cores; optrace reads "
-      "the split cores' times (aic_mac_time(us), aiv_vec_time(us), ...) only, so bound_stage / bound_family are "
-      "unknown for these rows (aicore_time(us) is read).",
-      list);
+      ColumnList(p.other, 4), p.aic_metrics.empty() ? "" : fmt::format("; the capture's aic_metrics: {}", p.aic_metrics));
 }
 
 void AddLimitations(AnalysisResult& r) {
@@ -130,8 +139,7 @@ void AddLimitations(AnalysisResult& r) {
                               "report; its KPIs are low confidence (kernel_rows_incomplete).",
                               s.rank, 100 * s.kernel_coverage));
   if (r.ranks.size() < 2) L.push_back("Single rank: no cross-rank alignment, skew or slow-rank detection.");
-  if (std::optional<std::string> unsplit = UnsplitCoreLimitation(r)) L.push_back(*unsplit);
-  else if (r.summaries.events_total && r.summaries.events_with_pipeline == 0) L.push_back(NoPipelineLimitation(r));
+  if (std::optional<std::string> pipeline = PipelineLimitation(r)) L.push_back(*pipeline);
   bool no_steps = std::any_of(r.steps.begin(), r.steps.end(), [](const Step& s) { return s.step_source == "whole_capture"; });
   if (no_steps)
     L.push_back("No step information (no Step Id, STEP_TIME or ProfilerStep markers): the capture is treated as one "

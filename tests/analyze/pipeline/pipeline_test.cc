@@ -582,24 +582,40 @@ TEST(PipelineTest, LimitationsExplainWhatIsMissing) {
   EXPECT_EQ(r->identity.cann_version, "8.3.RC1");
 }
 
-// A capture made with another aic_metrics set (here ArithmeticUtilization's columns) has PMU
-// columns but none of the stage times: the limitation names its columns instead of calling it
-// Level0.
-TEST(PipelineTest, PmuColumnsOfAnotherMetricSetAreNamedNotCalledLevel0) {
+// The limitations of a capture made of one file at `rel` holding `text`.
+std::vector<std::string> LimitationsOfOneFile(const std::string& rel, const std::string& text) {
   TempDir tmp;
-  tmp.Write("rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv",
-            "Step Id,Device_id,Name,Type,Accelerator Core,Start Time(us),Duration(us),aic_total_cycles,"
-            "aic_mac_fp16_ratio,aic_mac_int8_ratio,aic_cube_fops\n"
-            "1,0,aclnnMatmul_MatMulV3Common_MatMulV3,MatMulV3,AI_CORE,1750000000000000.500\t,10.0,1000,0.35,0.0,4096\n"
-            "1,0,aclnnMatmul_MatMulV3Common_MatMulV3,MatMulV3,AI_CORE,1750000000000012.000\t,11.0,1100,0.36,0.0,4096\n");
+  tmp.Write(rel, text);
   AnalyzeOptions opt;
   opt.roots = {tmp.path()};
   opt.persist_stages = false;
   auto r = RunAnalysis(opt);
-  ASSERT_TRUE(r.ok()) << r.status().message();
-  std::string said;
-  for (const std::string& l : r->limitations)
-    if (l.find("PMU") != std::string::npos) said = l;
+  EXPECT_TRUE(r.ok()) << r.status().message();
+  return r.ok() ? r->limitations : std::vector<std::string>{};
+}
+
+// The first limitation containing `needle`, "" when none does.
+std::string LimitationWith(const std::vector<std::string>& limitations, std::string_view needle) {
+  for (const std::string& l : limitations)
+    if (l.find(needle) != std::string::npos) return l;
+  return "";
+}
+
+constexpr char kKernelCsv[] = "rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv";
+constexpr char kOpSummary[] = "PROF_001/mindstudio_profiler_output/op_summary_20260101000000.csv";
+
+// A capture made with another aic_metrics set (here ArithmeticUtilization's columns) has PMU
+// columns but none of the stage times: the limitation names its columns instead of calling it
+// Level0.
+TEST(PipelineTest, PmuColumnsOfAnotherMetricSetAreNamedNotCalledLevel0) {
+  const std::string said = LimitationWith(
+      LimitationsOfOneFile(
+          kKernelCsv,
+          "Step Id,Device_id,Name,Type,Accelerator Core,Start Time(us),Duration(us),aic_total_cycles,"
+          "aic_mac_fp16_ratio,aic_mac_int8_ratio,aic_cube_fops\n"
+          "1,0,aclnnMatmul_MatMulV3Common_MatMulV3,MatMulV3,AI_CORE,1750000000000000.500\t,10.0,1000,0.35,0.0,4096\n"
+          "1,0,aclnnMatmul_MatMulV3Common_MatMulV3,MatMulV3,AI_CORE,1750000000000012.000\t,11.0,1100,0.36,0.0,4096\n"),
+      "PMU");
   EXPECT_NE(said.find("No PipeUtilization stage times"), std::string::npos) << said;
   EXPECT_NE(said.find("(aic_total_cycles, aic_mac_fp16_ratio, aic_mac_int8_ratio, aic_cube_fops)"), std::string::npos)
       << said;
@@ -609,66 +625,47 @@ TEST(PipelineTest, PmuColumnsOfAnotherMetricSetAreNamedNotCalledLevel0) {
 // The op_summary of a chip whose AI Core is not split (mac_time(us), vec_time(us), ... without
 // aic_/aiv_) is analyzed from its durations; the limitation says its stage times were not read.
 TEST(PipelineTest, StageTimesOfAnUnsplitAiCoreAreNamedAsNotRead) {
-  TempDir tmp;
-  tmp.Write("PROF_001/mindstudio_profiler_output/op_summary_20260101000000.csv",
-            "Device_id,Model ID,Task ID,Stream ID,Op Name,OP Type,Task Type,Task Start Time(us),Task Duration(us),"
-            "Task Wait Time(us),Block Dim,aicore_time(us),total_cycles,vec_time(us),vec_ratio,mac_time(us),mac_ratio,"
-            "scalar_time(us),scalar_ratio,mte2_time(us),mte2_ratio,mte3_time(us),mte3_ratio\n"
-            "0,1,1,5,my_add,Add,AI_CORE,2000000000.250,80.0,0,8,9.5,70000,0.3,0.03,0,0,8.0,0.8,3.5,0.35,2.5,0.25\n"
-            "0,1,2,5,my_add,Add,AI_CORE,2000000100.250,81.0,0,8,9.6,71000,0.3,0.03,0,0,8.1,0.8,3.6,0.35,2.6,0.25\n");
-  AnalyzeOptions opt;
-  opt.roots = {tmp.path()};
-  opt.persist_stages = false;
-  auto r = RunAnalysis(opt);
-  ASSERT_TRUE(r.ok()) << r.status().message();
-  ASSERT_EQ(r->identity.event_count, 2u);
-  std::string said;
-  for (const std::string& l : r->limitations)
-    if (l.find("not split into cube and vector cores") != std::string::npos) said = l;
+  const std::string said = LimitationWith(
+      LimitationsOfOneFile(
+          kOpSummary,
+          "Device_id,Model ID,Task ID,Stream ID,Op Name,OP Type,Task Type,Task Start Time(us),Task Duration(us),"
+          "Task Wait Time(us),Block Dim,aicore_time(us),total_cycles,vec_time(us),vec_ratio,mac_time(us),mac_ratio,"
+          "scalar_time(us),scalar_ratio,mte2_time(us),mte2_ratio,mte3_time(us),mte3_ratio\n"
+          "0,1,1,5,my_add,Add,AI_CORE,2000000000.250,80.0,0,8,9.5,70000,0.3,0.03,0,0,8.0,0.8,3.5,0.35,2.5,0.25\n"
+          "0,1,2,5,my_add,Add,AI_CORE,2000000100.250,81.0,0,8,9.6,71000,0.3,0.03,0,0,8.1,0.8,3.6,0.35,2.6,0.25\n"),
+      "not split into cube and vector cores");
   EXPECT_NE(said.find("(vec_time(us), mac_time(us), scalar_time(us), mte2_time(us), mte3_time(us))"), std::string::npos)
       << said;
 
   // Beside a split core's stage times (which are read) the unprefixed ones are not a reason.
-  tmp.Write("PROF_001/mindstudio_profiler_output/op_summary_20260101000000.csv",
-            "Device_id,Op Name,OP Type,Task Type,Task Start Time(us),Task Duration(us),aicore_time(us),"
-            "aic_mac_time(us),mac_time(us)\n"
-            "0,my_mm,MatMul,AI_CORE,2000000000.250,80.0,9.5,7.0,7.0\n");
-  r = RunAnalysis(opt);
-  ASSERT_TRUE(r.ok()) << r.status().message();
-  for (const std::string& l : r->limitations) EXPECT_EQ(l.find("not split into cube and vector cores"), std::string::npos) << l;
+  EXPECT_EQ(LimitationWith(LimitationsOfOneFile(kOpSummary,
+                                                "Device_id,Op Name,OP Type,Task Type,Task Start Time(us),"
+                                                "Task Duration(us),aicore_time(us),aic_mac_time(us),mac_time(us)\n"
+                                                "0,my_mm,MatMul,AI_CORE,2000000000.250,80.0,9.5,7.0,7.0\n"),
+                           "not split into cube and vector cores"),
+            "");
 }
 
 // Ratios without times (an unsplit core's mac_ratio, vec_ratio) are PMU columns too.
 TEST(PipelineTest, RatioOnlyPmuColumnsAreNamedNotCalledLevel0) {
-  TempDir tmp;
-  tmp.Write("rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv",
-            "Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us),total_cycles,vec_ratio,mac_ratio\n"
-            "1,my_add,Add,AI_CORE,1750000000000000.500,10.0,1000,0.3,0.0\n");
-  AnalyzeOptions opt;
-  opt.roots = {tmp.path()};
-  opt.persist_stages = false;
-  auto r = RunAnalysis(opt);
-  ASSERT_TRUE(r.ok()) << r.status().message();
-  bool named = false;
-  for (const std::string& l : r->limitations) named |= l.find("PMU columns (total_cycles, vec_ratio, mac_ratio)") != std::string::npos;
-  EXPECT_TRUE(named);
+  EXPECT_NE(LimitationWith(LimitationsOfOneFile(kKernelCsv,
+                                                "Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us),"
+                                                "total_cycles,vec_ratio,mac_ratio\n"
+                                                "1,my_add,Add,AI_CORE,1750000000000000.500,10.0,1000,0.3,0.0\n"),
+                           "PMU columns (total_cycles, vec_ratio, mac_ratio)"),
+            "");
 }
 
 // Stage-time columns that hold no value (N/A on every row) keep the Level0 wording: the set is
 // PipeUtilization, its values are missing.
 TEST(PipelineTest, EmptyStageTimeColumnsKeepTheNoPipelineWording) {
-  TempDir tmp;
-  tmp.Write("rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv",
-            "Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us),aicore_time(us),aic_mac_ratio\n"
-            "1,hcom_allReduce__1,hcom_allReduce_,HCCL,1750000000000000.500,10.0,N/A,N/A\n");
-  AnalyzeOptions opt;
-  opt.roots = {tmp.path()};
-  opt.persist_stages = false;
-  auto r = RunAnalysis(opt);
-  ASSERT_TRUE(r.ok()) << r.status().message();
-  bool level0 = false;
-  for (const std::string& l : r->limitations) level0 |= l.find("No pipeline (PMU) data (Level0") == 0;
-  EXPECT_TRUE(level0);
+  const std::string said = LimitationWith(
+      LimitationsOfOneFile(kKernelCsv,
+                           "Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us),aicore_time(us),"
+                           "aic_mac_ratio\n"
+                           "1,hcom_allReduce__1,hcom_allReduce_,HCCL,1750000000000000.500,10.0,N/A,N/A\n"),
+      "PMU");
+  EXPECT_EQ(said.rfind("No pipeline (PMU) data (Level0", 0), 0u) << said;
 }
 
 TEST(PipelineTest, RankWithoutKernelRowsJoinsStepsAndCollectivesFromItsSummaries) {
