@@ -93,7 +93,7 @@ int Atom(std::string t) {
 
 // The text of a condition with template parameters replaced by their bound arguments.
 std::string Substitute(const std::string& text, const Bindings& b) {
-  if (b.map.empty()) return text;
+  if (b.empty()) return text;
   std::string out, word;
   auto flush = [&] {
     const TypeName* t = word.empty() ? nullptr : b.Find(word);

@@ -298,7 +298,7 @@ class Resolver {
     if (!owner.cls) return;
     for (size_t i = 0; i < f.owner_param_names.size() && i < owner.cls->tparams.size(); ++i) {
       const TypeName* v = owner.bindings.Find(owner.cls->tparams[i].name);
-      if (v && f.owner_param_names[i] != owner.cls->tparams[i].name) b->map[f.owner_param_names[i]] = *v;
+      if (v && f.owner_param_names[i] != owner.cls->tparams[i].name) b->Set(f.owner_param_names[i], *v);
     }
   }
 
@@ -314,12 +314,12 @@ class Resolver {
       const TemplateParam& p = f.tparams[i];
       if (p.name.empty()) continue;
       if (a < targs_.size()) {
-        b->map[p.name] = targs_[a];
+        b->Set(p.name, targs_[a]);
       } else if (!p.default_arg.Empty() && !b->Find(p.name)) {
         Env e;
         e.cls = f.owner;
         e.bindings = b;
-        b->map[p.name] = index_.Close(p.default_arg, e);
+        b->Set(p.name, index_.Close(p.default_arg, e));
       }
     }
   }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <climits>
 
 #include "source/index/core_types.h"
 #include "source/index/function_body.h"
@@ -47,14 +48,22 @@ const TemplateParam* FindParam(const std::vector<TemplateParam>& params, const s
 }  // namespace
 
 const TypeName* Bindings::Find(const std::string& name) const {
-  auto it = map.find(name);
-  return it == map.end() ? nullptr : &it->second;
+  auto it = map_.find(name);
+  return it == map_.end() ? nullptr : &it->second;
 }
 
-std::string Bindings::Key() const {
-  std::string k;
-  for (const auto& [n, t] : map) k += n + "=" + t.Str() + ";";
-  return k;
+void Bindings::Set(const std::string& name, TypeName type) {
+  map_[name] = std::move(type);
+  key_valid_ = false;
+}
+
+const std::string& Bindings::Key() const {
+  if (!key_valid_) {
+    key_.clear();
+    for (const auto& [n, t] : map_) key_ += n + "=" + t.Str() + ";";
+    key_valid_ = true;
+  }
+  return key_;
 }
 
 const SourceFile* CodeIndex::ResolveSplice(const void* ctx, const SourceFile* from, const Directive& d) {
@@ -190,7 +199,7 @@ TypeName CodeIndex::Close(const TypeName& t, const Env& env) const { return Clos
 TypeName CodeIndex::CloseValue(const std::string& value, const Env& env) const {
   TypeName v;
   v.value = value;
-  if (!env.bindings || env.bindings->map.empty()) return v;
+  if (!env.bindings || env.bindings->empty()) return v;
   std::string out, word;
   auto flush = [&] {
     const TypeName* b = word.empty() ? nullptr : env.bindings->Find(word);
@@ -212,7 +221,7 @@ TypeName CodeIndex::CloseValue(const std::string& value, const Env& env) const {
 
 TypeName CodeIndex::CloseDepth(const TypeName& t, const Env& env, int depth) const {
   if (depth > kMaxCloseDepth) {
-    ++close_cuts_;
+    close_cut_floor_ = -1;  // depends on how deep the closing started: never kept
     return t;
   }
   std::string key = t.Str();
@@ -237,14 +246,21 @@ TypeName CodeIndex::CloseDepth(const TypeName& t, const Env& env, int depth) con
   // A type whose closing needs itself (a template parameter looked up through a base class whose
   // arguments name that parameter) is left as written there, as past the depth limit; the
   // recursion used to run to the limit with every argument branching, exponentially.
-  if (!close_active_.insert(key).second) {
-    ++close_cuts_;
+  const int frame = static_cast<int>(close_active_.size());
+  if (auto [at, fresh] = close_active_.try_emplace(key, frame); !fresh) {
+    close_cut_floor_ = std::min(close_cut_floor_, at->second);
     return t;
   }
-  const uint64_t cuts = close_cuts_;
+  const int outer_floor = close_cut_floor_;
+  close_cut_floor_ = INT_MAX;
+  ++closings_computed_;
   TypeName out = CloseUncached(t, env, depth);
   close_active_.erase(key);
-  if (close_cuts_ == cuts) close_cache_.emplace(std::move(key), out);
+  const int floor = close_cut_floor_;
+  close_cut_floor_ = std::min(outer_floor, floor);
+  // A cycle back to this closing or one it started is cut the same way from any path; a cut
+  // back to a closing that was under way outside it depends on the path that led here.
+  if (floor >= frame) close_cache_.emplace(std::move(key), out);
   return out;
 }
 
@@ -386,9 +402,8 @@ TypeName CodeIndex::CloseUncached(const TypeName& t, const Env& env, int depth) 
 bool CodeIndex::Unify(const TypeName& pattern, const TypeName& concrete, const std::vector<TemplateParam>& params,
                       Bindings* out, int* score) const {
   auto bind = [&](const std::string& name) {
-    auto it = out->map.find(name);
-    if (it != out->map.end()) return NoSpace(it->second.Str()) == NoSpace(concrete.Str());
-    out->map[name] = concrete;
+    if (const TypeName* bound = out->Find(name)) return NoSpace(bound->Str()) == NoSpace(concrete.Str());
+    out->Set(name, concrete);
     return true;
   };
   if (pattern.IsValue()) {
@@ -551,15 +566,15 @@ std::vector<ClassRef> CodeIndex::ResolveClassUncached(const TypeName& closed) co
         if (tp.pack) {
           TypeName packed;
           for (size_t k = i; k < args.size(); ++k) packed.value += (k > i ? ", " : "") + args[k].Str();
-          r.bindings.map[tp.name] = packed;
+          r.bindings.Set(tp.name, packed);
         } else {
-          r.bindings.map[tp.name] = args[i];
+          r.bindings.Set(tp.name, args[i]);
         }
       } else if (!tp.default_arg.Empty()) {
         Env e;
         e.cls = p;
         e.bindings = &r.bindings;
-        r.bindings.map[tp.name] = CloseDepth(tp.default_arg, e, 1);
+        r.bindings.Set(tp.name, CloseDepth(tp.default_arg, e, 1));
       }
     }
     out.push_back(std::move(r));

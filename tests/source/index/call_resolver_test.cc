@@ -31,7 +31,7 @@ Bindings Bind(const std::string& name, const std::string& type) {
     if (q == std::string::npos) q = type.size();
     t.parts.push_back({type.substr(p, q - p), {}, false});
   }
-  b.map[name] = t;
+  b.Set(name, t);
   return b;
 }
 

@@ -184,6 +184,35 @@ TEST(CodeIndexTest, NamespaceAliasIsClosedWhereverItIsUsed) {
   EXPECT_EQ(ix.index().Close(t, Env{}).Str(), "Gemm::Block::GemmIdentityBlockSwizzle<9, 1>");
 }
 
+TEST(CodeIndexTest, AClosingWhoseCycleStaysInsideItIsComputedOnce) {
+  // ops-math top_k_v2: closing `float` in a class whose base is `Base<float>` looks for `float`
+  // among the base's aliases, which closes the base's arguments, `float` again: a cycle inside
+  // that one closing. Not keeping such results made every later closing in the class start over:
+  // 55 million closings, 28 s for one plan.
+  IndexedFiles ix({{"op_kernel/k.h",
+                    "template <typename V> struct Base { using Value = V; };\n"
+                    "template <typename T> struct Sorter : public Base<float> {\n"
+                    "    using Key = T;\n"
+                    "};\n"}});
+  ClassRef sorter;
+  sorter.cls = ix.Class("Sorter");
+  ASSERT_NE(sorter.cls, nullptr);
+  TypeName i64;
+  i64.parts.push_back({"int64_t", {}, false});
+  Bindings b;
+  b.Set("T", i64);
+  Env env;
+  env.cls = sorter.cls;
+  env.bindings = &b;
+  TypeName f;
+  f.parts.push_back({"float", {}, false});
+  EXPECT_EQ(ix.index().Close(f, env).Str(), "float");
+  const uint64_t first = ix.index().ClosingsComputed();
+  EXPECT_GT(first, 0u);
+  EXPECT_EQ(ix.index().Close(f, env).Str(), "float");
+  EXPECT_EQ(ix.index().ClosingsComputed(), first);
+}
+
 TEST(CodeIndexTest, DuplicateClassesUnderArchDirectoriesResolveToTheNearestCopy) {
   // chunk_fwd_o ships arch20/ and arch22/ copies of its schedulers, chosen by #if at build time.
   const char* sched =
