@@ -97,11 +97,29 @@ void BindingChecker::CheckOutputArgs(const SourceFile* f, size_t call,
   }
 }
 
+// Whether a function declared to return `head` (the tokens before its name) can return the
+// operator's outputs: a helper that hands back a workspace pointer or a status code (a test
+// harness's `OpWorkspace* OpGetWorkspace(...)` around the GetWorkspaceSize call) cannot.
+static bool CanReturnOutputs(const std::vector<Token>& t, size_t name) {
+  size_t i = name;
+  while (i >= 2 && t[i - 1].Is("::") && t[i - 2].kind == TokenKind::kIdentifier) i -= 2;  // ns::Name
+  if (i == 0) return true;
+  const Token& type = t[i - 1];
+  if (type.Is("*")) return false;
+  static constexpr std::string_view kScalar[] = {"void", "bool", "int", "unsigned", "long", "short", "char",
+                                                 "int32_t", "int64_t", "uint32_t", "uint64_t", "size_t",
+                                                 "aclnnStatus", "aclError", "aclrtStream"};
+  for (std::string_view s : kScalar)
+    if (type.Is(s)) return false;
+  return true;
+}
+
 void BindingChecker::CheckReturn(const SourceFile* f, const CodeStructure& cs, size_t call) {
   const auto& t = f->lex.tokens;
   int fn = cs.EnclosingFunction(call);
   if (fn < 0) return;
   const Block& b = cs.blocks[static_cast<size_t>(fn)];
+  if (b.head_begin >= 2 && !CanReturnOutputs(t, b.head_begin - 2)) return;
   for (size_t i = call; i < b.close; ++i) {
     if (!t[i].Is("return") || cs.EnclosingFunction(i) != fn || InsideParentheses(t, i)) continue;
     size_t end = i + 1;

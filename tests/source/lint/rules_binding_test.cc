@@ -108,6 +108,21 @@ TEST(BindingRulesTest, PybindReturningWithoutProfilingIsBindingPybind) {
               ElementsAre("binding-pybind@pybind/op.cpp:5"));
 }
 
+// ops-math sort_with_index's torch adapter: the GetWorkspaceSize call sits in a helper that
+// returns a workspace pointer (`return nullptr;` on failure), not the operator's outputs. Only
+// the call is the adapter's business; that return is not an outputs tuple.
+TEST(BindingRulesTest, ReturnOfAHelperThatHandsBackAPointerIsNotTheOutputsTuple) {
+  const std::string helper =
+      "OpWorkspace* OpGetWorkspace(const aclTensor* x, aclTensor* y, aclTensor* profiling) {\n"
+      "  auto ws = new OpWorkspace();\n"
+      "  aclnnStatus st = aclnnOpGetWorkspaceSize(x, y, profiling, &ws->workspace_size, &ws->executor);\n"
+      "  if (st != 0) {\n    return nullptr;\n  }\n  return ws;\n}\n"
+      "TORCH_LIBRARY_IMPL(op, PrivateUse1, m) { m.impl(\"op\", &Op); }\n";
+  EXPECT_THAT(LintFiles({{"op_host/op.cpp", OpDef()}, {"op_host/op_infer.cpp", kInfer}, {"tests/st/torch/adapter.cpp", helper}},
+                        true),
+              IsEmpty());
+}
+
 TEST(BindingRulesTest, NulloptForOptionalProfilingIsAllowed) {
   EXPECT_THAT(LintFiles({{"op_host/op.cpp", OpDef("OPTIONAL")}, {"op_host/op_infer.cpp", kInfer},
                          {"pybind/op.cpp", Pybind("x, y, c10::nullopt", "std::make_tuple(y, profiling)")}},
