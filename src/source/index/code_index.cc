@@ -175,6 +175,19 @@ bool CodeIndex::CalledByAnotherKernel(const FunctionDef& k) const {
   return false;
 }
 
+const FunctionDef* CodeIndex::ForwardedKernel(const FunctionDef& k) const {
+  bool calls_its_name = false;
+  for (const CallSite& c : Body(k).calls)
+    calls_its_name = calls_its_name || (c.name == k.name && c.object.empty() && c.qualifier.Empty());
+  if (!calls_its_name) return nullptr;
+  const FunctionDef* other = nullptr;
+  for (const FunctionDef* o : kernels_) {
+    if (o == &k || o->name != k.name) continue;
+    if (!other || (other->tparams.empty() && !o->tparams.empty())) other = o;  // a template: what the call names
+  }
+  return other;
+}
+
 const FunctionBody& CodeIndex::Body(const FunctionDef& f) const {
   if (!f.body) ParseBody(f, &lambdas_);
   return *f.body;

@@ -78,6 +78,12 @@ class CodeIndex {
   // calls (incre_flash_attention -> incre_flash_attention_FIAS, an arch35 implementation) runs
   // inside that entry and is a function of it, not an entry of its own.
   bool CalledByAnotherKernel(const FunctionDef& k) const;
+  // The kernel of the same name that `k` calls, when `k` only stands in for it (ops-math
+  // radix_top_k's UT link stub, `extern "C" __global__ void radix_top_k(...)` under
+  // `#ifdef __CCE_UT_TEST__`, calls the template kernel `radix_top_k<true, true, false>(...)`, which
+  // is what a device build launches); null otherwise. A kernel never calls itself, so a call to
+  // its own name is a call to that other kernel. The other kernel is the entry; `k` forwards.
+  const FunctionDef* ForwardedKernel(const FunctionDef& k) const;
   const std::vector<std::unique_ptr<FunctionDef>>& functions() const { return decls_.functions; }
   const std::vector<std::unique_ptr<ClassDef>>& classes() const { return decls_.classes; }
   // The body of a function, parsed on first use.

@@ -36,6 +36,7 @@ const std::vector<index::CallGraph>& LintContext::Graphs() {
     const index::CodeIndex& idx = Index();
     for (const index::FunctionDef* k : idx.Kernels()) {
       if (idx.CalledByAnotherKernel(*k)) continue;  // part of the entry that calls it
+      if (idx.ForwardedKernel(*k)) continue;        // a stub for the kernel it calls
       bool entry = false;
       for (const IncludeTree& t : trees) entry = entry || t.entry == k->file;
       if (entry) graphs_->push_back(index::CallGraph::Build(idx, *k));

@@ -64,6 +64,10 @@ void ChainBuilder::Kernel(const ix::FunctionDef& k) {
   }
   InsertAt(*pf, *ptok, fmt::format(", GM_ADDR {}", kBuffer));
   Done(*pf, ptok->line, fmt::format("{}: GM_ADDR {} after \"{}\"", k.name, kBuffer, ptok->text));
+  if (const ix::FunctionDef* target = index_->ForwardedKernel(k)) {
+    ForwardCall(k, *target, params, after);
+    return;
+  }
   // The buffer's setup and write-back in the entry body.
   const ix::FunctionBody& body = index_->Body(k);
   bool own_tracing = false, setup = false;
@@ -131,6 +135,30 @@ void ChainBuilder::Kernel(const ix::FunctionDef& k) {
                    "write-back)",
                    k.name, kBuffer));
   InitCall(k, params, after);
+}
+
+// A stub kernel passes the buffer on to the kernel it stands in for, which sets it up and writes
+// it back: its call gets the argument where the callee's signature got the parameter.
+void ChainBuilder::ForwardCall(const ix::FunctionDef& k, const ix::FunctionDef& target,
+                               const std::vector<std::pair<size_t, size_t>>& params, size_t after) {
+  const ix::TokenStream& s = *k.stream;
+  std::string where = fmt::format("{}:{}", k.file->rel, k.line);
+  std::string last_out = std::string(s.Text(params[after - 1].second - 1));
+  for (const ix::CallSite& c : index_->Body(k).calls) {
+    if (c.name != k.name || !c.object.empty() || c.macro) continue;
+    for (auto [b, e] : c.args) {
+      if (e != b + 1 || s.Text(b) != last_out) continue;
+      auto [af, atok] = FileToken(s[b]);
+      if (!af || atok->in_directive) break;
+      InsertAt(*af, *atok, fmt::format(", {}", kBuffer));
+      Done(*af, atok->line,
+           fmt::format("{}: passes {} on to {} (line {}), which sets it up and writes it back", k.name, kBuffer,
+                       target.name, target.line));
+      return;
+    }
+  }
+  Manual(where, fmt::format("{} stands in for the {} at line {}: pass {} on to it after \"{}\" by hand", k.name,
+                            target.name, target.line, kBuffer, last_out));
 }
 
 void ChainBuilder::InitCall(const ix::FunctionDef& k, const std::vector<std::pair<size_t, size_t>>& params,

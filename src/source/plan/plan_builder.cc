@@ -156,6 +156,7 @@ int PlanOnIndex(const SourceSet& set, const ix::CodeIndex& index, const std::vec
   for (const FunctionDef* k : index.Kernels()) {
     if (std::find(entry_files.begin(), entry_files.end(), k->file) == entry_files.end()) continue;
     if (index.CalledByAnotherKernel(*k)) continue;  // planned inside the entry that calls it
+    if (index.ForwardedKernel(*k)) continue;        // a stub: the kernel it forwards to is planned
     b.AddKernel(*k);
     ++kernels;
   }

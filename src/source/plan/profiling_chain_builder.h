@@ -111,6 +111,8 @@ class ChainBuilder {
   // `op.Init(x, ..., y, workspace, tiling)` in the entry: profiling after the last output there and
   // in Init's definition, when there is exactly one such call and one definition.
   void InitCall(const ix::FunctionDef& k, const std::vector<std::pair<size_t, size_t>>& params, size_t after);
+  void ForwardCall(const ix::FunctionDef& k, const ix::FunctionDef& target,
+                   const std::vector<std::pair<size_t, size_t>>& params, size_t after);
 
   // The function block around token i of f, -1 if none.
   int Enclosing(const SourceFile* f, size_t i);

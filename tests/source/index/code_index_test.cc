@@ -184,6 +184,22 @@ TEST(CodeIndexTest, NamespaceAliasIsClosedWhereverItIsUsed) {
   EXPECT_EQ(ix.index().Close(t, Env{}).Str(), "Gemm::Block::GemmIdentityBlockSwizzle<9, 1>");
 }
 
+TEST(CodeIndexTest, AKernelCallingItsOwnNameForwardsToTheOtherKernelOfThatName) {
+  IndexedFiles ix({{"op_kernel/k.cpp",
+                    "template <bool S>\n__global__ __aicore__ void k(GM_ADDR x) { Work(x); }\n"
+                    "#ifdef __CCE_UT_TEST__\n"
+                    "extern \"C\" __global__ __aicore__ void k(GM_ADDR x) { k<true>(x); }\n"
+                    "#endif\n"
+                    "#if defined(V2)\n__global__ __aicore__ void alt(GM_ADDR x) { Work(x); }\n"
+                    "#else\n__global__ __aicore__ void alt(GM_ADDR x) { Other(x); }\n#endif\n"}});
+  const auto& ks = ix.index().Kernels();
+  ASSERT_EQ(ks.size(), 4u);
+  EXPECT_EQ(ix.index().ForwardedKernel(*ks[0]), nullptr);
+  EXPECT_EQ(ix.index().ForwardedKernel(*ks[1]), ks[0]);
+  EXPECT_EQ(ix.index().ForwardedKernel(*ks[2]), nullptr);  // alternatives under #if / #else
+  EXPECT_EQ(ix.index().ForwardedKernel(*ks[3]), nullptr);
+}
+
 TEST(CodeIndexTest, AClosingWhoseCycleStaysInsideItIsComputedOnce) {
   // ops-math top_k_v2: closing `float` in a class whose base is `Base<float>` looks for `float`
   // among the base's aliases, which closes the base's arguments, `float` again: a cycle inside

@@ -39,6 +39,46 @@ TEST(ProfilingChainTest, AnOutputNamedLikeAnInputGetsTheBufferAfterItsOwnParamet
   EXPECT_THAT(lint.out, ::testing::Not(HasSubstr("[binding-kernel-order]"))) << lint.out;
 }
 
+// ops-math radix_top_k: the template kernel is what a device build launches; a UT link stub of the
+// same name under #ifdef __CCE_UT_TEST__ calls it. The template sets the buffer up and writes it
+// back; the stub takes the parameter and passes it on, with no marks of its own.
+TEST(ProfilingChainTest, AUtStubPassesTheBufferOnToTheTemplateKernelItCalls) {
+  TempTree t(
+      {{"op_host/op_def.cpp",
+        "namespace ops {\nclass Tk : public OpDef {\n public:\n  explicit Tk(const char* name) : OpDef(name) {\n"
+        "    this->Input(\"x\").ParamType(REQUIRED).DataType({ge::DT_FLOAT});\n"
+        "    this->Output(\"y\").ParamType(REQUIRED).DataType({ge::DT_FLOAT});\n  }\n};\nOP_ADD(Tk);\n}\n"},
+       {"op_kernel/tk.cpp",
+        "#include \"kernel_operator.h\"\n\n"
+        "template <bool sorted>\n"
+        "__global__ __aicore__ void tk(GM_ADDR x, GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling)\n{\n"
+        "    for (int i = 0; i < 4; ++i) {\n        Step(x, y);\n    }\n}\n\n"
+        "#ifdef __CCE_UT_TEST__\n"
+        "extern \"C\" __global__ __aicore__ void tk(\n    GM_ADDR x, GM_ADDR y,\n    GM_ADDR workspace, GM_ADDR tiling)\n{\n"
+        "    tk<true>(x, y, workspace, tiling);\n}\n#endif\n"}});
+  auto r = RunBinary({"instrument", "--op", t.path()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::string k = t.Read("op_kernel/tk.cpp");
+  EXPECT_THAT(k, HasSubstr("void tk(GM_ADDR x, GM_ADDR y, GM_ADDR profiling_data, GM_ADDR workspace"));
+  EXPECT_THAT(k, HasSubstr("tk<true>(x, y, profiling_data, workspace, tiling);"));
+  // One set-up and write-back and one root range: the template's.
+  auto count = [&](const std::string& what) {
+    size_t n = 0;
+    for (size_t at = k.find(what); at != std::string::npos; at = k.find(what, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count("OPTRACE_KERNEL_BEGIN();"), 1u) << k;
+  EXPECT_EQ(count("TRACE_POINT(\"processing\", \"B\")"), 1u) << k;
+  EXPECT_LT(k.find("OPTRACE_KERNEL_BEGIN();"), k.find("#ifdef __CCE_UT_TEST__"));
+  EXPECT_THAT(r.out, HasSubstr("tk: passes profiling_data on to tk"));
+  auto lint = RunBinary({"lint", "--op", t.path()});
+  EXPECT_THAT(lint.out, ::testing::Not(HasSubstr("[root-label]"))) << lint.out;
+  EXPECT_THAT(lint.out, HasSubstr("0 error(s)")) << lint.out;
+  auto revert = RunBinary({"instrument", "--op", t.path(), "--revert"});
+  ASSERT_EQ(revert.exit_code, 0) << revert.err;
+  EXPECT_THAT(t.Read("op_kernel/tk.cpp"), HasSubstr("    tk<true>(x, y, workspace, tiling);\n"));
+}
+
 // inplace_add_rms_norm: Output("x1") / Output("rstd") / Output("x2") in place, the kernel names them
 // y, rstd, x; the parameter named x2 is the input's.
 TEST(ProfilingChainTest, RenamedInPlaceOutputsGetTheBufferAfterTheLastOutputParameter) {
