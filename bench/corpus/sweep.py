@@ -8,7 +8,9 @@ For every operator folder (the parent of an op_kernel/ folder, not under a tests
   2. plan --op --format json
   3. instrument --op (with --check-compile against --sdk for the operators of the compile sample)
   4. lint --op again (JSON): the errors instrument left, per rule, with their messages
-  5. instrument --op --revert, then a byte comparison with the pristine copy
+  5. scan (the point map of the instrumented tree): every (label, phase) written in the sources
+     is in the map, no id collides
+  6. instrument --op --revert, then a byte comparison with the pristine copy
 
 each with its exit code, wall time and peak RSS (wait4). One JSON row per operator goes to
 OUT/rows.jsonl; OUT/summary.md has the totals, the operators per remaining error rule, the
@@ -118,6 +120,26 @@ def compile_line(text):
     return None
 
 
+SOURCE_EXTENSIONS = {".c", ".cc", ".cpp", ".cxx", ".c++", ".h", ".hh", ".hpp", ".hxx", ".h++", ".cu", ".cuh",
+                     ".inl", ".inc", ".ipp", ".tpp", ".asc"}
+TRACE_POINT_RE = re.compile(r'TRACE_POINT\(\s*"((?:[^"\\]|\\.)*)"\s*,\s*"([A-Za-z]+)"\s*\)')
+
+
+def written_points(op):
+    """The distinct (label, phase) pairs of TRACE_POINT("label", "B") written in op's sources."""
+    found = set()
+    for d, _, files in os.walk(op):
+        for name in files:
+            if os.path.splitext(name)[1].lower() not in SOURCE_EXTENSIONS:
+                continue
+            try:
+                text = open(os.path.join(d, name), encoding="utf-8", errors="replace").read()
+            except OSError:
+                continue
+            found.update(TRACE_POINT_RE.findall(text))
+    return found
+
+
 def same_tree(a, b):
     """True when folders a and b hold the same files with the same bytes."""
     cmp = filecmp.dircmp(a, b)
@@ -162,6 +184,20 @@ def sweep_one(args, repo, scratch, rel, compile_it):
     counts, errors = lint_errors(out)
     row["lint_after"] = dict(counts) if counts is not None else None
     row["lint_after_messages"] = [f"{e['file']}:{e['line']}: {e['message']} [{e['rule']}]" for e in errors][:40]
+    if row["steps"]["instrument"]["rc"] == 0:
+        map_path = Path(args.work) / f"point_map-{os.getpid()}.json"
+        rc, out, err = step("scan", [opt, "scan", str(op), "--format", "json", "-o", str(map_path)])
+        try:
+            summary = json.loads(out)
+        except ValueError:
+            summary = {}
+        expected = written_points(op)
+        row["scan"] = {"rc": rc, "points": summary.get("points"), "expected": len(expected),
+                       "collisions": len(summary.get("collisions") or []),
+                       "diagnostics": [str(d)[:300] for d in (summary.get("diagnostics") or [])][:5]}
+        if rc != 0:
+            row["scan"]["error"] = err.strip()[-500:]
+        map_path.unlink(missing_ok=True)
     step("revert", [opt, "instrument", "--op", str(op), "--revert"])
     row["revert_exact"] = same_tree(op, pristine)
     # Back to the pristine operator whatever happened.
@@ -214,6 +250,9 @@ def summarize(rows, out_dir, args):
     inst_ok = [r for r in rows_ops if r["steps"].get("instrument", {}).get("rc") == 0]
     clean_after = [r for r in inst_ok if r.get("lint_after") is not None and sum(r["lint_after"].values()) == 0]
     revert_ok = [r for r in rows if r.get("revert_exact")]
+    scanned = [r for r in inst_ok if r.get("scan")]
+    scan_ok = [r for r in scanned if r["scan"]["rc"] == 0 and r["scan"]["points"] == r["scan"]["expected"]
+               and r["scan"]["collisions"] == 0]
     slow = [(r["repo"], r["op"], name, s["seconds"]) for r in rows for name, s in r["steps"].items()
             if s["seconds"] > SLOW_SECONDS and not (name == "instrument" and r.get("compile_sample"))]
     per_rule = Counter()
@@ -233,11 +272,13 @@ def summarize(rows, out_dir, args):
         f"{100 * len(inst_ok) / max(1, len(rows_ops)):.1f}% |",
         f"| `lint --op` after instrument: 0 errors (of those instrumented) | {len(clean_after)} | "
         f"{100 * len(clean_after) / max(1, len(inst_ok)):.1f}% |",
+        f"| `scan` after instrument: exit 0, every written (label, phase) in the map, no id collision "
+        f"(of the {len(scanned)} scanned) | {len(scan_ok)} | {100 * len(scan_ok) / max(1, len(scanned)):.1f}% |",
         f"| `instrument --revert` byte-exact | {len(revert_ok)} | {100 * len(revert_ok) / max(1, n):.1f}% |",
         f"| a command above {SLOW_SECONDS:g} s (compile checks aside) | {len({(a, b) for a, b, _, _ in slow})} | |",
         "",
     ]
-    steps = ["lint_before", "plan", "instrument", "lint_after", "revert"]
+    steps = ["lint_before", "plan", "instrument", "lint_after", "scan", "revert"]
     lines += ["| step | median s | max s | max peak RSS MiB |", "|---|---|---|---|"]
     for st in steps:
         secs = sorted(r["steps"][st]["seconds"] for r in rows if st in r["steps"])
@@ -276,6 +317,10 @@ def summarize(rows, out_dir, args):
                        if r.get("instrument_error") else "instrument failed")
         if r.get("lint_after"):
             why.append("lint after: " + "; ".join(r.get("lint_after_messages", [])[:3]))
+        sc = r.get("scan")
+        if sc and not (sc["rc"] == 0 and sc["points"] == sc["expected"] and sc["collisions"] == 0):
+            why.append(f"scan: exit {sc['rc']}, {sc['points']} point(s) in the map of {sc['expected']} written, "
+                       f"{sc['collisions']} collision(s) {sc.get('error', '')[:200]}")
         if not r.get("revert_exact"):
             why.append("revert not byte-exact")
         if why:
