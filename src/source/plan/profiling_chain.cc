@@ -94,12 +94,21 @@ void ChainBuilder::BuildIndex() {
 }
 
 std::pair<const SourceFile*, int> ChainBuilder::FindFunction(const std::string& name) {
+  // An infer function may share its name with the OpDef class (moe_token_unpermute_with_ep_grad:
+  // `static graphStatus MoeTokenUnpermuteWithEpGrad(gert::InferShapeContext*)`), whose constructor
+  // comes first in path order: a definition taking a gert context wins over the first one found.
+  std::pair<const SourceFile*, int> first{nullptr, -1};
   for (const SourceFile* f : host_) {
     const CodeStructure& cs = Structure(f);
-    for (size_t b = 0; b < cs.blocks.size(); ++b)
-      if (cs.blocks[b].kind == BlockKind::kFunction && cs.blocks[b].name == name) return {f, static_cast<int>(b)};
+    for (size_t b = 0; b < cs.blocks.size(); ++b) {
+      const Block& fn = cs.blocks[b];
+      if (fn.kind != BlockKind::kFunction || fn.name != name) continue;
+      std::string head = JoinTokens(f->lex.tokens, fn.head_begin, fn.head_end);
+      if (head.find("Context") != std::string::npos) return {f, static_cast<int>(b)};
+      if (!first.first) first = {f, static_cast<int>(b)};
+    }
   }
-  return {nullptr, -1};
+  return first;
 }
 
 const CodeStructure& ChainBuilder::Structure(const SourceFile* f) {

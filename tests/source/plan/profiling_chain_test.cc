@@ -79,6 +79,33 @@ TEST(ProfilingChainTest, AUtStubPassesTheBufferOnToTheTemplateKernelItCalls) {
   EXPECT_THAT(t.Read("op_kernel/tk.cpp"), HasSubstr("    tk<true>(x, y, workspace, tiling);\n"));
 }
 
+// moe_token_unpermute_with_ep_grad: the infer shape function has the OpDef class's name, and the
+// class's constructor (in op_def.cpp, first in path order) is a function of that name too.
+TEST(ProfilingChainTest, AnInferFunctionNamedLikeTheOpDefClassIsEditedNotTheConstructor) {
+  TempTree t(
+      {{"op_host/op_def.cpp",
+        "namespace ops {\nclass Unperm : public OpDef {\n public:\n  explicit Unperm(const char* name) : OpDef(name) {\n"
+        "    this->Input(\"x\").ParamType(REQUIRED).DataType({ge::DT_FLOAT});\n"
+        "    this->Output(\"y\").ParamType(REQUIRED).DataType({ge::DT_FLOAT});\n  }\n};\nOP_ADD(Unperm);\n}\n"},
+       {"op_host/op_infershape.cpp",
+        "namespace ops {\n"
+        "static graphStatus Unperm(gert::InferShapeContext* context)\n{\n"
+        "    *context->GetOutputShape(0) = *context->GetInputShape(0);\n    return GRAPH_SUCCESS;\n}\n"
+        "static graphStatus InferDtypeUnperm(gert::InferDataTypeContext* context)\n{\n"
+        "    context->SetOutputDataType(0, context->GetInputDataType(0));\n    return GRAPH_SUCCESS;\n}\n"
+        "IMPL_OP_INFERSHAPE(Unperm).InferShape(Unperm).InferDataType(InferDtypeUnperm);\n}\n"},
+       {"op_kernel/unperm.cpp",
+        "#include \"kernel_operator.h\"\n\n"
+        "extern \"C\" __global__ __aicore__ void unperm(GM_ADDR x, GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling)\n{\n"
+        "    for (int i = 0; i < 4; ++i) {\n        Step(x, y);\n    }\n}\n"}});
+  auto r = RunBinary({"instrument", "--op", t.path()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("op_host/op_infershape.cpp:5: Unperm: output 1 shape")) << r.out;
+  EXPECT_THAT(r.err, ::testing::Not(HasSubstr("is not a gert infer function"))) << r.err;
+  auto lint = RunBinary({"lint", "--op", t.path()});
+  EXPECT_THAT(lint.out, ::testing::Not(HasSubstr("[binding-infer]"))) << lint.out;
+}
+
 // inplace_add_rms_norm: Output("x1") / Output("rstd") / Output("x2") in place, the kernel names them
 // y, rstd, x; the parameter named x2 is the input's.
 TEST(ProfilingChainTest, RenamedInPlaceOutputsGetTheBufferAfterTheLastOutputParameter) {
