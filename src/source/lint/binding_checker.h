@@ -99,6 +99,10 @@ class BindingChecker {
 
   // Infer functions registered anywhere in op_host (IMPL_OP_INFERSHAPE / SetInferShape / proto macros).
   bool InferRegistered() const;
+  // Infer functions registered for another operator than this OpDef (`IMPL_OP_INFERSHAPE(OpV2)
+  // .InferDataType(Fn)` in a file the two operators share): their output indices are that
+  // operator's.
+  std::set<std::string> OtherOperatorsInferFunctions() const;
 
   // How the operator's output dtypes are inferred: a registered InferDataType function (or the
   // older SetInferDataType / IMPLEMT_INFERFUNC forms), `.InferOutDataTypeSameWithFirstInput()`

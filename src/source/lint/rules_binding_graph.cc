@@ -16,6 +16,29 @@ bool BindingChecker::InferRegistered() const {
   return false;
 }
 
+std::set<std::string> BindingChecker::OtherOperatorsInferFunctions() const {
+  std::map<std::string, std::set<std::string>> ops_of;  // function -> operators it is registered for
+  for (const SourceFile* f : host_) {
+    const auto& t = f->lex.tokens;
+    for (size_t i = 0; i + 3 < t.size(); ++i) {
+      if (!t[i].active || t[i].in_directive || !(t[i].Is("IMPL_OP_INFERSHAPE") || t[i].Is("IMPL_OP")) ||
+          !t[i + 1].Is("(") || t[i + 2].kind != TokenKind::kIdentifier || !t[i + 3].Is(")"))
+        continue;
+      std::string op(t[i + 2].text);
+      // The chain `.InferShape(Fn).InferDataType(Fn2)...` up to its `;`.
+      for (size_t k = i + 4; k + 3 < t.size() && !t[k].Is(";") && !t[k].Is("{") && !t[k].Is("}"); ++k)
+        if (t[k].Is(".") && t[k + 2].Is("(") && t[k + 3].kind == TokenKind::kIdentifier &&
+            (k + 4 >= t.size() || t[k + 4].Is(")")))
+          ops_of[std::string(t[k + 3].text)].insert(op);
+    }
+  }
+  std::set<std::string> out;
+  if (def_.class_name.empty()) return out;
+  for (const auto& [fn, ops] : ops_of)
+    if (!ops.count(def_.class_name)) out.insert(fn);
+  return out;
+}
+
 BindingChecker::DtypeSource BindingChecker::DtypeInference(const Token** same_first) const {
   bool function = false;
   for (const SourceFile* f : host_) {
@@ -71,12 +94,18 @@ void BindingChecker::CheckInfer() {
                                         w.file->rel.find("infer") == std::string::npos);
     if (better) w = {f, tok.line, tok.column};
   };
+  const std::set<std::string> others = OtherOperatorsInferFunctions();
   for (const SourceFile* f : host_) {
     const auto& t = f->lex.tokens;
     for (size_t i = 0; i + 1 < t.size(); ++i) {
       if (!t[i].active || !t[i + 1].Is("(")) continue;
       bool get_shape = t[i].Is("GetOutputShape");
       bool set_dtype = t[i].Is("SetOutputDataType");
+      if ((get_shape || set_dtype) && !others.empty()) {
+        const CodeStructure& cs = ctx_.Structure(f);
+        int fn = cs.EnclosingFunction(i);
+        if (fn >= 0 && others.count(cs.blocks[static_cast<size_t>(fn)].name)) continue;  // another operator's
+      }
       bool defines = i > 0 && t[i - 1].kind == TokenKind::kIdentifier && !t[i - 1].Is("return");
       if (defines && t[i].text.find("InferShape") != std::string_view::npos) note(shape_fn, f, t[i]);
       if (defines && t[i].text.find("InferDataType") != std::string_view::npos) note(dtype_fn, f, t[i]);

@@ -108,6 +108,30 @@ TEST(BindingRulesTest, PybindReturningWithoutProfilingIsBindingPybind) {
               ElementsAre("binding-pybind@pybind/op.cpp:5"));
 }
 
+// ops-nn add_rms_norm_quant: its infer file also holds AddRmsNormQuantV2's functions, registered
+// for that operator, whose output 1 (its res_out) takes an input's dtype. Output indices there are
+// V2's, not this operator's.
+TEST(BindingRulesTest, AnotherOperatorsInferFunctionsInTheSameFileAreNotThisOperators) {
+  const std::string infer =
+      "graphStatus InferShapeOp(gert::InferShapeContext* c) {\n  c->GetOutputShape(1)->SetDim(0, 8);\n  return 0;\n}\n"
+      "graphStatus InferDataTypeOp(gert::InferDataTypeContext* c) {\n  c->SetOutputDataType(1, DT_INT64);\n  return 0;\n}\n"
+      "graphStatus InferDataTypeOpV2(gert::InferDataTypeContext* c) {\n"
+      "  c->SetOutputDataType(1, c->GetInputDataType(0));\n  return 0;\n}\n"
+      "IMPL_OP_INFERSHAPE(Op).InferShape(InferShapeOp).InferDataType(InferDataTypeOp);\n"
+      "IMPL_OP_INFERSHAPE(OpV2).InferShape(InferShapeOp).InferDataType(InferDataTypeOpV2);\n";
+  EXPECT_THAT(LintFiles({{"op_host/op.cpp", OpDef()}, {"op_host/op_infer.cpp", infer},
+                         {"pybind/op.cpp", Pybind("x, y, profiling", "std::make_tuple(y, profiling)")}},
+                        true),
+              IsEmpty());
+  // Registered for this operator too, the same line is this operator's and wrong.
+  std::string shared = infer;
+  shared.replace(shared.find("InferDataType(InferDataTypeOp);"), 31, "InferDataType(InferDataTypeOpV2);");
+  EXPECT_THAT(LintFiles({{"op_host/op.cpp", OpDef()}, {"op_host/op_infer.cpp", shared},
+                         {"pybind/op.cpp", Pybind("x, y, profiling", "std::make_tuple(y, profiling)")}},
+                        true),
+              ElementsAre("binding-infer@op_host/op_infer.cpp:10"));
+}
+
 // ops-math sort_with_index's torch adapter: the GetWorkspaceSize call sits in a helper that
 // returns a workspace pointer (`return nullptr;` on failure), not the operator's outputs. Only
 // the call is the adapter's business; that return is not an outputs tuple.
