@@ -99,10 +99,20 @@ class BindingChecker {
 
   // Infer functions registered anywhere in op_host (IMPL_OP_INFERSHAPE / SetInferShape / proto macros).
   bool InferRegistered() const;
+  // `IMPL_OP_INFERSHAPE(Op).InferShape(Fn).InferDataType(ns::Fn2)` / `IMPL_OP(Op)...`: one entry
+  // per registered function.
+  struct InferRegistration {
+    std::string op, method, function;  // "AddRmsNormQuant", "InferDataType", "InferDataType4Arq"
+    const SourceFile* file = nullptr;
+    int line = 0, column = 0;          // of the method
+  };
+  std::vector<InferRegistration> InferRegistrations() const;
   // Infer functions registered for another operator than this OpDef (`IMPL_OP_INFERSHAPE(OpV2)
   // .InferDataType(Fn)` in a file the two operators share): their output indices are that
   // operator's.
-  std::set<std::string> OtherOperatorsInferFunctions() const;
+  std::set<std::string> OtherOperatorsInferFunctions(const std::vector<InferRegistration>& regs) const;
+  // Whether a function of that name is defined in the operator's host files.
+  bool DefinedInTree(const std::string& function);
 
   // How the operator's output dtypes are inferred: a registered InferDataType function (or the
   // older SetInferDataType / IMPLEMT_INFERFUNC forms), `.InferOutDataTypeSameWithFirstInput()`

@@ -132,6 +132,22 @@ TEST(BindingRulesTest, AnotherOperatorsInferFunctionsInTheSameFileAreNotThisOper
               ElementsAre("binding-infer@op_host/op_infer.cpp:10"));
 }
 
+// ops-nn conv3d_transpose_v2: the infer dtype function it registers is defined in a folder the conv
+// operators share, outside the operator tree; what it sets cannot be seen, so it is not an error.
+TEST(BindingRulesTest, AnInferFunctionRegisteredFromOutsideTheTreeIsUnchecked) {
+  const std::string infer =
+      "graphStatus InferShapeOp(gert::InferShapeContext* c) {\n  c->GetOutputShape(1)->SetDim(0, 8);\n  return 0;\n}\n"
+      "IMPL_OP_INFERSHAPE(Op)\n    .InferShape(InferShapeOp)\n    .InferDataType(Ops::NN::Conv::InferDataTypeForConv);\n";
+  LintReport r;
+  EXPECT_THAT(LintFiles({{"op_host/op.cpp", OpDef()}, {"op_host/op_infer.cpp", infer},
+                         {"pybind/op.cpp", Pybind("x, y, profiling", "std::make_tuple(y, profiling)")}},
+                        true, &r),
+              ElementsAre("binding-unchecked@op_host/op_infer.cpp:7"));
+  ASSERT_EQ(r.diagnostics.size(), 1u);
+  EXPECT_EQ(r.diagnostics[0].severity, Severity::kWarning);
+  EXPECT_THAT(r.diagnostics[0].message, ::testing::HasSubstr("(InferDataTypeForConv) is not in the operator tree"));
+}
+
 // ops-math sort_with_index's torch adapter: the GetWorkspaceSize call sits in a helper that
 // returns a workspace pointer (`return nullptr;` on failure), not the operator's outputs. Only
 // the call is the adapter's business; that return is not an outputs tuple.
