@@ -46,7 +46,11 @@ std::set<std::string> BindingChecker::OtherOperatorsInferFunctions(const std::ve
   std::map<std::string, std::set<std::string>> ops_of;  // function -> operators it is registered for
   for (const InferRegistration& r : regs) ops_of[r.function].insert(r.op);
   std::set<std::string> out;
-  if (def_.class_name.empty()) return out;
+  // Only when the tree registers this operator's own functions too: a registration under another
+  // name than the OpDef class would otherwise make every function someone else's.
+  bool registers_this = false;
+  for (const InferRegistration& r : regs) registers_this = registers_this || r.op == def_.class_name;
+  if (def_.class_name.empty() || !registers_this) return out;
   for (const auto& [fn, ops] : ops_of)
     if (!ops.count(def_.class_name)) out.insert(fn);
   return out;
