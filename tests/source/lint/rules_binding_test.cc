@@ -132,6 +132,20 @@ TEST(BindingRulesTest, AnotherOperatorsInferFunctionsInTheSameFileAreNotThisOper
               ElementsAre("binding-infer@op_host/op_infer.cpp:10"));
 }
 
+// ops-nn masked_scatter registers its infer functions as IMPL_OP_INFERSHAPE(MskedScatter), a typo of
+// its class MaskedScatter (bincount: class BincountDef, registered as Bincount). With no registration
+// under this operator's own name, the functions there are taken to be its own.
+TEST(BindingRulesTest, InferFunctionsRegisteredUnderAnotherSpellingAreStillThisOperators) {
+  const std::string infer =
+      "graphStatus InferShapeOp(gert::InferShapeContext* c) {\n  c->GetOutputShape(1)->SetDim(0, 8);\n  return 0;\n}\n"
+      "graphStatus InferDataTypeOp(gert::InferDataTypeContext* c) {\n  c->SetOutputDataType(1, DT_INT64);\n  return 0;\n}\n"
+      "IMPL_OP_INFERSHAPE(Opp).InferShape(InferShapeOp).InferDataType(InferDataTypeOp);\n";
+  EXPECT_THAT(LintFiles({{"op_host/op.cpp", OpDef()}, {"op_host/op_infer.cpp", infer},
+                         {"pybind/op.cpp", Pybind("x, y, profiling", "std::make_tuple(y, profiling)")}},
+                        true),
+              IsEmpty());
+}
+
 // ops-nn conv3d_transpose_v2: the infer dtype function it registers is defined in a folder the conv
 // operators share, outside the operator tree; what it sets cannot be seen, so it is not an error.
 TEST(BindingRulesTest, AnInferFunctionRegisteredFromOutsideTheTreeIsUnchecked) {
