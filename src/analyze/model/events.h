@@ -1,8 +1,9 @@
-// The normalize stage's part of the model: one event table per rank (the 80-byte Event, its
+// The normalize stage's part of the model: one event table per rank (the 72-byte Event, its
 // pipeline fields, the rank's side files: step_trace, communication, metadata).
 #pragma once
 
 #include "analyze/model/inputs.h"
+#include "analyze/model/pipes.h"
 
 namespace optrace::analyze {
 
@@ -13,67 +14,33 @@ std::optional<OpType> ParseOpType(std::string_view name);
 // Communication, or a fused communication + AIV kernel: what the compute unions leave out.
 inline bool IsComm(OpType t) { return t == OpType::kCommunication || t == OpType::kMixCommAiv; }
 
-// Pipeline (PMU PipeUtilization) fields of kernel_details / op_summary / TASK_PMU_INFO. Times in
-// microseconds as the CSV writes them; ratios 0..1. Missing = NaN.
-enum class Pipe : uint8_t {
-  kAicoreTime, kAicTotalCycles, kAicMacTime, kAicMacRatio, kAicScalarTime, kAicScalarRatio,
-  kAicMte1Time, kAicMte1Ratio, kAicMte2Time, kAicMte2Ratio, kAicFixpipeTime, kAicFixpipeRatio,
-  kAicIcacheMissRate,
-  kAivTime, kAivTotalCycles, kAivVecTime, kAivVecRatio, kAivScalarTime, kAivScalarRatio,
-  kAivMte2Time, kAivMte2Ratio, kAivMte3Time, kAivMte3Ratio, kAivIcacheMissRate,
-  kCubeUtilization,
-  kCount
-};
-inline constexpr int kPipeCount = static_cast<int>(Pipe::kCount);
-// The kernel_details column name of a field ("aic_mac_time(us)"), and the db TASK_PMU_INFO name.
-std::string_view PipeColumnName(Pipe p);
-std::string_view PipeDbName(Pipe p);   // "aic_mac_time" ("" when the db has no such metric)
-std::string_view PipeShortName(Pipe p);  // "aic_mac_time" — the CSV column name in our outputs
-
-// The pipeline fields an event keeps: the 11 stage times (us) the summaries add up and the bound
-// classification reads. The other columns of the export (ratios, cycles, icache miss rates) are
-// derived from these or unused, and are not materialised.
-inline constexpr std::array<Pipe, 11> kPipeSumFields = {
-    Pipe::kAicoreTime, Pipe::kAivTime, Pipe::kAicMacTime, Pipe::kAicFixpipeTime, Pipe::kAicMte1Time,
-    Pipe::kAicMte2Time, Pipe::kAicScalarTime, Pipe::kAivVecTime, Pipe::kAivMte2Time, Pipe::kAivMte3Time,
-    Pipe::kAivScalarTime};
-inline constexpr int kStoredPipeCount = static_cast<int>(kPipeSumFields.size());
-// Index of `p` in kPipeSumFields, -1 when it is not kept.
-constexpr int StoredPipeIndex(Pipe p) {
-  for (int i = 0; i < kStoredPipeCount; ++i)
-    if (kPipeSumFields[i] == p) return i;
-  return -1;
-}
-
-// One event's kept pipeline fields as packed decimals (core/packed_decimal.h: 4 bytes a field,
-// the exact double the export's text gives; NaN when missing). Values that do not pack sit in
-// RankTable::pipe_overflow, so a value is read through its table: RankTable::PipeValue.
-// An operator's "OP State" column (Level1/2 kernel_details, op_summary): whether it was compiled
-// for a dynamic shape. It rides with the pipeline fields, which the same exports carry.
-enum class OpState : uint8_t { kUnknown, kDynamic, kStatic };
-
-struct PipelineFields {
-  std::array<uint32_t, kStoredPipeCount> packed;
-  OpState op_state = OpState::kUnknown;
-  uint8_t reserved[3] = {};  // explicit: the struct is written to stage files as bytes
-  PipelineFields() { packed.fill(kPackedMissing); }
-  bool Has(int field) const { return packed[field] != kPackedMissing; }
-  // Whether any pipeline field is present (a row may carry only the OP State).
-  bool AnyPipe() const {
-    for (uint32_t v : packed)
-      if (v != kPackedMissing) return true;
-    return false;
-  }
-};
-
 inline constexpr uint32_t kNone32 = 0xffffffffu;
 
-// One device task (kernel, communication big op, AI CPU op, DSA op). 80 bytes: a capture holds
+// "Wait Time(us)" of an event in 4 bytes (Event::wait): a wait below 2^31 ns (2.1 s) as it is, a
+// longer one as the index of its value in RankTable::long_waits with kLongWait set, kNoWait when
+// the export has none or gives a negative one (every output shows those alike). Read it through
+// RankTable::WaitNs.
+inline constexpr uint32_t kNoWait = 0xffffffffu;
+inline constexpr uint32_t kLongWait = 0x80000000u;
+inline uint32_t PackWait(int64_t ns, std::vector<int64_t>& long_waits) {
+  if (ns < 0) return kNoWait;
+  if (ns < int64_t{kLongWait}) return static_cast<uint32_t>(ns);
+  if (long_waits.size() >= kLongWait - 1) return kNoWait;  // 2^31 long waits: beyond any capture
+  long_waits.push_back(ns);
+  return kLongWait | static_cast<uint32_t>(long_waits.size() - 1);
+}
+inline bool IsLongWait(uint32_t w) { return w != kNoWait && (w & kLongWait) != 0; }
+// A packed wait moved from one table's long waits to another's.
+inline uint32_t RepackWait(uint32_t w, const std::vector<int64_t>& from, std::vector<int64_t>& to) {
+  return IsLongWait(w) ? PackWait(from[w & ~kLongWait], to) : w;
+}
+
+// One device task (kernel, communication big op, AI CPU op, DSA op). 72 bytes: a capture holds
 // millions of these (the layout is the stage file's too).
 struct Event {
   int64_t start_ns = 0;  // relative to RankTable::base_ns
   int64_t dur_ns = 0;
-  int64_t wait_ns = -1;  // "Wait Time(us)", -1 when missing
+  uint32_t wait = kNoWait;  // "Wait Time(us)", packed (PackWait): read it with RankTable::WaitNs
   uint32_t name = 0;     // interned "Name"
   uint32_t type = 0;     // interned "Type" (op type string, "MatMulV2"; "" when N/A)
   uint32_t core = 0;     // interned "Accelerator Core" value ("AI_CORE", "HCCL", "" when N/A)
@@ -83,8 +50,7 @@ struct Event {
   int32_t step_id = -1;  // "Step Id" (or db STEP_TIME id), -1 when none or out of range
   int32_t stream_id = -1;
   int32_t task_id = -1;
-  int32_t block_dim = -1;
-  int32_t mix_block_dim = -1;
+  int32_t block_dim = -1;  // ("Mix Block Dim" is not kept: no output reads it)
   OpType op_type = OpType::kUnknown;
   int8_t device = -1;         // "Device_id" of the row (0..127), -1 when the export has none
   uint16_t file = 0;          // index into RankTable::files
@@ -94,7 +60,7 @@ struct Event {
 };
 // A step id as an event keeps it: -1 when negative or beyond int32 (no real step count is).
 inline int32_t EventStepId(int64_t id) { return id >= 0 && id <= INT32_MAX ? static_cast<int32_t>(id) : -1; }
-static_assert(sizeof(Event) == 80, "Event is stored by the million: keep it at 80 bytes");
+static_assert(sizeof(Event) == 72, "Event is stored by the million: keep it at 72 bytes");
 
 // A file an event came from (provenance).
 struct SourceFile {
@@ -198,8 +164,9 @@ struct RankTable {
   std::string dir;
   int64_t base_ns = 0;                 // absolute Unix ns of relative time 0 (first event start)
   std::vector<Event> events;           // sorted by (start_ns, row)
-  std::vector<PipelineFields> pipes;
+  PipeStore pipes;                     // Event::pipe indexes its rows
   std::vector<double> pipe_overflow;   // pipeline values that do not pack (negative, long digit strings)
+  std::vector<int64_t> long_waits;     // waits of 2^31 ns and more (Event::wait)
   std::vector<SourceFile> files;
   std::vector<StepMarker> step_markers;
   std::vector<StepTraceRow> step_trace;
@@ -208,14 +175,22 @@ struct RankTable {
   std::vector<ParallelGroup> parallel_groups;  // profiler_metadata.json parallel_group_info
   RankIdentity identity;
   int64_t AbsNs(int64_t rel) const { return base_ns + rel; }
-  const PipelineFields* PipeOf(const Event& e) const { return e.pipe == kNone32 ? nullptr : &pipes[e.pipe]; }
+  // The event's wait in ns, -1 when missing.
+  int64_t WaitNs(const Event& e) const {
+    if (e.wait == kNoWait) return -1;
+    return IsLongWait(e.wait) ? long_waits[e.wait & ~kLongWait] : int64_t{e.wait};
+  }
+  std::optional<PipeView> PipeOf(const Event& e) const {
+    if (e.pipe == kNone32) return std::nullopt;
+    return pipes.View(e.pipe);
+  }
   // Field `field` (an index into kPipeSumFields) of `p`: NaN when missing.
-  double PipeValue(const PipelineFields& p, int field) const { return UnpackDecimal(p.packed[field], pipe_overflow); }
-  double PipeValue(const PipelineFields& p, Pipe pipe) const {
+  double PipeValue(const PipeView& p, int field) const { return UnpackDecimal(p.Packed(field), pipe_overflow); }
+  double PipeValue(const PipeView& p, Pipe pipe) const {
     int i = StoredPipeIndex(pipe);
     return i < 0 ? kMissing : PipeValue(p, i);
   }
-  // Sets a kept field of `p` (a row of this table's pipes, or one about to be) to `v`.
+  // Sets a kept field of `p` (a row about to be added to this table's pipes) to `v`.
   void SetPipe(PipelineFields& p, Pipe pipe, double v) {
     int i = StoredPipeIndex(pipe);
     if (i >= 0) p.packed[i] = PackDecimalValue(v, pipe_overflow);

@@ -133,8 +133,12 @@ void Io(A& a, Event& e) {
   a.Raw(&e, sizeof e);
 }
 template <typename A>
-void Io(A& a, PipelineFields& p) {
+void Io(A& a, PipeRow& p) {
   a.Raw(&p, sizeof p);
+}
+template <typename A>
+void Io(A& a, PipeStore& p) {
+  IoAll(a, p.rows(), p.values());
 }
 template <typename A>
 void Io(A& a, EventRange& r) {
@@ -239,7 +243,7 @@ void Io(A& a, RankIdentity& x) {
 }
 template <typename A>
 void Io(A& a, RankTable& x) {
-  IoAll(a, x.rank, x.kind, x.event_source, x.node, x.device_id, x.dir, x.base_ns, x.events, x.pipes, x.pipe_overflow, x.files, x.step_markers, x.step_trace, x.comm_ops, x.comm_matrix, x.parallel_groups,
+  IoAll(a, x.rank, x.kind, x.event_source, x.node, x.device_id, x.dir, x.base_ns, x.events, x.pipes, x.pipe_overflow, x.long_waits, x.files, x.step_markers, x.step_trace, x.comm_ops, x.comm_matrix, x.parallel_groups,
         x.identity);
 }
 template <typename A>
@@ -405,7 +409,7 @@ void Io(A& a, std::vector<T>& v) {
     v.clear();
     v.resize(n);
   }
-  if constexpr (std::is_same_v<T, Event> || std::is_same_v<T, PipelineFields> || std::is_arithmetic_v<T>) {
+  if constexpr (std::is_same_v<T, Event> || std::is_same_v<T, PipeRow> || std::is_arithmetic_v<T>) {
     a.Raw(v.data(), n * sizeof(T));
   } else {
     for (T& x : v) {
@@ -485,13 +489,24 @@ Status CheckDecoded(Stage stage, const AnalysisResult& r, const std::string& pat
         if (e.file >= t.files.size() && !t.files.empty()) return bad(fmt::format("rank {} event {}: file {}", t.rank, i, e.file));
         if (e.pipe != kNone32 && e.pipe >= t.pipes.size()) return bad(fmt::format("rank {} event {}: pipe {}", t.rank, i, e.pipe));
         if (static_cast<int>(e.op_type) >= kOpTypeCount) return bad(fmt::format("rank {} event {}: op type", t.rank, i));
+        if (IsLongWait(e.wait) && (e.wait & ~kLongWait) >= t.long_waits.size())
+          return bad(fmt::format("rank {} event {}: wait {}", t.rank, i, e.wait & ~kLongWait));
       }
+      const std::vector<uint32_t>& values = t.pipes.values();
       for (size_t i = 0; i < t.pipes.size(); ++i) {
-        if (static_cast<unsigned>(t.pipes[i].op_state) > static_cast<unsigned>(OpState::kStatic))
+        const PipeRow& p = t.pipes.rows()[i];
+        const uint32_t valued = p.bits & kPipeFieldMask, missing = (p.bits >> kPipeMaskBits) & kPipeFieldMask;
+        if ((p.bits >> (2 * kPipeMaskBits)) > static_cast<unsigned>(OpState::kStatic))
           return bad(fmt::format("rank {} pipeline row {}: OP State", t.rank, i));
-        for (uint32_t v : t.pipes[i].packed)
+        const uint32_t count = static_cast<uint32_t>(__builtin_popcount(valued));
+        if (((valued | missing) & ~kPipeAllFields) != 0 || (valued & missing) != 0 || p.first > values.size() ||
+            count > values.size() - p.first)
+          return bad(fmt::format("rank {} pipeline row {}: fields", t.rank, i));
+        for (uint32_t k = 0; k < count; ++k) {
+          const uint32_t v = values[p.first + k];
           if (IsPackedOverflow(v) && PackedOverflowIndex(v) >= t.pipe_overflow.size())
             return bad(fmt::format("rank {} pipeline row {}: overflow value {}", t.rank, i, PackedOverflowIndex(v)));
+        }
       }
       if (t.base_ns < -kLimit || t.base_ns > kLimit) return bad(fmt::format("rank {}: base time out of range", t.rank));
     }

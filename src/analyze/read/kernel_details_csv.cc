@@ -17,7 +17,7 @@ namespace optrace::analyze {
 namespace {
 
 struct KernelColumns {
-  std::optional<size_t> device, step, name, type, core, start, dur, wait, block, mix_block, stream, task, in_shapes,
+  std::optional<size_t> device, step, name, type, core, start, dur, wait, block, stream, task, in_shapes,
       out_shapes, in_dtypes, op_state;
   std::array<std::optional<size_t>, kStoredPipeCount> pipe;  // the kept fields (kPipeSumFields)
 };
@@ -33,7 +33,6 @@ KernelColumns FindColumns(const CsvHeader& h) {
   c.dur = h.FindAny({"Duration(us)", "Task Duration(us)"});
   c.wait = h.FindAny({"Wait Time(us)", "Task Wait Time(us)"});
   c.block = h.FindAny({"Block Dim", "Block Num"});
-  c.mix_block = h.FindAny({"Mix Block Dim", "Mix Block Num"});
   c.stream = h.Find("Stream ID");
   c.task = h.Find("Task ID");
   c.in_shapes = h.Find("Input Shapes");
@@ -160,6 +159,14 @@ void NoteIssue(std::vector<ChunkIssue>& v, std::string_view name, std::string_vi
   v.push_back({std::string(name), std::string(severity), std::string(description), 1, line, std::move(detail)});
 }
 
+// Room for `rows` pipeline rows of up to every kept field (virtual until written), advised like
+// the event table.
+void ReservePipes(PipeStore& pipes, size_t rows) {
+  pipes.Reserve(rows, kStoredPipeCount);
+  AdviseHugePages(pipes.rows().data(), pipes.rows().capacity() * sizeof(PipeRow));
+  AdviseHugePages(pipes.values().data(), pipes.values().capacity() * sizeof(uint32_t));
+}
+
 // What a range of a kernel CSV turns into. The first range writes straight into the rank's
 // table and string table (no copy); the others into their own, merged in file order.
 struct KernelChunk {
@@ -172,13 +179,15 @@ struct KernelChunk {
   // Own storage (unused by the first range).
   StringTable own_strings;
   std::vector<Event> own_events;
-  std::vector<PipelineFields> own_pipes;
+  PipeStore own_pipes;
   std::vector<double> own_overflow;
+  std::vector<int64_t> own_long_waits;
   // Where the rows go.
   StringTable* strings = &own_strings;
   std::vector<Event>* events = &own_events;
-  std::vector<PipelineFields>* pipes = &own_pipes;
+  PipeStore* pipes = &own_pipes;
   std::vector<double>* overflow = &own_overflow;
+  std::vector<int64_t>* long_waits = &own_long_waits;
   KernelChunk() = default;
   KernelChunk(const KernelChunk&) = delete;  // points into itself
   KernelChunk& operator=(const KernelChunk&) = delete;
@@ -188,13 +197,15 @@ struct KernelChunk {
   void Reset() {
     own_strings = StringTable();
     std::vector<Event>().swap(own_events);
-    std::vector<PipelineFields>().swap(own_pipes);
+    own_pipes = PipeStore();
     std::vector<double>().swap(own_overflow);
+    std::vector<int64_t>().swap(own_long_waits);
     issues.clear();
     strings = &own_strings;
     events = &own_events;
     pipes = &own_pipes;
     overflow = &own_overflow;
+    long_waits = &own_long_waits;
     local_lines = false;
   }
   void Direct(StringTable& s, RankTable& t) {
@@ -202,6 +213,7 @@ struct KernelChunk {
     events = &t.events;
     pipes = &t.pipes;
     overflow = &t.pipe_overflow;
+    long_waits = &t.long_waits;
   }
 };
 
@@ -271,15 +283,13 @@ void ParseKernelRange(const KernelLayout& k, const Rules& rules, uint64_t begin,
   CsvReader reader = std::move(opened).value();
   const KernelColumns& c = k.columns;
   std::vector<Event>& events = *out.events;
-  std::vector<PipelineFields>& pipes = *out.pipes;
+  PipeStore& pipes = *out.pipes;
   std::vector<double>& overflow = *out.overflow;
+  std::vector<int64_t>& long_waits = *out.long_waits;
   if (reserve_rows > 0) {
     events.reserve(events.size() + reserve_rows);
     AdviseHugePages(events.data(), events.capacity() * sizeof(Event));
-    if (k.any_pipe) {
-      pipes.reserve(pipes.size() + reserve_rows);
-      AdviseHugePages(pipes.data(), pipes.capacity() * sizeof(PipelineFields));
-    }
+    if (k.any_pipe) ReservePipes(pipes, pipes.size() + reserve_rows);
   }
   std::unordered_map<uint64_t, OpType> op_cache;  // (core id, name id) -> op type
   StringTable& strings = *out.strings;
@@ -345,10 +355,9 @@ void ParseKernelRange(const KernelLayout& k, const Rules& rules, uint64_t begin,
     }
     if (c.wait) {
       auto w = ParseUsToNs(rec.Field(*c.wait));
-      e.wait_ns = w ? *w : -1;
+      e.wait = w ? PackWait(*w, long_waits) : kNoWait;
     }
     if (c.block) e.block_dim = IntOr(rec.Field(*c.block), -1);
-    if (c.mix_block) e.mix_block_dim = IntOr(rec.Field(*c.mix_block), -1);
     if (c.stream) e.stream_id = IntOr(rec.Field(*c.stream), -1);
     if (c.task) e.task_id = IntOr(rec.Field(*c.task), -1);
     if (c.in_shapes) e.input_shapes = in_shapes.Intern(ShapeText(rec.Field(*c.in_shapes)), strings);
@@ -369,10 +378,7 @@ void ParseKernelRange(const KernelLayout& k, const Rules& rules, uint64_t begin,
         pf.op_state = ParseOpState(rec.Field(*c.op_state));
         have |= pf.op_state != OpState::kUnknown;
       }
-      if (have) {
-        e.pipe = static_cast<uint32_t>(pipes.size());
-        pipes.push_back(pf);
-      }
+      if (have) e.pipe = pipes.Add(pf);
     }
     events.push_back(e);
   }
@@ -390,15 +396,13 @@ void MergeChunk(KernelChunk& c, uint64_t line_shift, const std::string& path, St
              i.count);
   if (!c.owns()) return;  // already in the table
   const std::vector<uint32_t> ids = MergeStrings(c.own_strings, strings);
-  const uint32_t pipe_base = static_cast<uint32_t>(table.pipes.size());
-  for (PipelineFields& p : c.own_pipes) {
-    for (uint32_t& v : p.packed) v = RepackDecimal(v, c.own_overflow, table.pipe_overflow);
-    table.pipes.push_back(p);
-  }
+  const uint32_t pipe_base = table.pipes.Append(
+      c.own_pipes, [&](uint32_t v) { return RepackDecimal(v, c.own_overflow, table.pipe_overflow); });
   for (Event& e : c.own_events) {
     RemapStrings(e, ids);
     e.row = static_cast<uint32_t>(e.row + line_shift);
     if (e.pipe != kNone32) e.pipe += pipe_base;
+    e.wait = RepackWait(e.wait, c.own_long_waits, table.long_waits);
     table.events.push_back(e);
   }
 }
@@ -490,10 +494,7 @@ Status ReadKernelCsv(const std::filesystem::path& path, const Rules& rules, Stri
   auto rows_in = [&](uint64_t n) { return static_cast<size_t>(double(n) / line_bytes * 1.05) + 64; };
   table.events.reserve(table.events.size() + rows_in(bytes));
   AdviseHugePages(table.events.data(), table.events.capacity() * sizeof(Event));
-  if (k.any_pipe) {
-    table.pipes.reserve(table.pipes.size() + rows_in(bytes));
-    AdviseHugePages(table.pipes.data(), table.pipes.capacity() * sizeof(PipelineFields));
-  }
+  if (k.any_pipe) ReservePipes(table.pipes, table.pipes.size() + rows_in(bytes));
   std::vector<KernelChunk> chunks(ranges);
   chunks[0].Direct(strings, table);
   // Ranges are merged into the rank's table in file order as soon as they and every range
@@ -502,7 +503,7 @@ Status ReadKernelCsv(const std::filesystem::path& path, const Rules& rules, Stri
   std::mutex merge_mutex;
   // The tables of merged ranges, emptied, for ranges that start later: their rows then land in
   // pages already touched (the kernel zeroes every fresh page first: a sixth of the CPU here).
-  std::vector<std::pair<std::vector<Event>, std::vector<PipelineFields>>> spare;
+  std::vector<std::pair<std::vector<Event>, PipeStore>> spare;
   std::vector<uint8_t> parsed(ranges, 0);
   size_t started = 0;  // ParallelFor hands ranges out in order: 0 .. started - 1 have begun
   size_t merged = 0;
@@ -528,7 +529,7 @@ Status ReadKernelCsv(const std::filesystem::path& path, const Rules& rules, Stri
       MergeChunk(ch, shift, path.string(), strings, table, issues);
       if (ch.owns() && spare.size() < ranges - started) {  // only for a range yet to start
         ch.own_events.clear();
-        ch.own_pipes.clear();
+        ch.own_pipes.Clear();
         spare.emplace_back(std::move(ch.own_events), std::move(ch.own_pipes));
       }
       ch.Reset();

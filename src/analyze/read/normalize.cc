@@ -50,7 +50,7 @@ void EventsFromCommunication(const std::filesystem::path& path, StringTable& str
     Event e;
     e.start_ns = op.start_ns;
     e.dur_ns = static_cast<int64_t>(std::llround(op.elapse_ms * 1e6));
-    e.wait_ns = IsMissing(op.wait_ms) ? -1 : static_cast<int64_t>(std::llround(op.wait_ms * 1e6));
+    e.wait = IsMissing(op.wait_ms) ? kNoWait : PackWait(std::llround(op.wait_ms * 1e6), t.long_waits);
     e.name = strings.Intern(op.name);
     e.core = strings.Intern("HCCL");
     e.op_type = OpType::kCommunication;
@@ -195,11 +195,11 @@ std::vector<RankTable> SplitDevices(RankTable t) {
   for (Event& e : t.events) {
     RankTable& part = out[devices[e.device]];
     if (e.pipe != kNone32) {
-      PipelineFields p = t.pipes[e.pipe];
+      PipelineFields p = t.pipes.Wide(e.pipe);
       for (uint32_t& v : p.packed) v = RepackDecimal(v, t.pipe_overflow, part.pipe_overflow);
-      part.pipes.push_back(p);
-      e.pipe = static_cast<uint32_t>(part.pipes.size() - 1);
+      e.pipe = part.pipes.Add(p);
     }
+    e.wait = RepackWait(e.wait, t.long_waits, part.long_waits);
     if (part.base_ns < 0) part.base_ns = e.start_ns;  // events are sorted: the first is the earliest
     part.events.push_back(e);
   }

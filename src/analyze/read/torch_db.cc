@@ -259,15 +259,15 @@ Status ReadTorchDb(const std::filesystem::path& path, const Rules& rules, String
   table.files.push_back({path.string(), "TASK"});
   std::set<std::string> cols = db.Columns("COMPUTE_TASK_INFO");
   std::string block = cols.count("blockNum") ? "c.blockNum" : cols.count("blockDim") ? "c.blockDim" : "NULL";
-  std::string mix = cols.count("mixBlockNum") ? "c.mixBlockNum" : cols.count("mixBlockDim") ? "c.mixBlockDim" : "NULL";
   // waitNs (Level1+ exports) is the text export's Wait Time; TASK.taskType (KERNEL_AICORE,
   // KERNEL_AIVEC, MIX_AIV, ...) stands in for the core where COMPUTE_TASK_INFO.taskType is N/A
   // (Level0), so the op type comes out as aic/aiv/mix_cv instead of unknown.
   std::string wait = cols.count("waitNs") ? "c.waitNs" : "NULL";
   std::string task_type = db.Columns("TASK").count("taskType") ? "t.taskType" : "NULL";
+  // Column 9 stands where the mix block dim was: no output reads it (Event does not keep it).
   std::string sql =
-      "SELECT t.rowid, t.startNs, t.endNs, t.streamId, t.taskId, c.name, c.opType, c.taskType, " + block + ", " +
-      mix + ", c.inputShapes, c.outputShapes, c.inputDataTypes, t.globalTaskId, " + wait + ", " + task_type +
+      "SELECT t.rowid, t.startNs, t.endNs, t.streamId, t.taskId, c.name, c.opType, c.taskType, " + block +
+      ", NULL, c.inputShapes, c.outputShapes, c.inputDataTypes, t.globalTaskId, " + wait + ", " + task_type +
       " FROM COMPUTE_TASK_INFO c JOIN TASK t ON t.globalTaskId = c.globalTaskId";
   std::unordered_map<uint64_t, OpType> op_cache;
   auto classify = [&](uint32_t core, uint32_t name) {
@@ -312,20 +312,19 @@ Status ReadTorchDb(const std::filesystem::path& path, const Rules& rules, String
     e.type = str(st, 6);
     e.core = str(st, 7);
     if (e.core == 0) e.core = str(st, 15);
-    int64_t b = Int(st, 8), m = Int(st, 9);
+    int64_t b = Int(st, 8);
     e.block_dim = b >= 0 && b <= INT32_MAX ? static_cast<int32_t>(b) : -1;
-    e.mix_block_dim = m >= 0 && m <= INT32_MAX ? static_cast<int32_t>(m) : -1;
     e.input_shapes = shape(st, 10);
     e.output_shapes = shape(st, 11);
     e.input_dtypes = str(st, 12);
     e.op_type = classify(e.core, e.name);
-    e.wait_ns = Int(st, 14);
+    e.wait = PackWait(Int(st, 14), table.long_waits);
     task_of_event.push_back({table.events.size(), sqlite3_column_int64(st, 13)});
     table.events.push_back(e);
   }));
   if (pmu_read.valid()) {
     OPTRACE_RETURN_IF_ERROR(pmu_read.get());
-    table.pipes.reserve(table.pipes.size() + task_of_event.size());
+    table.pipes.Reserve(table.pipes.size() + task_of_event.size(), kStoredPipeCount);
     // A table without overflow values yet (a db is read into a fresh one) takes the PMU thread's
     // as they are: the packed fields keep their slots, and the values are not copied into a
     // second vector (35 MB each on a 198 MB db).
@@ -336,8 +335,7 @@ Status ReadTorchDb(const std::filesystem::path& path, const Rules& rules, String
         PipelineFields f = *p;
         if (!adopt)
           for (uint32_t& v : f.packed) v = RepackDecimal(v, pmu_overflow, table.pipe_overflow);
-        table.events[index].pipe = static_cast<uint32_t>(table.pipes.size());
-        table.pipes.push_back(f);
+        table.events[index].pipe = table.pipes.Add(f);
       }
   }
   std::vector<std::pair<size_t, int64_t>>().swap(task_of_event);

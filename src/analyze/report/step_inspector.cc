@@ -185,7 +185,7 @@ Json BuildStepInspector(const AnalysisResult& r, const Efficiency* eff, const Th
       ev.reserve(size_t(s.events.size()) * 48);
       for (uint32_t k = s.events.first; k < last; ++k) {
         const Event& e = table.events[k];
-        const PipelineFields* p = table.PipeOf(e);
+        const std::optional<PipeView> p = table.PipeOf(e);
         PipeSums sums = EmptyPipeSums();
         AddPipe(sums, table, p);
         const std::string_view bound = ComputeBoundNames(e.op_type, sums, t).bound_family;

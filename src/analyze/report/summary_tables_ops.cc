@@ -125,7 +125,7 @@ void WriteEventIndexCsv(const AnalysisResult& r, std::ostream& out) {
       one.rows[0] = {I(rank.rank), I(static_cast<int64_t>(i)),
                      e.file < rank.files.size() ? S(rank.files[e.file].path) : Cell(), I(e.row), S(r.Str(e.name)),
                      S(r.Str(e.type)), S(OpTypeName(e.op_type)), S(r.Str(e.core)), KnownI(e.step_id),
-                     D(NsToUs(e.start_ns)), D(NsToUs(e.dur_ns)), e.wait_ns < 0 ? Cell() : D(NsToUs(e.wait_ns)),
+                     D(NsToUs(e.start_ns)), D(NsToUs(e.dur_ns)), rank.WaitNs(e) < 0 ? Cell() : D(NsToUs(rank.WaitNs(e))),
                      KnownI(e.stream_id), KnownI(e.task_id), KnownI(e.block_dim), S(r.Str(e.input_shapes))};
       WriteCsvRows(one, out);
     }

@@ -42,7 +42,7 @@ BoundNames ComputeBoundNames(OpType op_type, const PipeSums& sums, const Thresho
 
 // Adds the kept pipeline fields of one event (nullptr: none) of `table` to sums (NaN sums become
 // numbers on their first value).
-void AddPipe(PipeSums& sums, const RankTable& table, const PipelineFields* p);
+void AddPipe(PipeSums& sums, const RankTable& table, const std::optional<PipeView>& p);
 PipeSums EmptyPipeSums();
 // Adds one set of sums to another (a NaN in `from` adds nothing; a NaN in `into` takes the value).
 void AddPipeSums(PipeSums& into, const PipeSums& from);

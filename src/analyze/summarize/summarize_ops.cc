@@ -21,10 +21,10 @@ PipeSums EmptyPipeSums() {
   return s;
 }
 
-void AddPipe(PipeSums& sums, const RankTable& table, const PipelineFields* p) {
+void AddPipe(PipeSums& sums, const RankTable& table, const std::optional<PipeView>& p) {
   if (!p) return;
   for (int i = 0; i < kStoredPipeCount; ++i) {
-    if (p->packed[i] == kPackedMissing) continue;
+    if (!p->Has(i)) continue;
     double v = table.PipeValue(*p, i);
     if (std::isnan(v)) continue;
     sums[i] = std::isnan(sums[i]) ? v : sums[i] + v;
@@ -206,15 +206,15 @@ void OperatorSummaries(AnalysisResult& res, const Rules& rules, int threads) {
         if (owner[g] != share) continue;
         Acc& a = accs[g].second;
         durs[slice[g] + a.durs_filled++] = e.dur_ns;
-        const PipelineFields* p = t.PipeOf(e);
+        const std::optional<PipeView> p = t.PipeOf(e);
         AddPipe(a.sums, t, p);
         const bool pipe_data = p && p->AnyPipe();
         a.pipe_events += pipe_data ? 1 : 0;
-        if (p && p->op_state == OpState::kDynamic) {
+        if (p && p->op_state() == OpState::kDynamic) {
           ++a.dynamic_calls;
           a.dynamic_us += double(e.dur_ns) / 1000.0;
         }
-        if (p && p->op_state == OpState::kStatic) {
+        if (p && p->op_state() == OpState::kStatic) {
           ++a.static_calls;
           a.static_us += double(e.dur_ns) / 1000.0;
         }

@@ -73,8 +73,7 @@ inline AnalysisResult MakeReportFixture() {
           t.SetPipe(pipe, Pipe::kAicoreTime, e.dur_ns / 1e3 * 0.9);
           t.SetPipe(pipe, Pipe::kAicMacTime, e.dur_ns / 1e3 * 0.6);
           t.SetPipe(pipe, Pipe::kAicMte2Time, e.dur_ns / 1e3 * 0.3);
-          e.pipe = static_cast<uint32_t>(t.pipes.size());
-          t.pipes.push_back(pipe);
+          e.pipe = t.pipes.Add(pipe);
         }
         t.events.push_back(e);
       }

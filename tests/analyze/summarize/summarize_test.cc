@@ -96,7 +96,7 @@ PipeSums Sums(std::initializer_list<std::pair<Pipe, double>> v) {
   RankTable t;
   PipelineFields f;
   for (auto [p, x] : v) t.SetPipe(f, p, x);
-  AddPipe(s, t, &f);
+  AddPipe(s, t, t.pipes.View(t.pipes.Add(f)));
   return s;
 }
 
