@@ -70,9 +70,9 @@ struct PipelineFields {
 };
 
 // One stored row. Real exports write 0.0 for the stages a kernel does not run (an AIV kernel's six
-// AIC fields): about 5 of the 11 kept fields carry a value, so a row
-// keeps two masks and only the nonzero values (in field order, from `first` in PipeStore's
-// values). 8 bytes plus 4 a value, where the wide row is 48.
+// AIC fields): about 5 of the 11 kept fields carry a value, so a row keeps two masks and only the
+// nonzero values (in field order, from `first` in PipeStore's values). 8 bytes plus 4 a value,
+// where the wide row is 48.
 struct PipeRow {
   uint32_t first = 0;  // index of the row's first value
   uint32_t bits = 0;   // [0, 14): field has a value stored; [14, 28): field missing; [28, 30): OpState
