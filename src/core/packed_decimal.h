@@ -39,6 +39,10 @@ inline double UnpackDecimal(uint32_t bits, const std::vector<double>& overflow) 
 }
 
 inline bool IsPackedOverflow(uint32_t bits) { return (bits >> 28) == packed_decimal_detail::kOverflowTag; }
+// Whether `bits` is a packed zero: m = 0 with any number k of decimals, every one +0.0.
+inline bool IsPackedZero(uint32_t bits) {
+  return (bits >> 28) < packed_decimal_detail::kOverflowTag && (bits & (packed_decimal_detail::kMantissaLimit - 1)) == 0;
+}
 inline uint32_t PackedOverflowIndex(uint32_t bits) { return bits & (packed_decimal_detail::kMantissaLimit - 1); }
 
 // Packs a value that is already a double (a db column): exact when some m * 10^-k equals it,

@@ -109,9 +109,6 @@ class PipeView {
 // A rank's pipeline rows: Event::pipe indexes them.
 class PipeStore {
  public:
-  // m * 10^-k with m = 0 (k < 14): +0.0 whatever k is.
-  static bool IsPackedZero(uint32_t v) { return (v >> 28) < 14u && (v & ((1u << 28) - 1)) == 0; }
-
   // Stores `f` and returns its row index. A packed zero (any number of decimals) is not stored:
   // every one unpacks to +0.0. An overflow value is stored (its double may be -0.0).
   uint32_t Add(const PipelineFields& f) {

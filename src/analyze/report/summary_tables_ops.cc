@@ -122,10 +122,11 @@ void WriteEventIndexCsv(const AnalysisResult& r, std::ostream& out) {
   for (const RankTable& rank : r.ranks) {
     for (size_t i = 0; i < rank.events.size(); ++i) {
       const Event& e = rank.events[i];
+      const int64_t wait_ns = rank.WaitNs(e);
       one.rows[0] = {I(rank.rank), I(static_cast<int64_t>(i)),
                      e.file < rank.files.size() ? S(rank.files[e.file].path) : Cell(), I(e.row), S(r.Str(e.name)),
                      S(r.Str(e.type)), S(OpTypeName(e.op_type)), S(r.Str(e.core)), KnownI(e.step_id),
-                     D(NsToUs(e.start_ns)), D(NsToUs(e.dur_ns)), rank.WaitNs(e) < 0 ? Cell() : D(NsToUs(rank.WaitNs(e))),
+                     D(NsToUs(e.start_ns)), D(NsToUs(e.dur_ns)), wait_ns < 0 ? Cell() : D(NsToUs(wait_ns)),
                      KnownI(e.stream_id), KnownI(e.task_id), KnownI(e.block_dim), S(r.Str(e.input_shapes))};
       WriteCsvRows(one, out);
     }

@@ -66,7 +66,7 @@ TEST(PipeStoreTest, WideGivesBackTheRowAsAdded) {
   s.Add(a);
   const uint32_t rb = s.Add(b);
   for (int i = 0; i < kStoredPipeCount; ++i) {
-    const uint32_t want = PipeStore::IsPackedZero(a.packed[i]) ? 0u : a.packed[i];
+    const uint32_t want = IsPackedZero(a.packed[i]) ? 0u : a.packed[i];
     EXPECT_EQ(s.Wide(0).packed[i], want) << i;
     EXPECT_EQ(s.Wide(rb).packed[i], b.packed[i]) << i;
   }
