@@ -82,6 +82,15 @@ inline constexpr uint32_t kPipeMaskBits = 14;
 inline constexpr uint32_t kPipeFieldMask = (1u << kPipeMaskBits) - 1;
 inline constexpr uint32_t kPipeAllFields = (1u << kStoredPipeCount) - 1;
 
+// Set bits of a row mask (14 bits), inline: __builtin_popcount is a call into libgcc on baseline
+// x86-64 (no POPCNT), and every read of a stored value counts the fields before it.
+inline uint32_t PipeMaskCount(uint32_t m) {
+  m = m - ((m >> 1) & 0x5555u);
+  m = (m & 0x3333u) + ((m >> 2) & 0x3333u);
+  m = (m + (m >> 4)) & 0x0f0fu;
+  return (m + (m >> 8)) & 0x1fu;
+}
+
 // A stored row as the wide row's accessors read it. Cheap to copy; valid while its store is
 // unchanged.
 class PipeView {
@@ -91,13 +100,24 @@ class PipeView {
   // Whether any pipeline field is present (a row may carry only the OP State).
   bool AnyPipe() const { return Missing() != kPipeAllFields; }
   OpState op_state() const { return static_cast<OpState>((bits_ >> (2 * kPipeMaskBits)) & 3u); }
+  // Calls f(field, packed bits) for each present field in field order: a packed zero where no
+  // value is stored. One pass over the row, where Packed() per field counts the mask each time.
+  template <typename F>
+  void ForEachPresent(F&& f) const {
+    const uint32_t valued = bits_ & kPipeFieldMask;
+    const uint32_t* next = values_;
+    for (uint32_t present = ~Missing() & kPipeAllFields; present; present &= present - 1) {
+      const int field = __builtin_ctz(present);  // bsf: an instruction on every x86-64
+      f(field, (valued >> field) & 1u ? *next++ : 0u);
+    }
+  }
   // The field's packed bits: kPackedMissing, a packed zero, or the stored value.
   uint32_t Packed(int field) const {
     const uint32_t bit = 1u << field;
     if (Missing() & bit) return kPackedMissing;
     const uint32_t valued = bits_ & kPipeFieldMask;
     if (!(valued & bit)) return 0;  // mantissa 0, no decimals: +0.0, as every packed zero reads
-    return values_[__builtin_popcount(valued & (bit - 1))];
+    return values_[PipeMaskCount(valued & (bit - 1))];
   }
 
  private:

@@ -498,7 +498,7 @@ Status CheckDecoded(Stage stage, const AnalysisResult& r, const std::string& pat
         const uint32_t valued = p.bits & kPipeFieldMask, missing = (p.bits >> kPipeMaskBits) & kPipeFieldMask;
         if ((p.bits >> (2 * kPipeMaskBits)) > static_cast<unsigned>(OpState::kStatic))
           return bad(fmt::format("rank {} pipeline row {}: OP State", t.rank, i));
-        const uint32_t count = static_cast<uint32_t>(__builtin_popcount(valued));
+        const uint32_t count = PipeMaskCount(valued);
         if (((valued | missing) & ~kPipeAllFields) != 0 || (valued & missing) != 0 || p.first > values.size() ||
             count > values.size() - p.first)
           return bad(fmt::format("rank {} pipeline row {}: fields", t.rank, i));

@@ -208,10 +208,12 @@ Json BuildStepInspector(const AnalysisResult& r, const Efficiency* eff, const Th
                        bounds.Of(bound, [&] { return Json(std::string(bound)); }));
         // Sparse (field index, us) pairs of the non-zero fields after the 12 fields: an event uses
         // a few of the 11 stages.
-        for (int f = 0; p && f < kStoredPipeCount; ++f) {
-          const double v = p->Has(f) ? table.PipeValue(*p, f) : kMissing;
-          if (!std::isfinite(v) || v == 0) continue;
-          fmt::format_to(std::back_inserter(ev), ",{},{}", f, std::round(v * 1e3) / 1e3);  // ns, as exported
+        if (p) {
+          p->ForEachPresent([&](int f, uint32_t packed) {
+            const double v = UnpackDecimal(packed, table.pipe_overflow);
+            if (!std::isfinite(v) || v == 0) return;
+            fmt::format_to(std::back_inserter(ev), ",{},{}", f, std::round(v * 1e3) / 1e3);  // ns, as exported
+          });
         }
       }
       ev.shrink_to_fit();  // the page text is what stays in memory until report.html is written

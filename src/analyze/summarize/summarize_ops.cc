@@ -23,12 +23,11 @@ PipeSums EmptyPipeSums() {
 
 void AddPipe(PipeSums& sums, const RankTable& table, const std::optional<PipeView>& p) {
   if (!p) return;
-  for (int i = 0; i < kStoredPipeCount; ++i) {
-    if (!p->Has(i)) continue;
-    double v = table.PipeValue(*p, i);
-    if (std::isnan(v)) continue;
+  p->ForEachPresent([&](int i, uint32_t packed) {
+    const double v = UnpackDecimal(packed, table.pipe_overflow);
+    if (std::isnan(v)) return;
     sums[i] = std::isnan(sums[i]) ? v : sums[i] + v;
-  }
+  });
 }
 
 void AddPipeSums(PipeSums& into, const PipeSums& from) {

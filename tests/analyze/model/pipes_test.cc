@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <utility>
+#include <vector>
 
 #include "analyze/model/events.h"
 
@@ -86,6 +88,33 @@ TEST(PipeStoreTest, AppendMovesRowsAndRemapsTheirValues) {
   EXPECT_EQ(UnpackDecimal(v.Packed(2), to_overflow), -4.75);
   EXPECT_EQ(UnpackDecimal(v.Packed(3), to_overflow), 8.125);
   EXPECT_EQ(to_overflow.size(), 3u);
+}
+
+TEST(PipeViewTest, ForEachPresentVisitsThePresentFieldsWithWhatPackedReads) {
+  // Every pattern of missing / zero / valued over the kept fields (3^11 rows).
+  RankTable t;
+  const uint32_t value = PackDecimalText("1.5", t.pipe_overflow);
+  int rows = 1;
+  for (int i = 0; i < kStoredPipeCount; ++i) rows *= 3;
+  for (int code = 0; code < rows; ++code) {
+    PipelineFields f;
+    for (int i = 0, c = code; i < kStoredPipeCount; ++i, c /= 3)
+      f.packed[i] = c % 3 == 0 ? kPackedMissing : c % 3 == 1 ? 0u : value + uint32_t(i);
+    const PipeView v = t.pipes.View(t.pipes.Add(f));
+    std::vector<std::pair<int, uint32_t>> seen, want;
+    v.ForEachPresent([&](int field, uint32_t packed) { seen.emplace_back(field, packed); });
+    for (int i = 0; i < kStoredPipeCount; ++i)
+      if (v.Has(i)) want.emplace_back(i, v.Packed(i));
+    ASSERT_EQ(seen, want) << code;
+  }
+}
+
+TEST(PipeMaskCountTest, CountsTheSetBitsOfEveryRowMask) {
+  for (uint32_t m = 0; m <= kPipeFieldMask; ++m) {
+    uint32_t n = 0;
+    for (uint32_t x = m; x; x &= x - 1) ++n;
+    ASSERT_EQ(PipeMaskCount(m), n) << m;
+  }
 }
 
 }  // namespace
