@@ -67,12 +67,33 @@ std::string JsonForScript(const nlohmann::json& view) {
   return out.str();
 }
 
-void RenderHtml(const nlohmann::json& view, std::ostream& out) {
+void RenderHtml(const nlohmann::json& view, std::ostream& out, const InspectorText& inspector) {
   std::string_view tpl = ReportTemplateHtml();
   size_t at = tpl.find(kPlaceholder);
   out << tpl.substr(0, at);
   if (at == std::string_view::npos) return;  // cannot happen: the template test pins the marker
-  WriteScriptSafe(view, out);
+  if (!inspector || !view.is_object() || !view.contains("inspector")) {
+    WriteScriptSafe(view, out);
+  } else {
+    // The top-level object by hand, as the serializer writes one ('{', "key":value pairs in the
+    // object's key order, ',' between, '}'), with the inspector's text in its place.
+    auto adapter = std::make_shared<ScriptSafeOutput>(out);
+    nlohmann::detail::serializer<nlohmann::json> serializer(adapter, ' ', nlohmann::json::error_handler_t::replace);
+    adapter->write_character('{');
+    bool first = true;
+    for (auto it = view.begin(); it != view.end(); ++it) {
+      if (!first) adapter->write_character(',');
+      first = false;
+      serializer.dump(nlohmann::json(it.key()), false, false, 0);
+      adapter->write_character(':');
+      if (it.key() == "inspector")
+        inspector([&](std::string_view text) { adapter->write_characters(text.data(), text.size()); });
+      else
+        serializer.dump(it.value(), false, false, 0);
+    }
+    adapter->write_character('}');
+    adapter->Flush();
+  }
   out << tpl.substr(at + kPlaceholder.size());
 }
 

@@ -12,6 +12,7 @@
 // test can check it.
 #pragma once
 
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
@@ -25,6 +26,11 @@ std::string_view ReportTemplateHtml();
 // JSON text safe inside a <script> element: '<', '>' and '&' become \u escapes.
 std::string JsonForScript(const nlohmann::json& view);
 
-void RenderHtml(const nlohmann::json& view, std::ostream& out);
+// Writes the JSON text of the view's top-level "inspector" value to `text`, a piece at a time.
+using InspectorText = std::function<void(const std::function<void(std::string_view)>& text)>;
+
+// `inspector`, when set, writes the value of the view's "inspector" key (the view holds a null
+// there, ReportContext::stream_inspector): the page is written as if the view held it.
+void RenderHtml(const nlohmann::json& view, std::ostream& out, const InspectorText& inspector = {});
 
 }  // namespace optrace::analyze::report

@@ -32,9 +32,9 @@ struct ReportContext {
   const Efficiency* efficiency = nullptr;
   const Rules* rules = nullptr;
   const KernelFocus* kernel_focus = nullptr;  // --kernel NAME, when given
-  // Where the page's step inspector comes from when WriteReport builds it on its second thread
-  // (called once, when the page reaches it). Unset: the page builds it.
-  std::function<nlohmann::json()> inspector;
+  // BuildReportView leaves the view's "inspector" null: RenderHtml writes it into the page as it
+  // is made (WriteReport). Unset: the view holds the whole inspector.
+  bool stream_inspector = false;
 };
 
 }  // namespace optrace::analyze::report

@@ -313,7 +313,7 @@ Json BuildView(const AnalysisResult& r, const Kpis& kpis, const std::vector<Tabl
               {"kpis", KpiList(kpis)},
               {"findings", std::move(findings)},
               {"timeline", {{"origin_unix_ns", origin}, {"ranks", std::move(lanes)}}},
-              {"inspector", ctx.inspector ? ctx.inspector() : BuildInspector(r, ctx)},
+              {"inspector", ctx.stream_inspector ? Json() : BuildInspector(r, ctx)},
               {"roofline", RooflineJson(r, ctx.efficiency)},
               {"memory", MemoryJson(r)},
               {"tables", std::move(table_list)}};
@@ -324,6 +324,11 @@ Json BuildView(const AnalysisResult& r, const Kpis& kpis, const std::vector<Tabl
 Json BuildInspector(const AnalysisResult& r, const ReportContext& ctx) {
   return BuildStepInspector(r, ctx.efficiency, ctx.rules ? ctx.rules->thresholds : Thresholds{},
                             ctx.mode == "full" ? kInspectorMaxEvents : kInspectorMaxEventsFast);
+}
+
+void WriteInspector(const AnalysisResult& r, const ReportContext& ctx, const std::function<void(std::string_view)>& out) {
+  WriteStepInspector(r, ctx.efficiency, ctx.rules ? ctx.rules->thresholds : Thresholds{},
+                     ctx.mode == "full" ? kInspectorMaxEvents : kInspectorMaxEventsFast, out);
 }
 
 Json BuildReportView(const AnalysisResult& r, const Kpis& kpis, const std::vector<Table>& tables,

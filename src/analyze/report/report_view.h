@@ -10,7 +10,9 @@
 // step start over all ranks (absolute clocks: ranks of one run share the Unix-epoch clock).
 #pragma once
 
+#include <functional>
 #include <nlohmann/json.hpp>
+#include <string_view>
 #include <vector>
 
 #include "analyze/model/model.h"
@@ -30,8 +32,12 @@ void TrimToViewRows(Table& table, size_t max_rows);
 nlohmann::json BuildReportView(const AnalysisResult& result, const Kpis& kpis, const std::vector<Table>& tables,
                                const ReportContext& context, size_t max_table_rows);
 // The page's step inspector for this context (its mode's event cap, its rules' thresholds):
-// what BuildReportView embeds when context.inspector is unset.
+// what BuildReportView embeds unless context.stream_inspector is set.
 nlohmann::json BuildInspector(const AnalysisResult& result, const ReportContext& context);
+// The same, as JSON text handed to `out` a piece at a time (what RenderHtml streams into the page
+// when context.stream_inspector is set).
+void WriteInspector(const AnalysisResult& result, const ReportContext& context,
+                    const std::function<void(std::string_view)>& out);
 // The same page from tables nothing needs afterwards: each table's rows are released as soon as
 // they are in the view, so the cells and their JSON are never both held whole (the report
 // stage's memory peak).

@@ -126,32 +126,14 @@ Result<ReportResult> WriteReport(const AnalysisResult& r, const ReportOptions& o
     OPTRACE_ASSIGN_OR_RETURN(builtin_rules, LoadRules(""));
     eff_opt.rules = &builtin_rules;
   }
-  // The efficiency model, then the page's step inspector (it reads the model's costs), read only
-  // the result: with a second thread they are built while the summary tables, the efficiency
-  // tables and the documents before the page are built and written; the page takes the
-  // inspector over when it reaches it. One thread: the model now, the inspector in the page.
-  ReportContext inspector_ctx;
-  inspector_ctx.mode = opt.full ? "full" : "fast";
-  inspector_ctx.efficiency = &out.efficiency;
-  inspector_ctx.rules = eff_opt.rules;
-  std::promise<void> efficiency_promise;
-  std::future<void> efficiency_ready = efficiency_promise.get_future();
-  std::future<nlohmann::json> inspector;
-  if (opt.threads > 1) {
-    inspector = std::async(std::launch::async, [&]() -> nlohmann::json {
-      try {
-        out.efficiency = ComputeEfficiency(r, eff_opt);
-      } catch (...) {
-        efficiency_promise.set_exception(std::current_exception());
-        return nullptr;
-      }
-      efficiency_promise.set_value();
-      return BuildInspector(r, inspector_ctx);
-    });
-  } else {
+  // The efficiency model reads only the result: with a second thread it is built while the
+  // summary tables are built and written. The page's step inspector (it reads the model's costs)
+  // is written into report.html as it is made, a step at a time (RenderHtml), never held whole.
+  std::future<void> efficiency_done;
+  if (opt.threads > 1)
+    efficiency_done = std::async(std::launch::async, [&] { out.efficiency = ComputeEfficiency(r, eff_opt); });
+  else
     out.efficiency = ComputeEfficiency(r, eff_opt);
-    efficiency_promise.set_value();
-  }
   size_t html_rows = opt.html_table_rows ? opt.html_table_rows : (opt.full ? 20000 : 2000);
   auto emit = [&](const std::string& key, const std::string& file, std::optional<uint64_t> rows,
                   const std::function<void(std::ostream&)>& fill) -> Status {
@@ -173,7 +155,7 @@ Result<ReportResult> WriteReport(const AnalysisResult& r, const ReportOptions& o
     tables.push_back(std::move(t));
   };
   BuildSummaryTables(r, opt.full, take);
-  efficiency_ready.get();  // rethrows what the model's thread threw
+  if (efficiency_done.valid()) efficiency_done.get();  // rethrows what the model's thread threw
   for (Table& t : EfficiencyTables(r, out.efficiency)) take(std::move(t));
   if (opt.kernel_focus)
     for (Table& t : KernelFocusTables(r, *opt.kernel_focus)) take(std::move(t));
@@ -186,7 +168,7 @@ Result<ReportResult> WriteReport(const AnalysisResult& r, const ReportOptions& o
   ctx.efficiency = &out.efficiency;
   ctx.rules = eff_opt.rules;
   ctx.kernel_focus = opt.kernel_focus ? &*opt.kernel_focus : nullptr;
-  if (inspector.valid()) ctx.inspector = [&] { return inspector.get(); };
+  ctx.stream_inspector = true;
   ctx.artifacts = {{"report_md", "report.md", "the human report (sections of seed 002)"},
                    {"analysis_summary_json", "analysis_summary.json", "compact conclusions for agents and scripts"},
                    {"diagnosis_findings_json", "diagnosis_findings.json", "every finding with its numbers and evidence"},
@@ -227,7 +209,7 @@ Result<ReportResult> WriteReport(const AnalysisResult& r, const ReportOptions& o
     // Fast mode needs the tables no more after the page (full mode writes report.xlsx from them).
     RenderHtml(opt.full ? BuildReportView(r, out.kpis, tables, ctx, html_rows)
                         : BuildReportView(r, out.kpis, std::move(tables), ctx, html_rows),
-               os);
+               os, [&](const std::function<void(std::string_view)>& text) { WriteInspector(r, ctx, text); });
   }));
   // The manifest lists artifacts in the map's order (the documents first), whatever order they
   // were written in.

@@ -23,6 +23,8 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
+#include <string_view>
 #include <nlohmann/json.hpp>
 
 #include "analyze/model/model.h"
@@ -40,5 +42,11 @@ inline constexpr size_t kInspectorMaxEventsFast = 20000;
 
 nlohmann::json BuildStepInspector(const AnalysisResult& r, const Efficiency* eff, const Thresholds& t,
                                   size_t max_events = kInspectorMaxEvents);
+
+// The same inspector as compact JSON text (what nlohmann's dump writes for BuildStepInspector's
+// value, byte for byte), handed to `out` a piece at a time: report.html streams it, so only one
+// step's event text is held at once (20k events are ~2 MB of text, 60k ~7 MB).
+void WriteStepInspector(const AnalysisResult& r, const Efficiency* eff, const Thresholds& t, size_t max_events,
+                        const std::function<void(std::string_view)>& out);
 
 }  // namespace optrace::analyze::report

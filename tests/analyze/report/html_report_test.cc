@@ -38,6 +38,21 @@ TEST(HtmlReportTest, PageIsSelfContained) {
     EXPECT_EQ(html.find(remote), std::string::npos) << remote;
 }
 
+TEST(HtmlReportTest, StreamedInspectorWritesTheSamePageAsAHeldOne) {
+  AnalysisResult r = MakeReportFixture();
+  r.findings[0].summary = "</script> & <!--";
+  r.ranks[0].events[0].name = r.strings.Intern("</script>mm");
+  const std::string held = Html(View(r));
+  ReportContext ctx;
+  ctx.generator = "optrace test";
+  ctx.stream_inspector = true;
+  const nlohmann::json view = BuildReportView(r, ComputeKpis(r), BuildSummaryTables(r, false), ctx, 2000);
+  EXPECT_TRUE(view["inspector"].is_null());
+  std::ostringstream out;
+  RenderHtml(view, out, [&](const std::function<void(std::string_view)>& text) { WriteInspector(r, ctx, text); });
+  EXPECT_EQ(out.str(), held);
+}
+
 TEST(HtmlReportTest, ScriptEndingTextInDataCannotCloseTheDataElement) {
   AnalysisResult r = MakeReportFixture();
   r.findings[0].summary = "</script><script>alert(1)</script> & <!--";

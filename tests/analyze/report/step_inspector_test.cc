@@ -298,6 +298,40 @@ TEST(StepInspectorTest, CostsAndPeaksComeFromTheEfficiency) {
   EXPECT_EQ(insp["peaks"]["hbm_bandwidth_gbps"], 1600.0);
 }
 
+TEST(StepInspectorTest, StreamedTextIsTheCompactDumpOfItsValue) {
+  // What report.html streams must be, byte for byte, what the page's serializer wrote for the
+  // held inspector: keys in the object's order, no spaces, invalid UTF-8 replaced. Costs, peaks,
+  // a truncated step, a name with a stray byte and '<' (escaped later, by the page).
+  AnalysisResult r = MakeReportFixture();
+  r.ranks[0].events[1].name = r.strings.Intern(std::string("bad\xff</script>name"));
+  Efficiency eff;
+  OpCost c;
+  c.modelled = true;
+  c.family = "matmul";
+  c.compute_dtype = "bf16";
+  c.flops = 1e12 / 3;
+  c.bytes = 12345.5;
+  eff.costs.push_back(c);
+  const Event& mm = r.ranks[0].events[0];
+  eff.cost_index[{mm.type, mm.input_shapes, mm.output_shapes, mm.input_dtypes}] = 0;
+  HardwarePeaks hw;
+  hw.name = "TestNPU";
+  hw.cube_bf16_tflops = 300;
+  eff.hardware = hw;
+  for (size_t cap : {size_t{0}, size_t{5}, kInspectorMaxEventsFast}) {
+    std::string text;
+    size_t pieces = 0;
+    WriteStepInspector(r, &eff, Thresholds{}, cap, [&](std::string_view piece) {
+      text += piece;
+      ++pieces;
+    });
+    const Json value = Json::parse(text);
+    EXPECT_EQ(value.dump(-1, ' ', false, Json::error_handler_t::replace), text) << cap;
+    EXPECT_GT(pieces, 10u);  // written as it is made, not as one string
+    EXPECT_EQ(value["costs"].size(), cap ? 1u : 0u) << cap;
+  }
+}
+
 TEST(StepInspectorTest, RanksWithoutADeviceTimelineAreLeftOut) {
   AnalysisResult r = MakeReportFixture();
   r.ranks[1].event_source = "communication.json";
