@@ -52,11 +52,30 @@ class ScriptSafeOutput : public nlohmann::detail::output_adapter_protocol<char> 
 };
 
 // One line; error_handler::replace (core/json_text.h): a stray invalid UTF-8 byte in an operator
-// name must not abort the page.
-void WriteScriptSafe(const nlohmann::json& view, std::ostream& out) {
+// name must not abort the page. With `inspector`, the view's top-level object is written by hand,
+// as the serializer writes one ('{', "key":value pairs in the object's key order, ',' between,
+// '}'), and the inspector's text goes in place of the view's "inspector" value.
+void WriteScriptSafe(const nlohmann::json& view, std::ostream& out, const InspectorText& inspector = {}) {
   auto adapter = std::make_shared<ScriptSafeOutput>(out);
   nlohmann::detail::serializer<nlohmann::json> serializer(adapter, ' ', nlohmann::json::error_handler_t::replace);
-  serializer.dump(view, /*pretty_print=*/false, /*ensure_ascii=*/false, /*indent_step=*/0);
+  auto dump = [&](const nlohmann::json& v) {
+    serializer.dump(v, /*pretty_print=*/false, /*ensure_ascii=*/false, /*indent_step=*/0);
+  };
+  if (!inspector || !view.is_object() || !view.contains("inspector")) {
+    dump(view);
+  } else {
+    adapter->write_character('{');
+    for (auto it = view.begin(); it != view.end(); ++it) {
+      if (it != view.begin()) adapter->write_character(',');
+      dump(nlohmann::json(it.key()));
+      adapter->write_character(':');
+      if (it.key() == "inspector")
+        inspector([&](std::string_view text) { adapter->write_characters(text.data(), text.size()); });
+      else
+        dump(it.value());
+    }
+    adapter->write_character('}');
+  }
   adapter->Flush();
 }
 }  // namespace
@@ -72,28 +91,7 @@ void RenderHtml(const nlohmann::json& view, std::ostream& out, const InspectorTe
   size_t at = tpl.find(kPlaceholder);
   out << tpl.substr(0, at);
   if (at == std::string_view::npos) return;  // cannot happen: the template test pins the marker
-  if (!inspector || !view.is_object() || !view.contains("inspector")) {
-    WriteScriptSafe(view, out);
-  } else {
-    // The top-level object by hand, as the serializer writes one ('{', "key":value pairs in the
-    // object's key order, ',' between, '}'), with the inspector's text in its place.
-    auto adapter = std::make_shared<ScriptSafeOutput>(out);
-    nlohmann::detail::serializer<nlohmann::json> serializer(adapter, ' ', nlohmann::json::error_handler_t::replace);
-    adapter->write_character('{');
-    bool first = true;
-    for (auto it = view.begin(); it != view.end(); ++it) {
-      if (!first) adapter->write_character(',');
-      first = false;
-      serializer.dump(nlohmann::json(it.key()), false, false, 0);
-      adapter->write_character(':');
-      if (it.key() == "inspector")
-        inspector([&](std::string_view text) { adapter->write_characters(text.data(), text.size()); });
-      else
-        serializer.dump(it.value(), false, false, 0);
-    }
-    adapter->write_character('}');
-    adapter->Flush();
-  }
+  WriteScriptSafe(view, out, inspector);
   out << tpl.substr(at + kPlaceholder.size());
 }
 
