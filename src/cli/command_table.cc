@@ -13,6 +13,7 @@ const std::vector<CommandInfo>& AllCommands() {
       {"hook", "install, verify or remove the scan step in a build script", RunHookCommand},
       {"plan", "propose trace points for an operator", RunPlanCommand},
       {"instrument", "insert (or remove) the trace points of a plan", RunInstrumentCommand},
+      {"headers", "write optrace's device API as one header into an operator tree", RunHeadersCommand},
       {"analyze", "analyze Ascend profiler output into summaries and findings", RunAnalyzeCommand},
       {"sweep", "analyze many profiling roots and write a rollup", RunSweepCommand},
       {"compare", "what changed between two runs of the same job, beyond noise", RunCompareCommand},

@@ -13,6 +13,7 @@ int RunLintCommand(const CommandArgs& args, CommandIo& io);
 int RunHookCommand(const CommandArgs& args, CommandIo& io);
 int RunPlanCommand(const CommandArgs& args, CommandIo& io);
 int RunInstrumentCommand(const CommandArgs& args, CommandIo& io);
+int RunHeadersCommand(const CommandArgs& args, CommandIo& io);
 int RunAnalyzeCommand(const CommandArgs& args, CommandIo& io);
 int RunSweepCommand(const CommandArgs& args, CommandIo& io);
 int RunCompareCommand(const CommandArgs& args, CommandIo& io);

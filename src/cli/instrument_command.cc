@@ -17,6 +17,53 @@
 #include "source/plan/plan.h"
 
 namespace optrace::cli {
+namespace {
+namespace fs = std::filesystem;
+
+// Puts `c` into effect (or undoes it): writes the new text, creates the placed header, or removes
+// it. The file must still hold what instrument read (an edit saved since, e.g. during a compile
+// check, is never overwritten).
+Status ApplyChange(const source::FileChange& c, bool undo) {
+  using Kind = source::FileChange::Kind;
+  const std::string& expected = undo ? c.after : c.before;
+  const bool absent_expected = undo ? c.kind == Kind::kRemove : c.kind == Kind::kCreate;
+  std::error_code ec;
+  if (absent_expected) {
+    if (fs::exists(c.path, ec))
+      return BadInputError("{}: appeared while instrument ran; nothing of it was changed, run instrument again", c.rel);
+  } else {
+    Result<std::string> now = ReadFileToString(c.path);
+    if (!now.ok()) return now.status();
+    if (*now != expected)
+      return BadInputError("{}: changed on disk while instrument ran (an editor saved it?); it was left as it is now: "
+                           "run instrument again",
+                           c.rel);
+  }
+  const bool remove = undo ? c.kind == Kind::kCreate : c.kind == Kind::kRemove;
+  if (remove) {
+    if (!fs::remove(c.path, ec) && ec) return IoError("{}: cannot remove: {}", c.path.string(), ec.message());
+    return Status::Ok();
+  }
+  return WriteFileAtomic(c.path, undo ? c.before : c.after);
+}
+
+// How the sources reach MoeTracing in the team's build, for the closing lines.
+void SayHowTheHeaderReachesTheBuild(const source::InstrumentResult& r, std::ostream& os) {
+  if (r.trace_header.empty()) return;
+  if (r.tree_defines_tracing) {
+    os << fmt::format("optrace instrument: MoeTracing comes from the tree's own {}: marks use its definitions, no "
+                      "header of optrace's was added\n",
+                      r.trace_header);
+    return;
+  }
+  os << fmt::format("optrace instrument: {} holds optrace's device API (optrace {}, buffer format v{}); the sources "
+                    "include it by a relative path, so the operator's build needs no -I for optrace and nothing "
+                    "to add. Commit it with the sources; 'optrace instrument --revert' removes it\n",
+                    r.trace_header, source::EmbeddedSingleHeaderInfo().version,
+                    source::EmbeddedSingleHeaderInfo().format);
+}
+
+}  // namespace
 
 int RunInstrumentCommand(const CommandArgs& args, CommandIo& io) {
   CLI::App app{"Insert the planned MoeTracing B/E marks into the operator's sources (or remove them with --revert)",
@@ -133,7 +180,7 @@ int RunInstrumentCommand(const CommandArgs& args, CommandIo& io) {
       io.out << source::UnifiedDiff(c.rel, c.before, c.after);
       continue;
     }
-    Status st = WriteFileAtomic(c.path, c.after);
+    Status st = ApplyChange(c, false);
     if (!st.ok()) return ReportError("instrument", st, io);
   }
   if (compile) {
@@ -142,7 +189,7 @@ int RunInstrumentCommand(const CommandArgs& args, CommandIo& io) {
     std::vector<source::CompileError> fresh = source::NewCompileErrors(before, *after);
     if (!fresh.empty()) {
       for (const source::FileChange& c : result->changes) {
-        Status st = WriteFileAtomic(c.path, c.before);
+        Status st = ApplyChange(c, true);
         if (!st.ok()) return ReportError("instrument", st.WithContext("undoing the edits"), io);
       }
       for (const source::CompileError& e : fresh) {
@@ -173,6 +220,7 @@ int RunInstrumentCommand(const CommandArgs& args, CommandIo& io) {
     summary << "optrace instrument: to finish by hand:\n";
     for (const std::string& m : result->chain_manual) summary << "  " << m << "\n";
   }
+  if (!revert) SayHowTheHeaderReachesTheBuild(*result, summary);
   if (revert) {
     summary << fmt::format("optrace instrument: {} {} line(s) in {} file(s)\n", dry_run ? "would remove" : "removed",
                            marks, result->changes.size());

@@ -265,8 +265,11 @@ Status CheckNotAnInput(std::string_view flag, const fs::path& out, const std::ve
 Status CheckWritable(const fs::path& path) {
   std::error_code ec;
   fs::path target = path;
-  if (fs::is_symlink(fs::symlink_status(path, ec))) target = fs::canonical(path, ec);
-  if (ec) return IoError("{}: cannot resolve the link: {}", path.string(), ec.message());
+  const fs::file_status link = fs::symlink_status(path, ec);  // a file not there yet is fine
+  if (fs::is_symlink(link)) {
+    target = fs::canonical(path, ec);
+    if (ec) return IoError("{}: cannot resolve the link: {}", path.string(), ec.message());
+  }
   if (fs::exists(target, ec) && ::access(target.c_str(), W_OK) != 0)
     return IoError("{}: not writable ({}); nothing was changed", path.string(), std::strerror(errno));
   fs::path dir = ResolveAgainstCwd(target).parent_path();

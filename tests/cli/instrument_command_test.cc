@@ -14,12 +14,14 @@ using testing::RunCli;
 using testing::TempTree;
 
 const std::string kEmulatorSdk = std::string(OPTRACE_SOURCE_DIR) + "/emu/include";
+// The example operator's own build names optrace's include/ (its CMakeLists.txt): its -I.
+const std::string kExampleInclude = std::string(OPTRACE_SOURCE_DIR) + "/include";
 
 TEST(InstrumentCheckCompileTest, CleanEditsAreKeptAndSaidToAddNoError) {
   TempTree t;
   testing::CopyUninstrumentedExample(t);
   const std::string before = t.Read("op_kernel/dispatch/moe_dispatch.h");
-  auto r = RunCli({"instrument", "--op", t.path(), "--check-compile", "--sdk", kEmulatorSdk});
+  auto r = RunCli({"instrument", "--op", t.path(), "--check-compile", "--sdk", kEmulatorSdk, "-I", kExampleInclude});
   EXPECT_EQ(r.exit_code, 0) << r.err << r.out;
   EXPECT_THAT(r.out, HasSubstr("compile check (optrace AscendC emulator"));
   EXPECT_THAT(r.out, HasSubstr("none new"));

@@ -197,6 +197,8 @@ TEST(LintCommandTest, BuildScriptWithoutGatesIsAUsageError) {
 // --- lint --compile (the emulator stands in for a CANN SDK) -----------------------------
 
 const std::string kEmulatorSdk = std::string(OPTRACE_SOURCE_DIR) + "/emu/include";
+// The example operator's own build names optrace's include/ (its CMakeLists.txt): its -I.
+const std::string kExampleInclude = std::string(OPTRACE_SOURCE_DIR) + "/include";
 
 TEST(LintCompileTest, WithoutAnSdkItIsANoteAndExitsZero) {
   unsetenv("ASCEND_HOME_PATH");
@@ -213,11 +215,11 @@ TEST(LintCompileTest, WithoutAnSdkItIsANoteAndExitsZero) {
 TEST(LintCompileTest, TheExampleCompilesInBothHalvesAgainstTheEmulator) {
   TempTree t;
   testing::CopyExampleOperator(t);
-  auto r = RunCli({"lint", "--op", t.path(), "--compile", "--sdk", kEmulatorSdk});
+  auto r = RunCli({"lint", "--op", t.path(), "--compile", "--sdk", kEmulatorSdk, "-I", kExampleInclude});
   EXPECT_EQ(r.exit_code, 0) << r.out;
   EXPECT_THAT(r.out, HasSubstr("2 compile(s)"));
   EXPECT_THAT(r.out, HasSubstr("0 error(s) in the operator, 0 in lines or headers optrace made"));
-  auto j = nlohmann::json::parse(RunCli({"lint", "--op", t.path(), "--compile", "--sdk", kEmulatorSdk, "--format",
+  auto j = nlohmann::json::parse(RunCli({"lint", "--op", t.path(), "--compile", "--sdk", kEmulatorSdk, "-I", kExampleInclude, "--format",
                                          "json"}).out);
   ASSERT_EQ(j["compile"]["units"].size(), 2u);
   EXPECT_EQ(j["compile"]["units"][0]["core"], "AIC");
@@ -230,7 +232,7 @@ TEST(LintCompileTest, APlantedErrorOnAnInsertedLineIsCompileInserted) {
   testing::CopyExampleOperator(t);
   testing::ReplaceInFile(t, "op_kernel/moe_dispatch_combine.cpp", "  op.Process();\n",
                          "  op.Process();\n  MoeTracing(TRACE_POINT(\"tail\", \"B\"), tailIdx);  // optrace:auto:000000\n");
-  auto r = RunCli({"lint", "--op", t.path(), "--compile", "--sdk", kEmulatorSdk});
+  auto r = RunCli({"lint", "--op", t.path(), "--compile", "--sdk", kEmulatorSdk, "-I", kExampleInclude});
   EXPECT_EQ(r.exit_code, 1) << r.out;
   EXPECT_THAT(r.out, HasSubstr("op_kernel/moe_dispatch_combine.cpp:14:"));
   EXPECT_THAT(r.out, HasSubstr("tailIdx"));
@@ -242,7 +244,7 @@ TEST(LintCompileTest, AnErrorInTheOperatorsOwnCodeIsCompileError) {
   TempTree t;
   testing::CopyExampleOperator(t);
   testing::ReplaceInFile(t, "op_kernel/moe_dispatch_combine.cpp", "  op.Process();\n", "  op.Proces();\n");
-  auto r = RunCli({"lint", "--op", t.path(), "--compile", "--sdk", kEmulatorSdk});
+  auto r = RunCli({"lint", "--op", t.path(), "--compile", "--sdk", kEmulatorSdk, "-I", kExampleInclude});
   EXPECT_EQ(r.exit_code, 1) << r.out;
   EXPECT_THAT(r.out, HasSubstr("op_kernel/moe_dispatch_combine.cpp:13:"));
   EXPECT_THAT(r.out, HasSubstr("[compile-error]"));

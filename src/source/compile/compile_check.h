@@ -10,9 +10,11 @@
 //
 // Defines per core type are those of CANN's CPU-debug targets (ASCENDC_CPU_DEBUG=1,
 // __NPU_ARCH__, __DAV_C220_CUBE__ / __DAV_C220_VEC__, ...); against the emulator, its device
-// view of each half. Only errors are kept; those located in the SDK's own headers are counted
-// (they come from an incomplete SDK, not from the operator) and those in optrace's device
-// headers or on lines optrace inserted or rewrote are flagged, since optrace made them.
+// view of each half. The include folders are the operator's and the SDK's only, never optrace's
+// include/: an instrumented tree must build with the flags its team's build already has. Only
+// errors are kept; those located in the SDK's own headers are counted (they come from an
+// incomplete SDK, not from the operator) and those in the placed optrace_trace.h or on lines
+// optrace inserted or rewrote are flagged, since optrace made them.
 #pragma once
 
 #include <chrono>
@@ -43,14 +45,14 @@ struct CompileCheckOptions {
 };
 
 struct CompileError {
-  std::string file;  // relative to op_root when inside it; "optrace/..." for optrace's device headers
+  std::string file;  // relative to op_root when inside it
   int line = 0;
   int column = 0;
   std::string message;
   std::string source_line;  // the text of that line (trimmed), "" when unreadable
   std::string original_line;  // the line as it was before instrument ("" for an inserted line)
   bool in_operator = false;  // under op_root
-  bool optrace_made = false;  // in optrace's device headers, or on a line instrument inserted / rewrote
+  bool optrace_made = false;  // in the optrace_trace.h instrument placed, or on a line it inserted / rewrote
 };
 
 struct CompileUnitResult {

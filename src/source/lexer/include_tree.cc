@@ -1,5 +1,7 @@
 #include "source/lexer/include_tree.h"
 
+#include "source/lexer/trace_header.h"
+
 #include <algorithm>
 #include <set>
 #include <system_error>
@@ -90,7 +92,10 @@ Result<IncludeTree> WalkIncludeTree(SourceSet& set, const fs::path& entry, const
     edge.spelled = d.include_path;
     edge.angled = d.include_angled;
     edge.resolved = ResolveInclude(set, top.file->path, d.include_path, d.include_angled, options.include_dirs);
-    if (!edge.resolved.empty() && (limit.empty() || Under(edge.resolved, limit))) {
+    // optrace's placed header is optrace's API, not the operator's code: recorded, never read
+    // (as the SDK's headers are not), so its macros do not hide OPTRACE_KERNEL_BEGIN & co.
+    if (!edge.resolved.empty() && (limit.empty() || Under(edge.resolved, limit)) &&
+        edge.resolved.filename() != kSingleHeaderName) {
       auto loaded = set.Load(edge.resolved);
       if (loaded.ok()) edge.to = *loaded;
     }

@@ -1,5 +1,7 @@
 #include "source/lexer/source_set.h"
 
+#include "source/lexer/trace_header.h"
+
 #include <algorithm>
 #include <iterator>
 #include <system_error>
@@ -98,6 +100,7 @@ Result<std::vector<fs::path>> ListSourceFiles(const fs::path& root) {
       if (!name.empty() && (name[0] == '.' || name == "__pycache__")) it.disable_recursion_pending();
       continue;
     }
+    if (name == kSingleHeaderName) continue;  // optrace's placed header, not the operator's source
     if (it->is_regular_file(ec) && IsSourceExtension(p)) out.push_back(p.lexically_normal());
   }
   std::sort(out.begin(), out.end());

@@ -65,8 +65,8 @@ bool IsSourceExtension(const std::filesystem::path& path);
 // when nothing else defines a kernel, the test / example ones. Order is kept.
 std::vector<std::string> DefaultKernelEntries(const std::vector<std::string>& kernel_files);
 
-// Files under `root` (a file or a directory, recursively, hidden and build directories skipped),
-// sorted. Error when `root` does not exist.
+// Files under `root` (a file or a directory, recursively, hidden and build directories skipped,
+// optrace's placed optrace_trace.h skipped), sorted. Error when `root` does not exist.
 Result<std::vector<std::filesystem::path>> ListSourceFiles(const std::filesystem::path& root);
 
 }  // namespace optrace::source

@@ -223,6 +223,7 @@ Result<LintReport> RunLint(const LintOptions& options) {
   if (!ctx.op_dir.empty()) CheckBinding(ctx);
   CheckSamples(ctx);
   CheckHook(ctx, options.build_script);
+  CheckTraceHeader(ctx);
   if (options.compile) OPTRACE_RETURN_IF_ERROR(CheckCompiles(ctx, options, &report));
 
   // In-source suppressions.

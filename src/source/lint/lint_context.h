@@ -74,6 +74,7 @@ void CheckBinding(LintContext& ctx);        // binding-*
 void CheckSamples(LintContext& ctx);        // sample-*
 void CheckCallGraph(LintContext& ctx);      // root-label across calls, index-group-loop, entry-buffer
 void CheckHook(LintContext& ctx, const std::filesystem::path& build_script);  // hook-*
+void CheckTraceHeader(LintContext& ctx);    // trace-header-version trace-header-outside
 // compile-error compile-inserted compile-unchecked (lint --compile); an SDK or compiler named on
 // the command line that cannot be used is an error Status.
 Status CheckCompiles(LintContext& ctx, const LintOptions& options, LintReport* report);

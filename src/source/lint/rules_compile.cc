@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "optrace/point_id.h"
+#include "source/lexer/trace_header.h"
 #include "source/lint/lint_context.h"
 
 namespace optrace::source {
@@ -144,7 +145,7 @@ bool IncludesTraceHeader(const SourceFile* f) {
   for (const Directive& d : f->lex.directives) {
     if (d.kind != DirectiveKind::kInclude || !d.active) continue;
     const std::string& p = d.include_path;
-    if (p == "optrace/trace.h" || (p.size() > 16 && p.substr(p.size() - 16) == "/optrace/trace.h")) return true;
+    if (IsTraceHeaderInclude(p)) return true;
   }
   return false;
 }
@@ -195,7 +196,7 @@ class HeaderReach {
     for (const SourceFile* x : tree.files)
       if (DefinesMoeTracing(x)) return true;
     for (const IncludeEdge& e : tree.edges)
-      if (e.spelled == "optrace/trace.h" || e.spelled.ends_with("/optrace/trace.h")) return true;
+      if (IsTraceHeaderInclude(e.spelled)) return true;
     return false;
   }
   const IncludeTree* TreeOf(const SourceFile* f) {
@@ -375,7 +376,8 @@ void CheckCompileSafety(LintContext& ctx) {
     if (first_call && !reach.Reaches(f)) {
       ctx.Report(f, first_call->line, first_call->column, "header-reachable",
                  "MoeTracing is called but no header defining it is reachable from this file or a translation unit "
-                 "including it; #include the operator's *_base.h or \"optrace/trace.h\"");
+                 "including it; #include the operator's *_base.h, or run 'optrace instrument' (or 'optrace headers -o DIR') and "
+                 "#include \"optrace_trace.h\"");
     }
   }
 }

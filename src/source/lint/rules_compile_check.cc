@@ -7,6 +7,7 @@
 #include "source/index/call_graph.h"
 #include "source/index/code_index.h"
 #include "source/index/core_types.h"
+#include "source/lexer/trace_header.h"
 #include "source/lint/lint_context.h"
 
 namespace optrace::source {
@@ -58,7 +59,8 @@ Status CheckCompiles(LintContext& ctx, const LintOptions& options, LintReport* r
           fmt::format("{} ({} {}, {})", e.message, co.sdk.kind == SdkKind::kEmulator ? "emulator device view" : "CPU-debug",
                       u.core, fs::path(run->compiler).filename().string());
       if (e.optrace_made) {
-        message += e.in_operator ? "; on a line optrace inserted or rewrote" : "; in optrace's device header";
+        message += fs::path(e.file).filename() == kSingleHeaderName ? "; in optrace's device header"
+                                                                     : "; on a line optrace inserted or rewrote";
       }
       ctx.Report(e.file, e.line, e.column, e.optrace_made ? "compile-inserted" : "compile-error", std::move(message));
     }

@@ -14,6 +14,7 @@
 
 #include "core/file_io.h"
 #include "source/lexer/include_tree.h"
+#include "source/lexer/trace_header.h"
 #include "source/plan/edit_text.h"
 #include "source/plan/line_tags.h"
 #include "source/plan/profiling_chain.h"
@@ -164,17 +165,45 @@ Result<std::string> ApplyMarks(const SourceFile& file, const CodeStructure* cs, 
   return out;
 }
 
-// The file includes optrace/trace.h or defines MoeTracing itself (a tree's own *_base.h).
-bool DefinesTracing(const SourceFile& f) {
-  for (const Directive& d : f.lex.directives) {
-    if (d.kind == DirectiveKind::kInclude && d.active && d.include_path.ends_with("optrace/trace.h")) return true;
+// The file defines MoeTracing itself (a tree's own *_base.h): a macro, or a function whose
+// declarator follows `void` / `inline` / `__aicore__` ...
+bool DefinesTracingItself(const SourceFile& f) {
+  for (const Directive& d : f.lex.directives)
     if (d.kind == DirectiveKind::kDefine && d.active && d.argument.rfind("MoeTracing", 0) == 0) return true;
-  }
   const auto& t = f.lex.tokens;
-  for (size_t i = 1; i + 1 < t.size(); ++i)
-    if (t[i].Is("MoeTracing") && t[i + 1].Is("(") && t[i - 1].Is("void") && t[i].active && !t[i].in_directive)
+  for (size_t i = 1; i + 1 < t.size(); ++i) {
+    if (!t[i].Is("MoeTracing") || !t[i + 1].Is("(") || !t[i].active || t[i].in_directive) continue;
+    const Token& p = t[i - 1];
+    if (p.Is("void") || p.Is("inline") || p.Is("__aicore__") || p.Is("__device__") || p.Is("__forceinline__"))
       return true;
+  }
   return false;
+}
+
+// The file includes optrace's device API (optrace/trace.h, optrace_trace.h) or defines MoeTracing.
+bool DefinesTracing(const SourceFile& f) {
+  for (const Directive& d : f.lex.directives)
+    if (d.kind == DirectiveKind::kInclude && d.active && IsTraceHeaderInclude(d.include_path)) return true;
+  return DefinesTracingItself(f);
+}
+
+// The folder (relative to the operator folder) that holds every one of `files`.
+fs::path CommonFolder(const std::vector<std::string>& files) {
+  fs::path common;
+  bool first = true;
+  for (const std::string& rel : files) {
+    fs::path dir = fs::path(rel).parent_path();
+    if (first) {
+      common = dir;
+      first = false;
+      continue;
+    }
+    fs::path shared;
+    for (auto a = common.begin(), b = dir.begin(); a != common.end() && b != dir.end() && *a == *b; ++a, ++b)
+      shared /= *a;
+    common = shared;
+  }
+  return common;
 }
 
 // The line before which `#include "optrace/trace.h"` goes: after the last #include that is not
@@ -234,6 +263,17 @@ Result<InstrumentResult> Instrument(const Plan& plan) {
       reaches[f] = reaches[f] || r;
     }
   }
+  // A tree with its own MoeTracing keeps it: its files get no include of optrace's (a second
+  // definition would not compile); those that do not reach it include it.
+  const SourceFile* own_definition = nullptr;
+  for (const auto& [rel, text] : original) {
+    const SourceFile* f = set.Find(rel);
+    std::string_view ext = fs::path(rel).extension().native();
+    if (f && DefinesTracingItself(*f) && (ext == ".h" || ext == ".hpp" || ext == ".hh" || ext == ".inc")) {
+      own_definition = f;
+      break;
+    }
+  }
   std::map<std::string, std::vector<const PlanSite*>> by_file;
   std::set<std::string> traced;  // functions with their own range: `return F(...)` must end after F
   for (const PlanSite& s : plan.sites) {
@@ -246,6 +286,17 @@ Result<InstrumentResult> Instrument(const Plan& plan) {
   ChainPlan chain = PlanProfilingChain(plan, set);
   result.chain_done = chain.done;
   result.chain_manual = chain.manual;
+  // First pass: the marks of each file, and which files need an include to reach MoeTracing.
+  struct Pending {
+    const SourceFile* f;
+    std::vector<SiteMarks::Line> lines;
+    std::vector<SiteMarks::Exit> exits;
+    std::optional<CodeStructure> structure;
+    const FileEdits* ce;
+    int marks;
+    bool needs_include;
+  };
+  std::vector<Pending> pending;
   for (const auto& [rel, text] : original) {
     const SourceFile* f = set.Find(rel);
     if (!f) continue;
@@ -280,14 +331,57 @@ Result<InstrumentResult> Instrument(const Plan& plan) {
       for (const SiteMarks::Line& l : ce->lines)
         needs_tracing = needs_tracing || l.code.rfind("OPTRACE_KERNEL_", 0) == 0;
     auto r = reaches.find(f);
-    if (needs_tracing && (r == reaches.end() ? !DefinesTracing(*f) : !r->second))
-      lines.push_back({IncludeLine(*f), false, INT_MAX, "", "#include \"optrace/trace.h\""});
-    if (!exits.empty() && !structure) structure.emplace(AnalyzeStructure(f->lex));
+    bool needs_include = needs_tracing && (r == reaches.end() ? !DefinesTracing(*f) : !r->second);
+    pending.push_back({f, std::move(lines), std::move(exits), std::move(structure), ce, marks, needs_include});
+  }
+  std::vector<std::string> includers;
+  for (const Pending& p : pending)
+    if (p.needs_include && p.f != own_definition) includers.push_back(p.f->rel);
+  fs::path header_dir;
+  if (own_definition) {
+    result.trace_header = own_definition->rel;
+    result.tree_defines_tracing = true;
+  } else if (!includers.empty()) {
+    // Beside the kernel entries too (usually op_kernel/), not in whichever subfolder needs it.
+    for (const PlanKernel& k : plan.kernels) includers.push_back(k.entry);
+    header_dir = CommonFolder(includers);
+    result.trace_header = (header_dir / kSingleHeaderName).generic_string();
+  }
+  for (Pending& p : pending) {
+    const SourceFile* f = p.f;
+    const std::string& text = original[f->rel];
+    if (p.needs_include && f != own_definition) {
+      std::string spelled = own_definition ? fs::path(own_definition->rel)
+                                                 .lexically_relative(fs::path(f->rel).parent_path())
+                                                 .generic_string()
+                                           : RelativeInclude(f->rel, header_dir);
+      p.lines.push_back({IncludeLine(*f), false, INT_MAX, "", "#include \"" + spelled + "\""});
+    }
+    if (!p.exits.empty() && !p.structure) p.structure.emplace(AnalyzeStructure(f->lex));
     static const std::map<int, std::vector<std::pair<size_t, std::string>>> kNone;
-    OPTRACE_ASSIGN_OR_RETURN(std::string after, ApplyMarks(*f, structure ? &*structure : nullptr, std::move(lines),
-                                                           exits, traced, ce ? ce->inserts : kNone));
+    OPTRACE_ASSIGN_OR_RETURN(std::string after,
+                             ApplyMarks(*f, p.structure ? &*p.structure : nullptr, std::move(p.lines), p.exits, traced,
+                                        p.ce ? p.ce->inserts : kNone));
     if (after == text) continue;
-    result.changes.push_back({f->path, rel, text, std::move(after), marks});
+    result.changes.push_back({f->path, f->rel, text, std::move(after), p.marks});
+  }
+  // The single header, placed or updated in place (a file of that name that optrace did not
+  // generate is the user's: never overwritten).
+  if (!result.trace_header.empty() && !own_definition) {
+    fs::path path = plan.op_dir / result.trace_header;
+    std::string before;
+    std::error_code ec;
+    FileChange::Kind kind = FileChange::Kind::kCreate;
+    if (fs::exists(path, ec)) {
+      OPTRACE_ASSIGN_OR_RETURN(before, ReadFileToString(path));
+      if (!ReadSingleHeaderInfo(before))
+        return BadInputError("{}: exists and is not optrace's generated header; rename it, or instrument by hand "
+                             "with your own include of optrace",
+                             result.trace_header);
+      kind = FileChange::Kind::kEdit;
+    }
+    if (before != SingleHeaderText())
+      result.changes.push_back({path, result.trace_header, before, std::string(SingleHeaderText()), 0, kind});
   }
   return result;
 }
@@ -311,6 +405,11 @@ Result<InstrumentResult> RevertInstrumentation(const fs::path& op_dir) {
     int removed =
         static_cast<int>(std::count(text.begin(), text.end(), '\n') - std::count(after.begin(), after.end(), '\n'));
     result.changes.push_back({p, rel, text, std::move(after), removed});
+  }
+  OPTRACE_ASSIGN_OR_RETURN(std::vector<fs::path> headers, FindPlacedSingleHeaders(op_dir));
+  for (const fs::path& rel : headers) {
+    OPTRACE_ASSIGN_OR_RETURN(std::string text, ReadFileToString(op_dir / rel));
+    result.changes.push_back({op_dir / rel, rel.generic_string(), std::move(text), "", 0, FileChange::Kind::kRemove});
   }
   return result;
 }

@@ -21,6 +21,7 @@
 #include "source/lexer/code_structure.h"
 #include "source/plan/plan.h"
 #include "source/lexer/source_set.h"
+#include "source/plan/single_header.h"
 
 namespace optrace::source {
 
@@ -71,10 +72,12 @@ int FirstBodyLine(const SourceFile& f, size_t open, size_t first);
 std::string MarkCode(const PlanSite& site, char type);
 
 struct FileChange {
+  enum class Kind { kEdit, kCreate, kRemove };
   std::filesystem::path path;
   std::string rel;
-  std::string before, after;
+  std::string before, after;  // kCreate: before is ""; kRemove: after is ""
   int inserted = 0;  // marks inserted (instrument) or removed lines (revert)
+  Kind kind = Kind::kEdit;
 };
 
 struct InstrumentResult {
@@ -83,11 +86,21 @@ struct InstrumentResult {
   int sites = 0;                     // sites instrumented
   std::vector<std::string> chain_done;    // profiling-chain edits ("file:line: ...")
   std::vector<std::string> chain_manual;  // profiling-chain layers to finish by hand
+  // Where the sources get MoeTracing from: the optrace_trace.h placed in the tree ("op_kernel/
+  // optrace_trace.h"), or the tree's own definition ("op_kernel/x_base.h"); "" when no file
+  // needed an include.
+  std::string trace_header;
+  bool tree_defines_tracing = false;  // trace_header is the tree's own, not optrace's
 };
 
-// New texts of the files under plan.op_dir for the plan's phase and hot sites.
+// New texts of the files under plan.op_dir for the plan's phase and hot sites. A file whose marks
+// reach no definition of MoeTracing gets an include of the tree's own definition (a `*_base.h`
+// defining MoeTracing) when the tree has one, else of optrace_trace.h, which is placed (or
+// updated in place) in the folder that holds all such files, and spelled relative to each file:
+// the team's build needs no include folder of optrace's.
 Result<InstrumentResult> Instrument(const Plan& plan);
-// New texts of the files under op_dir with all optrace-inserted marks removed.
+// New texts of the files under op_dir with all optrace-inserted marks removed, and the
+// optrace_trace.h files optrace placed removed (kRemove).
 Result<InstrumentResult> RevertInstrumentation(const std::filesystem::path& op_dir);
 
 }  // namespace optrace::source

@@ -86,6 +86,9 @@ CompileCheckOptions EmulatorOptions(const fs::path& op_root) {
   CompileCheckOptions o;
   o.sdk = *sdk;
   o.op_root = op_root;
+  // The example operator's own build (examples/moe_dispatch_combine/CMakeLists.txt) names
+  // optrace's include/: it is one of its folders, given as a team's -I would be.
+  o.include_dirs = {fs::path(OPTRACE_SOURCE_DIR) / "include"};
   return o;
 }
 
@@ -102,6 +105,21 @@ TEST(RunCompileCheckTest, TheExampleCompilesInBothHalvesAgainstTheEmulator) {
     EXPECT_TRUE(u.errors.empty()) << u.errors.front().message;
     EXPECT_EQ(u.entry, "op_kernel/moe_dispatch_combine.cpp");
   }
+}
+
+TEST(RunCompileCheckTest, OptracesIncludeFolderIsNeverAddedByTheCheck) {
+  TempTree t;
+  testing::CopyExampleOperator(t);
+  CompileCheckOptions o = EmulatorOptions(t.path());
+  o.include_dirs.clear();  // a team's build without optrace's folder
+  auto r = RunCompileCheck(o, {{t.path("op_kernel/moe_dispatch_combine.cpp"), kCompileAiv}});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->units.size(), 1u);
+  EXPECT_THAT(r->units[0].command, ::testing::Not(HasSubstr("optrace-device")));
+  EXPECT_THAT(r->units[0].command, ::testing::Not(HasSubstr(std::string(OPTRACE_SOURCE_DIR) + "/include")));
+  ASSERT_FALSE(r->units[0].errors.empty());
+  EXPECT_THAT(r->units[0].fatal, HasSubstr("optrace/trace.h"));
+  EXPECT_THAT(r->units[0].errors[0].message, HasSubstr("optrace instrument --op DIR"));
 }
 
 TEST(RunCompileCheckTest, AWriteThroughAConstViewIsAnErrorAtItsLine) {

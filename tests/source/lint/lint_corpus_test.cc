@@ -118,7 +118,11 @@ TEST_P(LintVariantTest, PlantedDefectIsFoundWithItsRuleAndLineAndNothingElse) {
   o.op_dir = tree.path();
   if (v.contains("lint")) {
     o.compile = v["lint"].value("compile", false);
-    if (v["lint"].value("sdk", "") == "emulator") o.sdk = fs::path(OPTRACE_SOURCE_DIR) / "emu" / "include";
+    if (v["lint"].value("sdk", "") == "emulator") {
+      o.sdk = fs::path(OPTRACE_SOURCE_DIR) / "emu" / "include";
+      // The example's own build names optrace's include/ (its CMakeLists.txt): its -I, as a team's.
+      o.include_dirs = {fs::path(OPTRACE_SOURCE_DIR) / "include"};
+    }
     if (o.sdk.empty()) {
       unsetenv("ASCEND_HOME_PATH");
       unsetenv("ASCEND_TOOLKIT_HOME");

@@ -121,7 +121,9 @@ TEST_F(InstrumentTest, LambdaBodyIsTraced) {
 
 TEST_F(InstrumentTest, IncludeIsAddedWhereTheTracingHeaderIsNotReached) {
   std::string stage = InstrumentAndRead("op_kernel/stage/stage.h");
-  EXPECT_THAT(stage, HasSubstr("#include \"kernel_operator.h\"\n#include \"optrace/trace.h\"  // optrace:auto\n"));
+  // optrace's header placed beside the kernel entry, included relative to stage/stage.h.
+  EXPECT_THAT(stage, HasSubstr("#include \"kernel_operator.h\"\n#include \"../optrace_trace.h\"  // optrace:auto"));
+  EXPECT_EQ(tree_.Read("op_kernel/optrace_trace.h"), SingleHeaderText());
   EXPECT_THAT(tree_.Read("op_kernel/kern.h"), Not(HasSubstr("trace.h\"  // optrace:auto")));  // has it already
 }
 
@@ -131,9 +133,17 @@ TEST_F(InstrumentTest, RevertRestoresEveryFileByteForByte) {
   InstrumentAndRead("op_kernel/kern.cpp");
   Result<InstrumentResult> r = RevertInstrumentation(tree_.path());
   ASSERT_TRUE(r.ok()) << r.status().message();
-  EXPECT_EQ(r->changes.size(), 3u);
-  for (const FileChange& c : r->changes) tree_.Write(c.rel, c.after);
+  EXPECT_EQ(r->changes.size(), 4u);  // three sources and the placed optrace_trace.h
+  for (const FileChange& c : r->changes) {
+    if (c.kind == FileChange::Kind::kRemove) {
+      EXPECT_EQ(c.rel, "op_kernel/optrace_trace.h");
+      std::filesystem::remove(c.path);
+      continue;
+    }
+    tree_.Write(c.rel, c.after);
+  }
   for (const auto& [rel, text] : before) EXPECT_EQ(tree_.Read(rel), text) << rel;
+  EXPECT_FALSE(std::filesystem::exists(tree_.path("op_kernel/optrace_trace.h")));
 }
 
 TEST_F(InstrumentTest, InstrumentingTwiceEqualsOnce) {

@@ -240,7 +240,7 @@ TEST(InstrumentIncludeTest, TheTraceIncludeGoesAtTheFilesTopLevelNotIntoAConditi
   auto r = testing::RunBinary({"instrument", "--op", t.path()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string h = t.Read("op_kernel/op.h");
-  const size_t inc = h.find("#include \"optrace/trace.h\"");
+  const size_t inc = h.find("#include \"optrace_trace.h\"");
   ASSERT_NE(inc, std::string::npos) << h;
   EXPECT_LT(inc, h.find("#if __CCE_AICORE__ == 200")) << h;
 }
