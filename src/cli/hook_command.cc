@@ -1,7 +1,6 @@
 // optrace hook install|verify|remove --script FILE [--after REGEX] [--command CMD] [--optrace PATH] [--modify]
 //              [--sources DIR] [--dry-run]
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 #include <ostream>
@@ -15,16 +14,6 @@
 #include "source/lexer/trace_define.h"
 
 namespace optrace::cli {
-namespace {
-
-// This binary's absolute path: the default optrace the hook runs.
-std::string SelfPath() {
-  char buf[4096];
-  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof(buf) - 1);
-  return n > 0 ? std::string(buf, static_cast<size_t>(n)) : "optrace";
-}
-
-}  // namespace
 
 int RunHookCommand(const CommandArgs& args, CommandIo& io) {
   CLI::App app{"Insert, check or remove the point-map step in an operator's build script (gate G1)", "optrace hook"};
@@ -40,7 +29,9 @@ int RunHookCommand(const CommandArgs& args, CommandIo& io) {
                  "sources, before build.sh)");
   app.add_option("--command", spec.command,
                  "hook body (default: optrace scan <script dir>/op_kernel -o <script dir>/point_map.json)");
-  app.add_option("--optrace", spec.optrace_path, "optrace binary the default command runs (default: this one)");
+  app.add_option("--optrace", spec.optrace_path,
+                 "optrace the hook runs when $OPTRACE is unset (default: optrace, looked up on PATH; the hook is "
+                 "committed and runs on other machines, so a path of this machine would break there)");
   app.add_flag("--modify", spec.modify,
                "the hook also rewrites TRACE_POINT(...) into ids in the compiled copy (scan --modify); chosen by "
                "itself when the tree's TRACE_POINT is a `0` fallback");
@@ -51,9 +42,16 @@ int RunHookCommand(const CommandArgs& args, CommandIo& io) {
   app.add_flag("--dry-run", dry_run, "print the change as a unified diff, write nothing");
   app.add_option("--format", format, "verify output format")->check(CLI::IsMember({"text", "json"}));
   if (auto rc = ParseCommandLine(app, args, io)) return *rc;
-  if (spec.optrace_path.empty()) spec.optrace_path = SelfPath();
-
   std::filesystem::path path = ResolveAgainstCwd(script);
+  spec.kind = source::HookKindOf(path);
+  if (spec.kind == source::HookKind::kCMake) {
+    std::error_code ec;
+    spec.cmake_sources = std::filesystem::is_directory(path.parent_path() / "op_kernel", ec) ? "op_kernel" : "";
+  }
+  if (action == "install" && !spec.optrace_path.empty() && spec.optrace_path.front() == '/')
+    io.err << fmt::format("optrace hook: warning: the hook will name {}, a path of this machine; on other machines "
+                          "and in CI set OPTRACE or put optrace on PATH (or install without --optrace)\n",
+                          spec.optrace_path);
   Result<std::string> text = ReadFileToString(path);
   if (!text.ok()) return ReportError("hook", text.status(), io);
 
@@ -99,14 +97,17 @@ int RunHookCommand(const CommandArgs& args, CommandIo& io) {
         io.out << "  the hook does not name an optrace binary it runs\n";
       } else {
         io.out << fmt::format("  runs {} ({})\n", st.optrace_path,
-                              st.optrace_found ? "found" : "NOT FOUND: build optrace or reinstall with --optrace PATH");
+                              st.optrace_found ? "found"
+                                               : "NOT FOUND: put optrace on PATH or set OPTRACE=/path/to/optrace");
+        if (st.absolute_path)
+          io.out << "  note: the hook names an absolute path: it breaks on machines where optrace lives elsewhere; "
+                    "reinstall without --optrace to look optrace up on PATH\n";
       }
     }
     return ok ? kExitOk : kExitFindings;
   }
 
-  bool command_rewrites = spec.command.find("--modify") != std::string::npos ||
-                          spec.command.find("trace_preprocessor") != std::string::npos;
+  bool command_rewrites = spec.command.find("--modify") != std::string::npos;
   if (action == "install" && *legacy && !spec.modify && !command_rewrites) {
     if (!spec.command.empty()) {
       io.err << fmt::format("optrace hook: error: {} defines `{}`, so ids exist only after the build rewrites every "

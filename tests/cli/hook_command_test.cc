@@ -32,7 +32,7 @@ TEST(HookCommandTest, RoundTripsARealLookingCompileScript) {
   std::string script = t.path("compile_ascend_proj.sh");
   auto install = RunCli({"hook", "install", "--script", script, "--optrace", OPTRACE_BINARY});
   ASSERT_EQ(install.exit_code, 0) << install.err;
-  EXPECT_THAT(install.out, HasSubstr("hook installed at lines 23-28"));
+  EXPECT_THAT(install.out, HasSubstr("hook installed at lines 23-29"));
   EXPECT_EQ(fs::status(script).permissions(), fs::perms(0754));
   std::string installed = t.Read("compile_ascend_proj.sh");
   EXPECT_THAT(installed, HasSubstr("done\n# TRACE_PREPROCESSOR_HOOK_START"));

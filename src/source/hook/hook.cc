@@ -135,6 +135,33 @@ Result<size_t> FindAnchor(std::string_view text, const std::vector<Line>& lines,
   return prev;
 }
 
+constexpr size_t kBeforeFirstLine = static_cast<size_t>(-1);
+
+// CMake: the line that closes project(...), else cmake_minimum_required(...), else before the
+// first line (kBeforeFirstLine). Comments (# to the end of the line) are skipped.
+size_t FindCMakeAnchor(std::string_view text, const std::vector<Line>& lines) {
+  static const std::regex kProject(R"(^\s*project\s*\()", std::regex::icase);
+  static const std::regex kMinimum(R"(^\s*cmake_minimum_required\s*\()", std::regex::icase);
+  auto close_of = [&](size_t i) {
+    int depth = 0;
+    for (size_t j = i; j < lines.size(); ++j) {
+      std::string_view l = text.substr(lines[j].begin, lines[j].end - lines[j].begin);
+      for (char c : l.substr(0, l.find('#'))) {
+        if (c == '(') ++depth;
+        if (c == ')' && --depth == 0) return j;
+      }
+    }
+    return i;
+  };
+  for (const std::regex* re : {&kProject, &kMinimum}) {
+    for (size_t i = 0; i < lines.size(); ++i) {
+      std::string l(text.substr(lines[i].begin, lines[i].end - lines[i].begin));
+      if (BoundedSearch(l, *re)) return close_of(i);
+    }
+  }
+  return kBeforeFirstLine;
+}
+
 bool Executable(const std::string& path) { return !path.empty() && ::access(path.c_str(), X_OK) == 0; }
 
 bool OnPath(const std::string& name) {
@@ -184,24 +211,80 @@ std::optional<std::string> ShellSingleQuotedValue(std::string_view line, std::st
 
 }  // namespace
 
+HookKind HookKindOf(const std::filesystem::path& script) {
+  std::string name = script.filename().string();
+  return name == "CMakeLists.txt" || script.extension() == ".cmake" ? HookKind::kCMake : HookKind::kShell;
+}
+
+namespace {
+
+// A CMake quoted argument: \ and " escaped, ${ kept (a user's --optrace may name a variable).
+std::string CMakeQuote(std::string_view s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '\\' || c == '"') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string ShellBody(const HookSpec& spec) {
+  std::string bin = spec.optrace_path.empty() ? "optrace" : spec.optrace_path;
+  std::string out;
+  // Single-quoted for the shell: a path holding $, $(...), ` or " is taken literally.
+  out += "OPTRACE_DEFAULT=" + ShellQuote(bin) + "\n";
+  out += "OPTRACE=\"${OPTRACE:-$OPTRACE_DEFAULT}\"\n";
+  out += "command -v \"$OPTRACE\" >/dev/null 2>&1 || { echo \"optrace not found ($OPTRACE): put optrace on PATH or "
+         "set OPTRACE=/path/to/optrace; this build needs it for point_map.json\" >&2; exit 127; }\n";
+  out += "OPTRACE_HOOK_DIR=\"$(cd \"$(dirname \"${BASH_SOURCE[0]}\")\" && pwd)\"\n";
+  // --modify: the legacy TRACE_POINT fallback is `0`, so ids exist only once the compiled copy
+  // is rewritten.
+  out += fmt::format("\"${{OPTRACE}}\" scan \"${{BUILD_DIR:-${{OPTRACE_HOOK_DIR}}}}/op_kernel\" -o "
+                     "\"${{BUILD_DIR:-${{OPTRACE_HOOK_DIR}}}}/point_map.json\"{} ",
+                     spec.modify ? " --modify" : "");
+  out += "|| { echo \"optrace scan failed: no point_map.json for this build\" >&2; exit 1; }\n";
+  return out;
+}
+
+std::string CMakeBody(const HookSpec& spec) {
+  std::string bin = spec.optrace_path.empty() ? "optrace" : spec.optrace_path;
+  std::string sources = spec.cmake_sources.empty() ? "${CMAKE_CURRENT_LIST_DIR}"
+                                                   : "${CMAKE_CURRENT_LIST_DIR}/" + spec.cmake_sources;
+  std::string modify = spec.modify ? " --modify" : "";
+  std::string out;
+  out += "# optrace: $OPTRACE, else " + bin + " on PATH; the point map goes to the build folder.\n";
+  out += "if(DEFINED ENV{OPTRACE} AND NOT \"$ENV{OPTRACE}\" STREQUAL \"\")\n";
+  out += "  set(OPTRACE_EXECUTABLE \"$ENV{OPTRACE}\")\n";
+  out += "else()\n";
+  out += "  find_program(OPTRACE_EXECUTABLE NAMES " + CMakeQuote(bin) + ")\n";
+  out += "endif()\n";
+  out += "if(NOT OPTRACE_EXECUTABLE)\n";
+  out += "  message(FATAL_ERROR \"optrace not found: put optrace on PATH or set OPTRACE=/path/to/optrace; this build "
+         "needs it for point_map.json\")\n";
+  out += "endif()\n";
+  out += "set(OPTRACE_POINT_MAP \"${CMAKE_CURRENT_BINARY_DIR}/point_map.json\")\n";
+  // At configure time, before any kernel compiles, and again on every build.
+  out += "execute_process(COMMAND \"${OPTRACE_EXECUTABLE}\" scan \"" + sources + "\" -o \"${OPTRACE_POINT_MAP}\"" +
+         modify + " RESULT_VARIABLE OPTRACE_SCAN_RESULT)\n";
+  out += "if(NOT OPTRACE_SCAN_RESULT EQUAL 0)\n";
+  out += "  message(FATAL_ERROR \"optrace scan failed: no point_map.json for this build\")\n";
+  out += "endif()\n";
+  out += "if(NOT TARGET optrace_point_map)\n";
+  out += "  add_custom_target(optrace_point_map ALL COMMAND \"${OPTRACE_EXECUTABLE}\" scan \"" + sources +
+         "\" -o \"${OPTRACE_POINT_MAP}\"" + modify + " COMMENT \"optrace: point_map.json\" VERBATIM)\n";
+  out += "endif()\n";
+  return out;
+}
+
+}  // namespace
+
 std::string HookBlock(const HookSpec& spec) {
   std::string out = std::string(kHookStart) + " (added by `optrace hook install`; `optrace hook remove` undoes it)\n";
   if (!spec.command.empty()) {
     out += spec.command;
     if (out.back() != '\n') out += '\n';
   } else {
-    std::string bin = spec.optrace_path.empty() ? "optrace" : spec.optrace_path;
-    // Single-quoted for the shell: a path holding $, $(...), ` or " is taken literally.
-    out += "OPTRACE_DEFAULT=" + ShellQuote(bin) + "\n";
-    out += "OPTRACE=\"${OPTRACE:-$OPTRACE_DEFAULT}\"\n";
-    out += "OPTRACE_HOOK_DIR=\"$(cd \"$(dirname \"${BASH_SOURCE[0]}\")\" && pwd)\"\n";
-    // --modify: the legacy TRACE_POINT fallback is `0`, so ids exist only once the compiled copy
-    // is rewritten.
-    out += fmt::format("\"${{OPTRACE}}\" scan \"${{BUILD_DIR:-${{OPTRACE_HOOK_DIR}}}}/op_kernel\" -o "
-                       "\"${{BUILD_DIR:-${{OPTRACE_HOOK_DIR}}}}/point_map.json\"{} ",
-                       spec.modify ? " --modify" : "");
-    out += "|| "
-           "{ echo \"optrace scan failed: no point_map.json for this build\" >&2; exit 1; }\n";
+    out += spec.kind == HookKind::kCMake ? CMakeBody(spec) : ShellBody(spec);
   }
   out += std::string(kHookEnd) + "\n";
   return out;
@@ -222,7 +305,13 @@ Result<std::string> InstallHook(std::string_view text, std::string_view script, 
     std::string replacement = e.has_newline ? block : block.substr(0, block.size() - 1);
     return std::string(text.substr(0, b)) + replacement + std::string(text.substr(stop));
   }
-  OPTRACE_ASSIGN_OR_RETURN(size_t anchor, FindAnchor(text, lines, script, spec));
+  size_t anchor = 0;
+  if (spec.kind == HookKind::kCMake && spec.after_regex.empty()) {
+    anchor = FindCMakeAnchor(text, lines);
+    if (anchor == kBeforeFirstLine) return block + std::string(text);
+  } else {
+    OPTRACE_ASSIGN_OR_RETURN(anchor, FindAnchor(text, lines, script, spec));
+  }
   const Line& a = lines[anchor];
   if (a.has_newline) return std::string(text.substr(0, a.end + 1)) + block + std::string(text.substr(a.end + 1));
   // The anchor is the last line and has no newline: keep the file ending without one.
@@ -256,15 +345,21 @@ HookStatus VerifyHook(std::string_view text) {
   st.end_line = end + 1;
   static const std::regex kDefault(R"re(OPTRACE="\$\{OPTRACE:-([^}]*)\}")re");
   static const std::regex kWord(R"re((^|[\s;&|"'])(\S*optrace)["']?\s+(scan|lint))re");
+  // A CMake block: the name find_program looks up (before the lines' own words: its messages
+  // say "optrace scan failed").
+  static const std::regex kFind(R"re(find_program\(OPTRACE_EXECUTABLE NAMES "([^"]*)"\))re");
   for (int i = start + 1; i < end; ++i) {
     std::string l(text.substr(lines[static_cast<size_t>(i)].begin,
                               lines[static_cast<size_t>(i)].end - lines[static_cast<size_t>(i)].begin));
     st.body += l + "\n";
     std::smatch m;
-    // scan --modify, or seed 000's trace_preprocessor.py (it always rewrites).
-    if ((l.find("scan") != std::string::npos && l.find("--modify") != std::string::npos) ||
-        l.find("trace_preprocessor") != std::string::npos)
+    // scan --modify, or seed 000's trace_preprocessor.py --modify: without --modify the
+    // preprocessor only writes the map, and a `0` fallback then records id 0 for every mark.
+    if ((l.find("scan") != std::string::npos || l.find("trace_preprocessor") != std::string::npos) &&
+        l.find("--modify") != std::string::npos)
       st.rewrites = true;
+    std::smatch fm;
+    if (st.optrace_path.empty() && BoundedSearch(l, fm, kFind)) st.optrace_path = fm.str(1);
     if (st.optrace_path.empty())
       if (auto v = ShellSingleQuotedValue(l, "OPTRACE_DEFAULT")) st.optrace_path = *v;
     if (st.optrace_path.empty() && BoundedSearch(l, m, kDefault) && m.str(1).find('$') == std::string::npos)
@@ -273,7 +368,10 @@ HookStatus VerifyHook(std::string_view text) {
       st.optrace_path = m.str(2);
     }
   }
-  if (const char* env = std::getenv("OPTRACE"); env != nullptr && *env && st.body.find("${OPTRACE") != std::string::npos) {
+  st.absolute_path = !st.optrace_path.empty() && st.optrace_path.front() == '/';
+  if (const char* env = std::getenv("OPTRACE");
+      env != nullptr && *env &&
+      (st.body.find("${OPTRACE") != std::string::npos || st.body.find("$ENV{OPTRACE}") != std::string::npos)) {
     st.optrace_path = env;
   }
   if (!st.optrace_path.empty()) {

@@ -62,7 +62,7 @@ std::vector<GateVerdict> JudgeGates(const std::vector<Diagnostic>& diagnostics, 
     set(0, GateState::kNotSatisfied, fmt::format("{} finding(s) below", errors[0]));
   } else if (facts.build_scripts.empty()) {
     set(0, GateState::kNotCheckable,
-        fmt::format("no build script (compile*.sh, build*.sh) in the tree; name it with --build-script, or run "
+        fmt::format("no build script (compile*.sh, build*.sh, CMakeLists.txt) in the tree; name it with --build-script, or run "
                     "'optrace hook verify --script <it>'{}",
                     facts.rewrite_only.empty()
                         ? ""

@@ -1,9 +1,9 @@
-// Gate G1 rules: the build script the operator is compiled with regenerates point_map.json on
-// every build (the hook), and in a tree whose TRACE_POINT is seed 000's `0` fallback the hook also
+// Gate G1 rules: the build script (shell or CMake) the operator is compiled with regenerates
+// point_map.json on every build (the hook), and in a tree whose TRACE_POINT is seed 000's `0` fallback the hook also
 // rewrites the marks into ids.
 //   hook-installed  the build script has a well-formed hook block (a missing block is reported
 //                   only with --gates: before instrumentation it is expected);
-//   hook-modify     a rewrite-only tree's hook rewrites (scan --modify or trace_preprocessor).
+//   hook-modify     a rewrite-only tree's hook rewrites (scan --modify, trace_preprocessor --modify).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -18,8 +18,11 @@ namespace optrace::source {
 namespace fs = std::filesystem;
 namespace {
 
-// Build scripts of the operator: compile*.sh / build*.sh (or any .sh holding a hook block) within
-// three levels of the operator directory, hidden and build output folders skipped.
+// Build scripts of the operator: compile*.sh / build*.sh (or any .sh or CMake file holding a hook
+// block) within three levels of the operator directory, and its top CMakeLists.txt when no shell
+// script builds it (a CMake-built operator); hidden folders and build output (build_out, a folder
+// holding CMakeCache.txt) skipped. A folder named build is searched: CANN's own samples keep their
+// build script there.
 std::vector<fs::path> FindBuildScripts(const fs::path& dir) {
   std::vector<fs::path> out;
   std::error_code ec;
@@ -28,19 +31,23 @@ std::vector<fs::path> FindBuildScripts(const fs::path& dir) {
     if (ec) break;
     std::string name = it->path().filename().string();
     if (it->is_directory(ec)) {
-      if (it.depth() >= 2 || name.empty() || name[0] == '.' || name == "build" || name == "build_out" ||
-          name == "__pycache__")
+      if (it.depth() >= 2 || name.empty() || name[0] == '.' || name == "build_out" || name == "__pycache__" ||
+          fs::exists(it->path() / "CMakeCache.txt", ec))
         it.disable_recursion_pending();
       continue;
     }
-    if (it->path().extension() != ".sh" || !it->is_regular_file(ec)) continue;
-    bool named = name.rfind("compile", 0) == 0 || name.rfind("build", 0) == 0;
+    if (!it->is_regular_file(ec)) continue;
+    const bool shell = it->path().extension() == ".sh";
+    const bool cmake = HookKindOf(it->path()) == HookKind::kCMake;
+    if (!shell && !cmake) continue;
+    bool named = shell && (name.rfind("compile", 0) == 0 || name.rfind("build", 0) == 0);
     if (!named) {
       Result<std::string> text = ReadFileToString(it->path());
       if (!text.ok() || text->find(kHookStart) == std::string::npos) continue;
     }
     out.push_back(it->path().lexically_normal());
   }
+  if (out.empty() && fs::is_regular_file(dir / "CMakeLists.txt", ec)) out.push_back((dir / "CMakeLists.txt").lexically_normal());
   std::sort(out.begin(), out.end());
   return out;
 }

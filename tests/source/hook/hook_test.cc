@@ -113,10 +113,56 @@ TEST(HookTest, ModifyBlockRewritesAndVerifySeesIt) {
   EXPECT_FALSE(VerifyHook(*InstallHook(kScript, "c.sh", Spec())).rewrites);
 }
 
-TEST(HookTest, SeedPreprocessorBlockCountsAsRewriting) {
+TEST(HookTest, SeedPreprocessorBlockCountsAsRewritingOnlyWithModify) {
   HookSpec s = Spec();
-  s.command = "python3 \"${SCRIPT_DIR}/trace_preprocessor.py\" --src op_kernel";
+  s.command = "python3 \"${SCRIPT_DIR}/trace_preprocessor.py\" --src op_kernel --modify";
   EXPECT_TRUE(VerifyHook(*InstallHook(kScript, "c.sh", s)).rewrites);
+  s.command = "python3 \"${SCRIPT_DIR}/trace_preprocessor.py\" --src op_kernel";
+  EXPECT_FALSE(VerifyHook(*InstallHook(kScript, "c.sh", s)).rewrites) << "without --modify it only writes the map";
+}
+
+TEST(HookTest, TheDefaultBlockNamesNoPathAndStopsWithAMessageWithoutOptrace) {
+  HookSpec s;
+  std::string block = HookBlock(s);
+  EXPECT_THAT(block, HasSubstr("OPTRACE_DEFAULT='optrace'"));
+  EXPECT_THAT(block, HasSubstr("command -v \"$OPTRACE\""));
+  EXPECT_THAT(block, HasSubstr("optrace not found"));
+  EXPECT_THAT(block, HasSubstr("exit 127"));
+  EXPECT_EQ(VerifyHook(*InstallHook(kScript, "c.sh", s)).optrace_path, "optrace");
+}
+
+TEST(HookTest, ACMakeFileGetsACMakeBlockAfterProject) {
+  EXPECT_EQ(HookKindOf("op/CMakeLists.txt"), HookKind::kCMake);
+  EXPECT_EQ(HookKindOf("cmake/ops.cmake"), HookKind::kCMake);
+  EXPECT_EQ(HookKindOf("compile_ascend_proj.sh"), HookKind::kShell);
+  const std::string cmake = "cmake_minimum_required(VERSION 3.16)\nproject(op\n  LANGUAGES CXX)\nadd_library(k k.cpp)\n";
+  HookSpec s;
+  s.kind = HookKind::kCMake;
+  Result<std::string> out = InstallHook(cmake, "CMakeLists.txt", s);
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_EQ(out->find("cmake_minimum_required(VERSION 3.16)\nproject(op\n  LANGUAGES CXX)\n# TRACE_PREPROCESSOR_HOOK_START"), 0u)
+      << *out;
+  EXPECT_THAT(*out, HasSubstr("find_program(OPTRACE_EXECUTABLE NAMES \"optrace\")"));
+  EXPECT_THAT(*out, HasSubstr("execute_process(COMMAND \"${OPTRACE_EXECUTABLE}\" scan \"${CMAKE_CURRENT_LIST_DIR}/op_kernel\""));
+  EXPECT_THAT(*out, HasSubstr("add_custom_target(optrace_point_map ALL"));
+  EXPECT_THAT(*out, ::testing::Not(HasSubstr("command -v")));
+  HookStatus st = VerifyHook(*out);
+  EXPECT_TRUE(st.present);
+  EXPECT_EQ(st.optrace_path, "optrace");
+  EXPECT_FALSE(st.absolute_path);
+  EXPECT_EQ(*RemoveHook(*out, "CMakeLists.txt"), cmake);
+  s.modify = true;
+  EXPECT_TRUE(VerifyHook(*InstallHook(cmake, "CMakeLists.txt", s)).rewrites);
+}
+
+TEST(HookTest, ACMakeFileWithoutProjectGetsTheBlockAtTheTop) {
+  HookSpec s;
+  s.kind = HookKind::kCMake;
+  const std::string cmake = "add_library(k k.cpp)\n";
+  Result<std::string> out = InstallHook(cmake, "ops.cmake", s);
+  ASSERT_TRUE(out.ok());
+  EXPECT_EQ(out->rfind("# TRACE_PREPROCESSOR_HOOK_START", 0), 0u);
+  EXPECT_EQ(*RemoveHook(*out, "ops.cmake"), cmake);
 }
 
 }  // namespace
