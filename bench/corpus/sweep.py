@@ -140,6 +140,34 @@ def written_points(op):
     return found
 
 
+AUTO_INCLUDE_RE = re.compile(r'^\s*#\s*include\s+"([^"]+)".*//\s*optrace:auto')
+
+
+def added_includes(op):
+    """(includes instrument added, those that do not resolve to a file inside op): each quoted
+    include tagged optrace:auto, looked up beside its including file, as the team's build does."""
+    added, bad = 0, []
+    root = os.path.realpath(op)
+    for d, _, files in os.walk(op):
+        for name in files:
+            if os.path.splitext(name)[1].lower() not in SOURCE_EXTENSIONS:
+                continue
+            path = os.path.join(d, name)
+            try:
+                lines = open(path, encoding="utf-8", errors="replace").read().splitlines()
+            except OSError:
+                continue
+            for n, line in enumerate(lines, 1):
+                m = AUTO_INCLUDE_RE.match(line)
+                if not m:
+                    continue
+                added += 1
+                target = os.path.realpath(os.path.join(d, m.group(1)))
+                if not os.path.isfile(target) or not (target + os.sep).startswith(root + os.sep):
+                    bad.append(f"{os.path.relpath(path, op)}:{n}: {m.group(1)}")
+    return added, bad
+
+
 def same_tree(a, b):
     """True when folders a and b hold the same files with the same bytes."""
     cmp = filecmp.dircmp(a, b)
@@ -185,6 +213,8 @@ def sweep_one(args, repo, scratch, rel, compile_it):
     row["lint_after"] = dict(counts) if counts is not None else None
     row["lint_after_messages"] = [f"{e['file']}:{e['line']}: {e['message']} [{e['rule']}]" for e in errors][:40]
     if row["steps"]["instrument"]["rc"] == 0:
+        added, bad = added_includes(op)
+        row["includes"] = {"added": added, "unresolved": bad[:10]}
         map_path = Path(args.work) / f"point_map-{os.getpid()}.json"
         rc, out, err = step("scan", [opt, "scan", str(op), "--format", "json", "-o", str(map_path)])
         try:
@@ -259,6 +289,8 @@ def summarize(rows, out_dir, args):
     for r in inst_ok:
         for rule in (r.get("lint_after") or {}):
             per_rule[rule] += 1
+    with_inc = [r for r in rows if (r.get("includes") or {}).get("added")]
+    inc_ok = [r for r in with_inc if not r["includes"]["unresolved"]]
     lines = [
         f"# Corpus sweep ({time.strftime('%Y-%m-%d')})",
         "",
@@ -274,6 +306,8 @@ def summarize(rows, out_dir, args):
         f"{100 * len(clean_after) / max(1, len(inst_ok)):.1f}% |",
         f"| `scan` after instrument: exit 0, every written (label, phase) in the map, no id collision "
         f"(of the {len(scanned)} scanned) | {len(scan_ok)} | {100 * len(scan_ok) / max(1, len(scanned)):.1f}% |",
+        f"| every include instrument added resolves inside the operator tree (of the {len(with_inc)} that got one) | "
+        f"{len(inc_ok)} | {100 * len(inc_ok) / max(1, len(with_inc)):.1f}% |",
         f"| `instrument --revert` byte-exact | {len(revert_ok)} | {100 * len(revert_ok) / max(1, n):.1f}% |",
         f"| a command above {SLOW_SECONDS:g} s (compile checks aside) | {len({(a, b) for a, b, _, _ in slow})} | |",
         "",
