@@ -1,11 +1,17 @@
 #!/usr/bin/env bash
-# Installs what optrace needs to build and test (Debian packages only).
+# Installs what optrace needs (Debian packages only; sudo when not root):
+#   scripts/setup.sh           what building the optrace binary needs (the demo)
+#   scripts/setup.sh --tests   that, and what the test suite needs: GoogleTest, Google Benchmark,
+#                              clang with its sanitizer and fuzzer runtimes, lld, numpy, and
+#                              chromium for the headless check of the HTML reports
 set -euo pipefail
-pkgs=(cmake ninja-build g++ clang libclang-rt-14-dev lld pkg-config python3 python3-numpy
-      libgtest-dev libgmock-dev libbenchmark-dev
+pkgs=(cmake ninja-build g++ pkg-config python3
       libfmt-dev libcli11-dev nlohmann-json3-dev
-      libzip-dev zlib1g-dev libsqlite3-dev libxlsxwriter-dev
-      chromium)  # chromium: headless check of report.html (ctest label browser)
+      zlib1g-dev libsqlite3-dev libxlsxwriter-dev)
+if [[ ${1:-} == --tests ]]; then
+  pkgs+=(clang libclang-rt-14-dev lld python3-numpy libgtest-dev libgmock-dev libbenchmark-dev
+         chromium)  # chromium: headless check of report.html (ctest label browser)
+fi
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -15,6 +15,13 @@ bool Bind(void* handle, const char* name, Fn& out) {
 }  // namespace
 
 Result<XlsxLibrary> LoadXlsxLibraryFrom(const char* soname) {
+#if defined(OPTRACE_STATIC_BINARY)
+  // The static release binary: its glibc cannot load a shared library (docs/release.md).
+  return IoError(
+      "this optrace is the static release binary, which cannot load {} to write report.xlsx; report.html and "
+      "the CSV files hold the same tables (use --mode fast), or build optrace from source for the workbook",
+      soname);
+#else
   // RTLD_LOCAL: its symbols (and libcrypto's) stay out of the global namespace.
   void* handle = ::dlopen(soname, RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {
@@ -38,6 +45,7 @@ Result<XlsxLibrary> LoadXlsxLibraryFrom(const char* soname) {
         soname, missing, OPTRACE_XLSXWRITER_SONAME);
   }
   return lib;
+#endif
 }
 
 Result<const XlsxLibrary*> LoadXlsxLibrary() {

@@ -227,8 +227,9 @@ Result<CompileCheckReport> RunCompileCheck(const CompileCheckOptions& options, c
       if (clang) {
         // -Wno-c++11-narrowing: CANN 8.1's own headers narrow in braced initialisers, which g++ (CANN's
         // CPU-debug compiler) only warns about and clang rejects.
+        // -fno-crash-diagnostics: a clang crash on an SDK header writes no reproducer into /tmp.
         for (const char* a : {"-ferror-limit=0", "-fno-caret-diagnostics", "-fno-color-diagnostics",
-                              "-Wno-c++11-narrowing"})
+                              "-Wno-c++11-narrowing", "-fno-crash-diagnostics"})
           args.push_back(a);
       } else {
         for (const char* a : {"-fmax-errors=0", "-fno-diagnostics-show-caret", "-fdiagnostics-color=never"})
@@ -297,15 +298,27 @@ Result<CompileCheckReport> RunCompileCheck(const CompileCheckOptions& options, c
   return report;
 }
 
+namespace {
+
+// The message without the compiler's spelling suggestion: clang's "; did you mean 'x'?" names
+// the closest identifier in scope, which instrument's new `profiling_data` parameter can become
+// ("use of undeclared identifier 'tiling_data'; did you mean 'profiling_data'?"): the same error.
+std::string WithoutSuggestion(const std::string& message) {
+  size_t at = message.find("; did you mean ");
+  return at == std::string::npos ? message : message.substr(0, at);
+}
+
+}  // namespace
+
 std::vector<CompileError> NewCompileErrors(const CompileCheckReport& before, const CompileCheckReport& after) {
   using Key = std::tuple<std::string, std::string, std::string, std::string, std::string>;
   std::map<Key, int> old;
   for (const CompileUnitResult& u : before.units)
-    for (const CompileError& e : u.errors) ++old[{u.entry, u.core, e.file, e.message, e.original_line}];
+    for (const CompileError& e : u.errors) ++old[{u.entry, u.core, e.file, WithoutSuggestion(e.message), e.original_line}];
   std::vector<CompileError> fresh;
   for (const CompileUnitResult& u : after.units) {
     for (const CompileError& e : u.errors) {
-      auto it = old.find({u.entry, u.core, e.file, e.message, e.original_line});
+      auto it = old.find({u.entry, u.core, e.file, WithoutSuggestion(e.message), e.original_line});
       if (it != old.end() && it->second > 0) {
         --it->second;
         continue;

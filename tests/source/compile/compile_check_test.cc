@@ -74,6 +74,16 @@ TEST(NewCompileErrorsTest, ARewrittenLineComparesByItsOriginalCode) {
   EXPECT_TRUE(NewCompileErrors(before, after).empty());
 }
 
+TEST(NewCompileErrorsTest, AnotherSpellingSuggestionIsTheSameError) {
+  // After instrument, clang suggests the new profiling_data parameter for the same undeclared name.
+  auto before = OneUnit({Error(36, "use of undeclared identifier 'tiling_data'", "op.Init(x, tiling_data);")});
+  auto after = OneUnit({Error(37, "use of undeclared identifier 'tiling_data'; did you mean 'profiling_data'?",
+                              "op.Init(x, tiling_data);")});
+  EXPECT_TRUE(NewCompileErrors(before, after).empty());
+  auto other = OneUnit({Error(37, "use of undeclared identifier 'tiling'", "op.Init(x, tiling_data);")});
+  EXPECT_EQ(NewCompileErrors(before, other).size(), 1u);
+}
+
 TEST(NewCompileErrorsTest, EachOldErrorExcusesOneNewOne) {
   auto before = OneUnit({Error(3, "bad", "y;")});
   auto after = OneUnit({Error(3, "bad", "y;"), Error(9, "bad", "y;")});

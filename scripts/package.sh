@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# scripts/package.sh [--arch x86_64|aarch64]   (default: this machine's)
+# Builds the fully static optrace for ARCH and writes dist/optrace-<version>-linux-<arch>.tar.gz:
+#   bin/optrace                      needs only the kernel (scripts/check-release-binary.sh checks it)
+#   include/optrace/, include/optrace_trace.h, lib/cmake/optrace/, lib/pkgconfig/optrace.pc
+#   lib/optrace/python/optrace/      the Python helper (PYTHONPATH=<dir>/lib/optrace/python)
+#   share/optrace/skills/, share/doc/optrace/
+# aarch64 is cross-built with Debian's toolchain and arm64 multiarch packages (installed here) and
+# started under qemu-user for --version. Why static: docs/release.md.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+arch=$(uname -m)
+while (($#)); do
+  case $1 in
+    --arch) arch=${2:?--arch needs x86_64 or aarch64}; shift 2 ;;
+    *) echo "package.sh: unknown argument $1 (usage: scripts/package.sh [--arch x86_64|aarch64])" >&2; exit 2 ;;
+  esac
+done
+SUDO=""; [[ $(id -u) -eq 0 ]] || SUDO=sudo
+scripts/setup.sh
+case $arch in
+  x86_64) preset=release-static; run=() ;;
+  aarch64)
+    preset=release-static-aarch64; run=(qemu-aarch64-static)
+    if ! dpkg-query -W -f='${Status}' libsqlite3-dev:arm64 2>/dev/null | grep -q "install ok installed" ||
+       ! command -v aarch64-linux-gnu-g++ >/dev/null || ! command -v qemu-aarch64-static >/dev/null; then
+      echo "package.sh: installing the arm64 cross toolchain, arm64 -dev packages and qemu-user-static" >&2
+      $SUDO dpkg --add-architecture arm64
+      $SUDO apt-get update -qq
+      DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends crossbuild-essential-arm64 \
+        qemu-user-static libsqlite3-dev:arm64 zlib1g-dev:arm64 libfmt-dev:arm64 libxlsxwriter-dev:arm64 >/dev/null
+    fi ;;
+  *) echo "package.sh: --arch $arch: x86_64 or aarch64" >&2; exit 2 ;;
+esac
+version=$(sed -n 's/^project(optrace VERSION \([0-9.]*\).*/\1/p' CMakeLists.txt)
+name=optrace-$version-linux-$arch
+start=$(date +%s)
+cmake --preset "$preset" >/dev/null
+cmake --build --preset "$preset" --target optrace optrace_single_header
+rm -rf "dist/$name"
+cmake --install "build/$preset" --prefix "$PWD/dist/$name" >/dev/null
+scripts/check-release-binary.sh "dist/$name/bin/optrace"
+"${run[@]}" "dist/$name/bin/optrace" --version
+tar -C dist -czf "dist/$name.tar.gz" "$name"
+echo "dist/$name.tar.gz: $(du -h "dist/$name.tar.gz" | cut -f1), built in $(($(date +%s) - start)) s"
