@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include <cstdlib>
 #include <map>
 #include <set>
@@ -84,8 +86,15 @@ class LineCache {
   std::map<fs::path, std::vector<std::string>> files_;
 };
 
+// One argument of a command line to paste into a shell: left bare only when every character is
+// one no shell gives a meaning to (letters, digits, - _ . / = : , +); else single-quoted, so a
+// file named with ` > ; | & * ? ~ ( ) or a newline runs nothing when pasted (issue 53.12).
 std::string Quote(const std::string& a) {
-  if (a.find_first_of(" \t'\"\\$") == std::string::npos) return a;
+  auto plain = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' ||
+           c == '.' || c == '/' || c == '=' || c == ':' || c == ',' || c == '+';
+  };
+  if (!a.empty() && std::all_of(a.begin(), a.end(), plain)) return a;
   std::string q = "'";
   for (char c : a) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return q + "'";

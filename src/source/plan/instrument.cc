@@ -268,7 +268,7 @@ Result<InstrumentResult> Instrument(const Plan& plan) {
   const SourceFile* own_definition = nullptr;
   for (const auto& [rel, text] : original) {
     const SourceFile* f = set.Find(rel);
-    std::string_view ext = fs::path(rel).extension().native();
+    const std::string ext = fs::path(rel).extension().string();
     if (f && DefinesTracingItself(*f) && (ext == ".h" || ext == ".hpp" || ext == ".hh" || ext == ".inc")) {
       own_definition = f;
       break;

@@ -132,6 +132,17 @@ TEST(RunCompileCheckTest, OptracesIncludeFolderIsNeverAddedByTheCheck) {
   EXPECT_THAT(r->units[0].errors[0].message, HasSubstr("optrace instrument --op DIR"));
 }
 
+TEST(RunCompileCheckTest, TheCommandToRerunQuotesEveryShellCharacter) {
+  // An entry named with a backtick and a redirection: pasted, the command must run nothing else.
+  TempTree t({{"op_kernel/k`touch pwned`>x.cpp", "extern \"C\" __global__ __aicore__ void k(GM_ADDR x) {}\n"}});
+  auto r = RunCompileCheck(EmulatorOptions(t.path()), {{t.path("op_kernel/k`touch pwned`>x.cpp"), kCompileAiv}});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->units.size(), 1u);
+  const std::string& cmd = r->units[0].command;
+  EXPECT_THAT(cmd, HasSubstr("'" + t.path("op_kernel/k`touch pwned`>x.cpp") + "'")) << cmd;
+  EXPECT_THAT(cmd, HasSubstr(" -D__DAV_C220_VEC__ ")) << "plain arguments stay bare";
+}
+
 TEST(RunCompileCheckTest, AWriteThroughAConstViewIsAnErrorAtItsLine) {
   TempTree t;
   testing::CopyExampleOperator(t);
