@@ -31,7 +31,7 @@ run_both() {  # run_both OUTNAME ARGS...: runs optrace ARGS with each binary, ou
     # shellcheck disable=SC2086
     (cd "$work/$a" && env -i PATH=/usr/bin:/bin $bin "$@" >"$work/$a/$name" 2>&1) || echo "exit $?" >>"$work/$a/$name"
   done
-  check "$name"
+  [[ ${NOCHECK:-} ]] || check "$name"
 }
 echo "aarch64: $(qemu-aarch64-static "$arm" --version)"
 run_both version.txt --version
@@ -42,7 +42,9 @@ for a in x86 arm; do
   env -i PATH=/usr/bin:/bin $bin demo -o "$work/$a/demo" >"$work/$a/demo.txt" 2>&1 || { echo "FAIL  demo ($a)"; failed=$((failed + 1)); }
 done
 [[ -f $work/arm/demo/chrome_trace.json ]] && { echo "ok    demo under qemu wrote its trace"; passed=$((passed + 1)); }
-check demo/point_map.json
+# The maps name their own source folder (source_root): everything else must agree.
+for a in x86 arm; do grep -v '"source_root"' "$work/$a/demo/point_map.json" >"$work/$a/point_map.nosrc.json"; done
+check point_map.nosrc.json
 cp -r "$work/x86/demo/dumps" "$work/dumps"   # the same dumps for both from here on
 run_both collect.txt collect "$work/dumps" --map "$work/x86/demo/point_map.json" -o trace.json --stats stats.csv
 check trace.json
@@ -51,7 +53,8 @@ run_both collect-pftrace.txt collect "$work/dumps" --map "$work/x86/demo/point_m
 check trace.pftrace
 run_both inspect.json inspect "$work/dumps" --format json
 run_both lint.json lint --op "$PWD/examples/moe_dispatch_combine" --format json
-run_both analyze.json analyze "$PWD/tests/data/analyze/tp_l1_text" -o an --format json
+# Its stdout reports times and memory; the tables it writes are compared.
+NOCHECK=1 run_both analyze.txt analyze "$PWD/tests/data/analyze/tp_l1_text" -o an
 for f in operator_summary.csv communication_rank_summary.csv step_summary.csv rank_summary.csv hccl_op_summary.csv; do
   [[ -f $work/x86/an/$f ]] && check "an/$f"
 done
