@@ -4,7 +4,7 @@
 # there), then runs the demo and a set of commands on built-in data with each and compares their
 # outputs byte for byte: the SIMD fast paths of x86_64 (SSE2 CSV block scan, PCLMUL CRC-32) and
 # the portable paths aarch64 takes must give the same bytes. Prints one line per check and
-# "N passed, N failed".
+# "N passed, N failed". Then the unit tests of core and collect, cross-built, under qemu.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 version=$(sed -n 's/^project(optrace VERSION \([0-9.]*\).*/\1/p' CMakeLists.txt)
@@ -61,5 +61,28 @@ done
 run_both legacy.txt collect "$PWD/tests/data/collect/legacy" --map "$PWD/tests/data/collect/legacy/point_map.json" \
   -o legacy.json
 check legacy.json
+
+# The unit tests of the layers with SIMD fast paths, cross-built and run under qemu: core (the CSV
+# block scan: NEON on aarch64) and collect (CRC-32: the ARMv8 CRC32 instructions; the readers and
+# writers), each test holding the fast path equal to the portable one. Same build folder as the
+# tarball's binary (its objects are reused); configured back without tests afterwards.
+build=build/release-static-aarch64
+if dpkg-query -W -f='${Status}' libgtest-dev:arm64 2>/dev/null | grep -q "install ok installed"; then :; else
+  SUDO=""; [[ $(id -u) -eq 0 ]] || SUDO=sudo
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends libgtest-dev:arm64 \
+    libgmock-dev:arm64 >/dev/null
+fi
+cmake --preset release-static-aarch64 -DOPTRACE_BUILD_TESTS=ON >/dev/null
+cmake --build "$build" --target core_tests collect_tests >/dev/null
+cmake --preset release-static-aarch64 -DOPTRACE_BUILD_TESTS=OFF >/dev/null
+for t in core_tests collect_tests; do
+  if out=$(qemu-aarch64-static -L /usr/aarch64-linux-gnu "$build/tests/$t" --gtest_brief=1 2>&1); then
+    echo "ok    $t under qemu: $(echo "$out" | grep -o '[0-9]* tests\? from [0-9]* test suites\? ran' | tail -1)"
+    passed=$((passed + 1))
+  else
+    echo "FAIL  $t under qemu"; echo "$out" | grep -E 'FAILED|Failure' | head -10
+    failed=$((failed + 1))
+  fi
+done
 echo "$passed passed, $failed failed"
 ((failed == 0))

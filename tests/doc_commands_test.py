@@ -3,8 +3,9 @@
 
     doc_commands_test.py --bin BUILD/bin --repo ROOT FILE.md...
 
-skills/*/SKILL.md: every ```sh block, in order, as one bash script (set -euo pipefail) run from
-the repository root. README.md: every "$ command" line of the 5-minute walkthrough (with its "\\"
+skills/*/SKILL.md: every ```sh block, in order, as one bash script (set -euo pipefail) run in an
+empty scratch folder: a skill travels without optrace's source tree, so it may use only the binary
+(and what `optrace samples` writes). README.md: every "$ command" line of the 5-minute walkthrough (with its "\\"
 continuation lines), in order, as one script run in a scratch copy of the repository's data
 folders (the walkthrough edits files), "/tmp/" pointing into a scratch folder. A command must exit
 0 unless its line says "# exits N". Commands that need ../shared (the project's corpus, absent in
@@ -78,7 +79,8 @@ def main():
                 ok = False
                 continue
             script = "set -euo pipefail\n" + "\n".join(blocks)
-            ok &= run_script(script, repo, env, name)
+            with tempfile.TemporaryDirectory(prefix="optrace-skill-") as scratch:
+                ok &= run_script(script, scratch, dict(env, TMPDIR=scratch), name)
             print(f"{name}: {sum(len([l for l in b.splitlines() if l.strip() and not l.startswith('#')]) for b in blocks)} command(s) ran")
             continue
         with tempfile.TemporaryDirectory(prefix="optrace-doc-") as scratch:

@@ -14,6 +14,8 @@ int RunHookCommand(const CommandArgs& args, CommandIo& io);
 int RunPlanCommand(const CommandArgs& args, CommandIo& io);
 int RunInstrumentCommand(const CommandArgs& args, CommandIo& io);
 int RunHeadersCommand(const CommandArgs& args, CommandIo& io);
+int RunSkillsCommand(const CommandArgs& args, CommandIo& io);
+int RunSamplesCommand(const CommandArgs& args, CommandIo& io);
 int RunAnalyzeCommand(const CommandArgs& args, CommandIo& io);
 int RunSweepCommand(const CommandArgs& args, CommandIo& io);
 int RunCompareCommand(const CommandArgs& args, CommandIo& io);

@@ -80,14 +80,14 @@ bool IsSourceExtension(const fs::path& path) {
   return std::find(std::begin(kExt), std::end(kExt), ext) != std::end(kExt);
 }
 
-Result<std::vector<fs::path>> ListSourceFiles(const fs::path& root) {
+Result<SourceListing> ListOperatorFiles(const fs::path& root) {
   fs::path abs = ResolveAgainstCwd(root).lexically_normal();
   std::error_code ec;
   fs::file_status st = fs::status(abs, ec);
   if (ec || !fs::exists(st)) return NotFoundError("{}: no such file or directory", root.string());
-  std::vector<fs::path> out;
+  SourceListing out;
   if (!fs::is_directory(st)) {
-    out.push_back(abs);
+    out.sources.push_back(abs);
     return out;
   }
   fs::recursive_directory_iterator it(abs, fs::directory_options::skip_permission_denied, ec), end;
@@ -100,11 +100,21 @@ Result<std::vector<fs::path>> ListSourceFiles(const fs::path& root) {
       if (!name.empty() && (name[0] == '.' || name == "__pycache__")) it.disable_recursion_pending();
       continue;
     }
-    if (name == kSingleHeaderName) continue;  // optrace's placed header, not the operator's source
-    if (it->is_regular_file(ec) && IsSourceExtension(p)) out.push_back(p.lexically_normal());
+    if (!it->is_regular_file(ec)) continue;
+    if (name == kSingleHeaderName) {
+      out.single_headers.push_back(p.lexically_normal());
+    } else if (IsSourceExtension(p)) {
+      out.sources.push_back(p.lexically_normal());
+    }
   }
-  std::sort(out.begin(), out.end());
+  std::sort(out.sources.begin(), out.sources.end());
+  std::sort(out.single_headers.begin(), out.single_headers.end());
   return out;
+}
+
+Result<std::vector<fs::path>> ListSourceFiles(const fs::path& root) {
+  OPTRACE_ASSIGN_OR_RETURN(SourceListing listing, ListOperatorFiles(root));
+  return std::move(listing.sources);
 }
 
 std::vector<std::string> DefaultKernelEntries(const std::vector<std::string>& kernel_files) {

@@ -65,8 +65,19 @@ bool IsSourceExtension(const std::filesystem::path& path);
 // when nothing else defines a kernel, the test / example ones. Order is kept.
 std::vector<std::string> DefaultKernelEntries(const std::vector<std::string>& kernel_files);
 
-// Files under `root` (a file or a directory, recursively, hidden and build directories skipped,
-// optrace's placed optrace_trace.h skipped), sorted. Error when `root` does not exist.
+// What one walk of an operator tree finds: its C/C++ sources, and apart from them the files named
+// optrace_trace.h (the header `instrument` places: optrace's, not the operator's; whoever reads one
+// checks it is optrace's generated header).
+struct SourceListing {
+  std::vector<std::filesystem::path> sources;         // absolute, sorted
+  std::vector<std::filesystem::path> single_headers;  // absolute, sorted
+};
+
+// Files under `root` (a file or a directory, recursively, hidden and __pycache__ folders skipped).
+// Error when `root` does not exist.
+Result<SourceListing> ListOperatorFiles(const std::filesystem::path& root);
+
+// ListOperatorFiles(root).sources.
 Result<std::vector<std::filesystem::path>> ListSourceFiles(const std::filesystem::path& root);
 
 }  // namespace optrace::source

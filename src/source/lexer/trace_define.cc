@@ -92,4 +92,19 @@ Result<std::optional<RewriteOnlyDefine>> FindRewriteOnlyDefineUnder(const fs::pa
   return std::optional<RewriteOnlyDefine>();
 }
 
+bool DefinesMoeTracing(const LexedFile& lex) {
+  for (const Directive& d : lex.directives)
+    if (d.kind == DirectiveKind::kDefine && d.active && d.argument.rfind("MoeTracing", 0) == 0) return true;
+  const auto& t = lex.tokens;
+  for (size_t i = 1; i < t.size(); ++i) {
+    if (!t[i].Is("MoeTracing") || !t[i].active || t[i].in_directive) continue;
+    const Token& p = t[i - 1];
+    if (p.Is("void") || p.Is("inline") || p.Is("__aicore__") || p.Is("__device__") || p.Is("static") ||
+        p.Is("auto") || p.Is(">") || p.Is("__forceinline__")) {
+      return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace optrace::source

@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "core/status.h"
+#include "source/lexer/lexer.h"
 
 namespace optrace::source {
 
@@ -27,5 +28,11 @@ std::optional<RewriteOnlyDefine> FindRewriteOnlyDefine(std::string_view text, st
 
 // The same over every C/C++ source under `dir` (hidden and build output folders skipped).
 Result<std::optional<RewriteOnlyDefine>> FindRewriteOnlyDefineUnder(const std::filesystem::path& dir);
+
+// The file defines MoeTracing itself (a tree's own *_base.h, seed 000's layout): an active
+// `#define MoeTracing...`, or a function whose declarator follows `void`, `inline`, `static`,
+// `auto`, `__aicore__`, `__device__`, `__forceinline__` or a template's closing `>`. Including
+// optrace's header is not defining it (IsTraceHeaderInclude says that).
+bool DefinesMoeTracing(const LexedFile& lex);
 
 }  // namespace optrace::source

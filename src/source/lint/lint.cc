@@ -164,8 +164,9 @@ Result<LintReport> RunLint(const LintOptions& options) {
   ctx.gates = options.gates;
   std::set<const SourceFile*> chosen;
   for (const fs::path& r : roots) {
-    OPTRACE_ASSIGN_OR_RETURN(std::vector<fs::path> list, ListSourceFiles(r));
-    for (const fs::path& p : list) {
+    OPTRACE_ASSIGN_OR_RETURN(SourceListing list, ListOperatorFiles(r));
+    ctx.single_headers.insert(ctx.single_headers.end(), list.single_headers.begin(), list.single_headers.end());
+    for (const fs::path& p : list.sources) {
       if (!IsSourceExtension(p)) continue;
       OPTRACE_ASSIGN_OR_RETURN(const SourceFile* f, set.Load(p));
       chosen.insert(f);
@@ -174,6 +175,8 @@ Result<LintReport> RunLint(const LintOptions& options) {
   }
   // Every script under the operator's examples/ drives it (run.py, bench.py, ...), not only *_sample.py.
   if (!options.op_dir.empty()) OPTRACE_RETURN_IF_ERROR(ListPython(options.op_dir / "examples", &ctx.python_files, true));
+  std::sort(ctx.single_headers.begin(), ctx.single_headers.end());
+  ctx.single_headers.erase(std::unique(ctx.single_headers.begin(), ctx.single_headers.end()), ctx.single_headers.end());
   std::sort(ctx.python_files.begin(), ctx.python_files.end());
   ctx.python_files.erase(std::unique(ctx.python_files.begin(), ctx.python_files.end()), ctx.python_files.end());
 

@@ -47,6 +47,7 @@ struct LintContext {
   std::filesystem::path entry_option;    // --entry as given
   std::filesystem::path op_dir;          // empty without --op
   std::vector<std::filesystem::path> python_files;
+  std::vector<std::filesystem::path> single_headers;  // optrace_trace.h files in the linted folders (absolute)
   std::vector<std::filesystem::path> include_dirs;
   std::vector<Diagnostic> diagnostics;
   bool gates = false;  // --gates: also report what only a delivery verdict needs (a missing hook)

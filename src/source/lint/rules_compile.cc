@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "optrace/point_id.h"
+#include "source/lexer/trace_define.h"
 #include "source/lexer/trace_header.h"
 #include "source/lint/lint_context.h"
 
@@ -150,21 +151,8 @@ bool IncludesTraceHeader(const SourceFile* f) {
   return false;
 }
 
-bool DefinesMoeTracing(const SourceFile* f) {
-  if (IncludesTraceHeader(f)) return true;
-  for (const Directive& d : f->lex.directives)
-    if (d.kind == DirectiveKind::kDefine && d.active && d.argument.rfind("MoeTracing", 0) == 0) return true;
-  const auto& t = f->lex.tokens;
-  for (size_t i = 1; i < t.size(); ++i) {
-    if (!t[i].Is("MoeTracing") || !t[i].active || t[i].in_directive) continue;
-    const Token& p = t[i - 1];
-    if (p.Is("void") || p.Is("inline") || p.Is("__aicore__") || p.Is("__device__") || p.Is("static") ||
-        p.Is("auto") || p.Is(">") || p.Is("__forceinline__")) {
-      return true;
-    }
-  }
-  return false;
-}
+// The file reaches optrace's device API directly, or defines MoeTracing itself.
+bool SeesMoeTracing(const SourceFile* f) { return IncludesTraceHeader(f) || DefinesMoeTracing(f->lex); }
 
 class HeaderReach {
  public:
@@ -190,11 +178,11 @@ class HeaderReach {
  private:
   bool SeesDefinition(const SourceFile* f) {
     const IncludeTree* tree = TreeOf(f);
-    return tree ? TreeDefines(*tree) : DefinesMoeTracing(f);
+    return tree ? TreeDefines(*tree) : SeesMoeTracing(f);
   }
   bool TreeDefines(const IncludeTree& tree) {
     for (const SourceFile* x : tree.files)
-      if (DefinesMoeTracing(x)) return true;
+      if (SeesMoeTracing(x)) return true;
     for (const IncludeEdge& e : tree.edges)
       if (IsTraceHeaderInclude(e.spelled)) return true;
     return false;

@@ -14,6 +14,7 @@
 
 #include "core/file_io.h"
 #include "source/lexer/include_tree.h"
+#include "source/lexer/trace_define.h"
 #include "source/lexer/trace_header.h"
 #include "source/plan/edit_text.h"
 #include "source/plan/line_tags.h"
@@ -165,26 +166,11 @@ Result<std::string> ApplyMarks(const SourceFile& file, const CodeStructure* cs, 
   return out;
 }
 
-// The file defines MoeTracing itself (a tree's own *_base.h): a macro, or a function whose
-// declarator follows `void` / `inline` / `__aicore__` ...
-bool DefinesTracingItself(const SourceFile& f) {
-  for (const Directive& d : f.lex.directives)
-    if (d.kind == DirectiveKind::kDefine && d.active && d.argument.rfind("MoeTracing", 0) == 0) return true;
-  const auto& t = f.lex.tokens;
-  for (size_t i = 1; i + 1 < t.size(); ++i) {
-    if (!t[i].Is("MoeTracing") || !t[i + 1].Is("(") || !t[i].active || t[i].in_directive) continue;
-    const Token& p = t[i - 1];
-    if (p.Is("void") || p.Is("inline") || p.Is("__aicore__") || p.Is("__device__") || p.Is("__forceinline__"))
-      return true;
-  }
-  return false;
-}
-
 // The file includes optrace's device API (optrace/trace.h, optrace_trace.h) or defines MoeTracing.
 bool DefinesTracing(const SourceFile& f) {
   for (const Directive& d : f.lex.directives)
     if (d.kind == DirectiveKind::kInclude && d.active && IsTraceHeaderInclude(d.include_path)) return true;
-  return DefinesTracingItself(f);
+  return DefinesMoeTracing(f.lex);
 }
 
 // The folder (relative to the operator folder) that holds every one of `files`.
@@ -269,7 +255,7 @@ Result<InstrumentResult> Instrument(const Plan& plan) {
   for (const auto& [rel, text] : original) {
     const SourceFile* f = set.Find(rel);
     const std::string ext = fs::path(rel).extension().string();
-    if (f && DefinesTracingItself(*f) && (ext == ".h" || ext == ".hpp" || ext == ".hh" || ext == ".inc")) {
+    if (f && DefinesMoeTracing(f->lex) && (ext == ".h" || ext == ".hpp" || ext == ".hh" || ext == ".inc")) {
       own_definition = f;
       break;
     }
@@ -388,9 +374,9 @@ Result<InstrumentResult> Instrument(const Plan& plan) {
 
 Result<InstrumentResult> RevertInstrumentation(const fs::path& op_dir) {
   InstrumentResult result;
-  OPTRACE_ASSIGN_OR_RETURN(std::vector<fs::path> paths, ListSourceFiles(op_dir));
+  OPTRACE_ASSIGN_OR_RETURN(SourceListing listing, ListOperatorFiles(op_dir));
   SourceSet set(op_dir);
-  for (const fs::path& p : paths) {
+  for (const fs::path& p : listing.sources) {
     OPTRACE_ASSIGN_OR_RETURN(std::string text, ReadFileToString(p));
     if (!HasInstrumentation(text)) continue;
     std::vector<int> stale;
@@ -406,10 +392,10 @@ Result<InstrumentResult> RevertInstrumentation(const fs::path& op_dir) {
         static_cast<int>(std::count(text.begin(), text.end(), '\n') - std::count(after.begin(), after.end(), '\n'));
     result.changes.push_back({p, rel, text, std::move(after), removed});
   }
-  OPTRACE_ASSIGN_OR_RETURN(std::vector<fs::path> headers, FindPlacedSingleHeaders(op_dir));
-  for (const fs::path& rel : headers) {
-    OPTRACE_ASSIGN_OR_RETURN(std::string text, ReadFileToString(op_dir / rel));
-    result.changes.push_back({op_dir / rel, rel.generic_string(), std::move(text), "", 0, FileChange::Kind::kRemove});
+  for (const fs::path& p : listing.single_headers) {
+    OPTRACE_ASSIGN_OR_RETURN(std::string text, ReadFileToString(p));
+    if (!ReadSingleHeaderInfo(text)) continue;  // a file of that name optrace did not generate
+    result.changes.push_back({p, set.Relative(p), std::move(text), "", 0, FileChange::Kind::kRemove});
   }
   return result;
 }

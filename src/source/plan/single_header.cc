@@ -54,24 +54,4 @@ std::string RelativeInclude(const fs::path& from_rel, const fs::path& header_dir
   return dir + "/" + std::string(kSingleHeaderName);
 }
 
-Result<std::vector<fs::path>> FindPlacedSingleHeaders(const fs::path& root) {
-  std::vector<fs::path> out;
-  std::error_code ec;
-  fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, ec), end;
-  if (ec) return IoError("{}: cannot list the directory: {}", root.string(), ec.message());
-  while (it != end) {
-    const fs::path p = it->path();
-    std::string name = p.filename().string();
-    if (it->is_directory(ec) && !name.empty() && name[0] == '.') it.disable_recursion_pending();
-    if (name == kSingleHeaderName && it->is_regular_file(ec)) {
-      Result<std::string> text = ReadFileToString(p);
-      if (text.ok() && ReadSingleHeaderInfo(*text)) out.push_back(p.lexically_relative(root));
-    }
-    it.increment(ec);
-    if (ec) return IoError("{}: cannot list the directory: {}", root.string(), ec.message());
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
 }  // namespace optrace::source

@@ -40,7 +40,4 @@ int CompareVersions(std::string_view a, std::string_view b);
 // single header placed in `header_dir_rel`: "optrace_trace.h", "../optrace_trace.h", ...
 std::string RelativeInclude(const std::filesystem::path& from_rel, const std::filesystem::path& header_dir_rel);
 
-// Every optrace_trace.h under `root` that optrace generated (relative paths, sorted).
-Result<std::vector<std::filesystem::path>> FindPlacedSingleHeaders(const std::filesystem::path& root);
-
 }  // namespace optrace::source

@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "testing/temp_tree.h"
+
 namespace optrace::source {
 namespace {
 using ::testing::ElementsAre;
@@ -33,6 +35,22 @@ TEST(DefaultKernelEntriesTest, ATreeOfOnlyTestKernelsKeepsThem) {
 
 TEST(DefaultKernelEntriesTest, AFileNamedLikeAFolderIsNotAFolder) {
   EXPECT_THAT(DefaultKernelEntries({"op_kernel/tests.cpp"}), ElementsAre("op_kernel/tests.cpp"));
+}
+
+TEST(ListOperatorFilesTest, PlacedSingleHeadersAreListedApartFromTheSources) {
+  testing::TempTree t({{"op_kernel/a.cpp", ""},
+                       {"op_kernel/optrace_trace.h", ""},
+                       {"op_kernel/sub/b.h", ""},
+                       {"op_kernel/sub/optrace_trace.h", ""},
+                       {".git/optrace_trace.h", ""},
+                       {"README.md", ""}});
+  Result<SourceListing> l = ListOperatorFiles(t.path());
+  ASSERT_TRUE(l.ok()) << l.status().message();
+  EXPECT_THAT(l->sources, ElementsAre(t.path("op_kernel/a.cpp"), t.path("op_kernel/sub/b.h")));
+  EXPECT_THAT(l->single_headers, ElementsAre(t.path("op_kernel/optrace_trace.h"), t.path("op_kernel/sub/optrace_trace.h")));
+  Result<std::vector<std::filesystem::path>> sources = ListSourceFiles(t.path());
+  ASSERT_TRUE(sources.ok());
+  EXPECT_EQ(*sources, l->sources);
 }
 
 }  // namespace

@@ -41,3 +41,24 @@ TEST(TraceDefineTest, DirectoryWalkReportsThePathRelativeToIt) {
 
 }  // namespace
 }  // namespace optrace::source
+
+namespace optrace::source {
+namespace {
+
+bool Defines(std::string_view text) { return DefinesMoeTracing(Lex(text)); }
+
+TEST(DefinesMoeTracingTest, AMacroOrAFunctionDefinitionDefinesIt) {
+  EXPECT_TRUE(Defines("#define MoeTracing(...) RecordPoint(__VA_ARGS__)\n"));
+  EXPECT_TRUE(Defines("__aicore__ inline void MoeTracing(int64_t id) {}\n"));
+  EXPECT_TRUE(Defines("template <typename... T>\n__aicore__ static inline auto MoeTracing(T... t) -> void {}\n"));
+  EXPECT_TRUE(Defines("std::enable_if_t<true> MoeTracing(int id);\n"));
+}
+
+TEST(DefinesMoeTracingTest, ACallOrAnInactiveDefinitionDoesNot) {
+  EXPECT_FALSE(Defines("void F() { MoeTracing(TRACE_POINT(\"x\", \"B\")); }\n"));
+  EXPECT_FALSE(Defines("#if 0\n#define MoeTracing(...)\n#endif\n"));
+  EXPECT_FALSE(Defines("#include \"optrace_trace.h\"\n"));  // reaching optrace's header is not defining it
+}
+
+}  // namespace
+}  // namespace optrace::source

@@ -29,7 +29,7 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
-// Made at build time from examples/moe_dispatch_combine (tests/testing/make_uninstrumented.py).
+// Made at build time from examples/moe_dispatch_combine (cmake/make_uninstrumented.py, src/bundle/CMakeLists.txt).
 const fs::path kExample = fs::path(OPTRACE_UNINSTRUMENTED_EXAMPLE_DIR);
 
 Plan ExamplePlan(const fs::path& dir = kExample) {

@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
-"""Writes the un-instrumented variant of the example operator's kernel (a build step of tests/).
+"""Writes the un-instrumented variant of the example operator's kernel.
+
+A build step: `optrace samples` ships it (operator_bare/) and the tests instrument it.
 
 Mechanical: drops every line that is only a MoeTracing(...) call, then if / if-else statements
 whose branches held nothing but those calls. The profiling plumbing stays (the profilingData
 kernel parameter, OPTRACE_KERNEL_BEGIN/END and the *_base.h configuration with its tracing
 include), so `optrace instrument` only has to add the B/E marks.
 
-  python3 tests/testing/make_uninstrumented.py SRC_OP_KERNEL DST_OP_KERNEL
+  python3 cmake/make_uninstrumented.py SRC_OP_KERNEL DST_OP_KERNEL
 """
 import pathlib
 import re
