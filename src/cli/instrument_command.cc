@@ -20,10 +20,9 @@ namespace optrace::cli {
 namespace {
 namespace fs = std::filesystem;
 
-// Puts `c` into effect (or undoes it): writes the new text, creates the placed header, or removes
-// it. The file must still hold what instrument read (an edit saved since, e.g. during a compile
-// check, is never overwritten).
-Status ApplyChange(const source::FileChange& c, bool undo) {
+// The file still holds what instrument read (or, to undo, what it wrote): an edit saved since, e.g.
+// during a compile check, is never overwritten.
+Status CheckUnchanged(const source::FileChange& c, bool undo) {
   using Kind = source::FileChange::Kind;
   const std::string& expected = undo ? c.after : c.before;
   const bool absent_expected = undo ? c.kind == Kind::kRemove : c.kind == Kind::kCreate;
@@ -39,6 +38,14 @@ Status ApplyChange(const source::FileChange& c, bool undo) {
                            "run instrument again",
                            c.rel);
   }
+  return Status::Ok();
+}
+
+// Puts `c` into effect (or undoes it): writes the new text, creates the placed header, or removes it.
+Status ApplyChange(const source::FileChange& c, bool undo) {
+  using Kind = source::FileChange::Kind;
+  OPTRACE_RETURN_IF_ERROR(CheckUnchanged(c, undo));
+  std::error_code ec;
   const bool remove = undo ? c.kind == Kind::kCreate : c.kind == Kind::kRemove;
   if (remove) {
     if (!fs::remove(c.path, ec) && ec) return IoError("{}: cannot remove: {}", c.path.string(), ec.message());
@@ -170,9 +177,12 @@ int RunInstrumentCommand(const CommandArgs& args, CommandIo& io) {
   }
   int marks = 0;
   if (!dry_run) {
-    // Every file is checked before any is written: a read-only one must not leave the tree half done.
-    for (const source::FileChange& c : result->changes)
+    // Every file is checked before any is written: a read-only one, or one saved since it was read
+    // (during the compile check), must not leave the tree half done.
+    for (const source::FileChange& c : result->changes) {
       if (Status st = CheckWritable(c.path); !st.ok()) return ReportError("instrument", st, io);
+      if (Status st = CheckUnchanged(c, false); !st.ok()) return ReportError("instrument", st, io);
+    }
   }
   for (const source::FileChange& c : result->changes) {
     marks += c.inserted;
@@ -188,6 +198,10 @@ int RunInstrumentCommand(const CommandArgs& args, CommandIo& io) {
     if (!after.ok()) return ReportError("instrument", after.status(), io);
     std::vector<source::CompileError> fresh = source::NewCompileErrors(before, *after);
     if (!fresh.empty()) {
+      for (const source::FileChange& c : result->changes) {
+        Status st = CheckUnchanged(c, true);
+        if (!st.ok()) return ReportError("instrument", st.WithContext("undoing the edits"), io);
+      }
       for (const source::FileChange& c : result->changes) {
         Status st = ApplyChange(c, true);
         if (!st.ok()) return ReportError("instrument", st.WithContext("undoing the edits"), io);

@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "testing/cli_runner.h"
 #include "testing/example_tree.h"
 #include "testing/temp_tree.h"
@@ -64,6 +66,34 @@ TEST(InstrumentCheckCompileTest, CheckCompileWithRevertIsAUsageError) {
   auto r = RunCli({"instrument", "--op", t.path(), "--check-compile", "--revert"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.err, HasSubstr("--revert"));
+}
+
+}  // namespace
+}  // namespace optrace
+
+namespace optrace {
+namespace {
+
+// Issue 53.15: a file saved while the compile check runs (here by the "compiler" itself, a wrapper
+// that edits one source on its first call and then compiles) is never overwritten with the text
+// instrument read before the check; the command says which file and changes none of it.
+TEST(InstrumentCheckCompileTest, AFileSavedDuringTheCompileCheckIsNotOverwritten) {
+  TempTree t;
+  testing::CopyUninstrumentedExample(t);
+  const std::string edited = t.path("op_kernel/dispatch/moe_dispatch.h");
+  t.Write("cxx.sh", "#!/bin/sh\nif [ ! -e '" + t.path("edited") + "' ]; then touch '" + t.path("edited") +
+                        "'; printf '// saved by the user during the check\\n' >> '" + edited + "'; fi\nexec c++ \"$@\"\n");
+  std::filesystem::permissions(t.path("cxx.sh"), std::filesystem::perms::owner_all);
+  auto r = RunCli({"instrument", "--op", t.path(), "--check-compile", "--sdk", kEmulatorSdk, "-I", kExampleInclude,
+                   "--cxx", t.path("cxx.sh")});
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_THAT(r.err, HasSubstr("changed on disk while instrument ran"));
+  EXPECT_THAT(t.Read("op_kernel/dispatch/moe_dispatch.h"), HasSubstr("// saved by the user during the check\n"));
+  for (const auto& e : std::filesystem::recursive_directory_iterator(t.path("op_kernel"))) {
+    if (!e.is_regular_file()) continue;
+    const std::string rel = std::filesystem::relative(e.path(), t.path()).string();
+    EXPECT_THAT(t.Read(rel), ::testing::Not(HasSubstr("optrace:auto"))) << rel << ": no file is half done";
+  }
 }
 
 }  // namespace
