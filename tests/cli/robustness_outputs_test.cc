@@ -114,6 +114,17 @@ TEST(RobustOutputs, AFullDiskOnStandardOutputIsAnErrorNotSuccess) {
   EXPECT_THAT(Read(t.path("err.txt")), HasSubstr("cannot write standard output"));
 }
 
+TEST(RobustOutputs, AReaderThatLeftTheOutputPipeIsNotAnError) {
+  // `optrace pipe ... | head` exited 2 when head left before optrace wrote (issue 53): here the
+  // reader (`true`) is gone before optrace starts, so every write finds the pipe closed.
+  TempTree t({{"x", ""}});
+  std::string cmd = "{ sleep 0.3; " + std::string(OPTRACE_BINARY) + " headers --print 2> " + t.path("err.txt") +
+                    "; echo $? > " + t.path("rc.txt") + "; } | true";
+  ASSERT_EQ(std::system(("bash -c '" + cmd + "'").c_str()), 0);
+  EXPECT_EQ(Read(t.path("rc.txt")), "0\n");
+  EXPECT_EQ(Read(t.path("err.txt")), "");
+}
+
 TEST(RobustOutputs, TwoAnalyzeRunsIntoOneDirectoryDoNotInterleave) {
   TempTree t({{"x", ""}});
   Result<DirectoryLock> first = DirectoryLock::Acquire(t.path("out"), "analyze");  // a run in progress
