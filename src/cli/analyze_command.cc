@@ -80,10 +80,10 @@ int RunAnalyzeCommand(const CommandArgs& args, CommandIo& io) {
       ->check(CLI::IsMember({"fast", "full"}));
   int capture_run = 0;
   app.add_option("--run", capture_run, "when the roots hold several captures: analyze capture N of the list the refusal prints")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(1, 1000000));
   int threads = 0;
   app.add_option("--threads", threads, "worker threads for reading, segmenting, summarizing and the report (default: every core)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(0, 4096));
   app.add_option("--rules", rules, "directory with rules files overriding the built-in ones (data/analyze/*.json)");
   bool keep_stages = false;
   app.add_flag("--keep-stages", keep_stages,

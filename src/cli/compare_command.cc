@@ -24,7 +24,7 @@ int RunCompareCommand(const CommandArgs& args, CommandIo& io) {
   app.add_option("B", b, "the run to compare with it")->required();
   app.add_option("-o,--output", out, "output directory for compare.md, compare.json and compare.html")->required();
   app.add_option("--noise-k", k, "a change is significant above k x the standard error of the difference (default 3)")
-      ->check(CLI::PositiveNumber);
+      ->check(FiniteRange(1e-6, 1e6));
   if (auto rc = ParseCommandLine(app, args, io)) return *rc;
   analyze::report::CompareOptions opt;
   opt.a = a;

@@ -39,7 +39,7 @@ int RunExplainCommand(const CommandArgs& args, CommandIo& io) {
   auto* map_opt = app.add_option("--map", map_path, "point_map.json of the build that produced the dumps");
   app.add_option("--source", source_dir, "scan this source tree for the point map instead of --map")->excludes(map_opt);
   app.add_option("--clock-mhz", clock_mhz, "counter frequency of legacy dumps in MHz (default 50)")
-      ->check(CLI::PositiveNumber);
+      ->check(FiniteRange(1e-3, 1e6));
   app.add_option("--extra-mode", extra_mode, "pairing of legacy dumps: seq (default) or legacy (FIFO)")
       ->check(CLI::IsMember({"seq", "legacy", "nest"}));
   app.add_option("--phase-map", phase_map,

@@ -14,7 +14,7 @@ evidence::LatencyOptions LatencyFlags::Options() const {
 
 void AddLatencyFlags(CLI::App& app, LatencyFlags& f) {
   app.add_option("--warmup", f.warmup, "exclude the first N iterations (overrides the is_warmup column)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(0, 1000000000));
   app.add_option("--rank-col", f.options.rank_column, "rank column name")->capture_default_str();
   app.add_option("--iter-col", f.options.iteration_column, "iteration column name")->capture_default_str();
   app.add_option("--value-col", f.options.value_column, "latency column (default: elapsed_us, else elapsed_ms)");

@@ -61,7 +61,9 @@ std::string_view SeverityName(Severity s) {
 void Diagnostics::Add(Problem p, std::string example, uint64_t n) {
   Entry& e = entries_[static_cast<size_t>(p)];
   e.count += n;
-  if (!example.empty() && e.examples.size() < kMaxExamples) e.examples.push_back(std::move(example));
+  if (example.empty()) return;
+  ++e.with_example;
+  if (e.examples.size() < kMaxExamples) e.examples.push_back(std::move(example));
 }
 
 void Diagnostics::SetSummary(Problem p, std::string summary) {
@@ -94,8 +96,9 @@ std::string FormatDiagnostics(const Diagnostics& d) {
                        info.description);
     if (!e.summary.empty()) out += fmt::format("  {:<42}{}\n", "", e.summary);
     for (const std::string& ex : e.examples) out += fmt::format("  {:<42}e.g. {}\n", "", ex);
-    if (e.count > e.examples.size() && !e.examples.empty()) {
-      out += fmt::format("  {:<42}... {} more\n", "", e.count - e.examples.size());
+    // More examples, not more of the count: a slot that lost 186 events is one example.
+    if (e.with_example > e.examples.size()) {
+      out += fmt::format("  {:<42}... {} more\n", "", e.with_example - e.examples.size());
     }
   }
   return out;

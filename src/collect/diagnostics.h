@@ -55,7 +55,8 @@ class Diagnostics {
   static constexpr size_t kMaxExamples = 5;
 
   struct Entry {
-    uint64_t count = 0;
+    uint64_t count = 0;         // what the problem counts (events, slots, rows: see its description)
+    uint64_t with_example = 0;  // reports that came with an example; the first kMaxExamples are kept
     std::vector<std::string> examples;
     std::string summary;  // optional one-line figure, e.g. "PROF_SIZE_PER_CORE 4096 would fit"
   };

@@ -136,3 +136,23 @@ TEST(RobustOutputs, TwoAnalyzeRunsIntoOneDirectoryDoNotInterleave) {
 
 }  // namespace
 }  // namespace optrace
+
+namespace optrace {
+namespace {
+
+TEST(RobustArguments, ANonNumberIsRefusedWithAReadableBound) {
+  // `--threads abc` printed CLI11's bound of NonNegativeNumber: a 309-digit DBL_MAX (issue 53).
+  const std::vector<std::vector<std::string>> commands = {
+      {"analyze", "x", "-o", "y", "--threads", "abc"}, {"analyze", "x", "-o", "y", "--run", "abc"},
+      {"compare", "a", "b", "-o", "y", "--noise-k", "abc"}, {"explain", "x", "--clock-mhz", "abc"},
+      {"latency", "x.csv", "--warmup", "abc"}};
+  for (const auto& args : commands) {
+    auto r = testing::RunCli(args);
+    EXPECT_EQ(r.exit_code, 2) << args[0] << " " << args[args.size() - 2];
+    EXPECT_THAT(r.err, ::testing::HasSubstr("abc")) << r.err;
+    EXPECT_LT(r.err.size(), 300u) << r.err;
+  }
+}
+
+}  // namespace
+}  // namespace optrace
