@@ -21,10 +21,19 @@ Result<DirectoryLock> DirectoryLock::Acquire(const std::filesystem::path& dir, s
     int e = errno;
     ::close(fd);
     if (e == EWOULDBLOCK) {
-      return UsageError("{}: another optrace {} is writing this directory now; wait for it or give another -o",
-                        dir.string(), command);
+      // The holder wrote its command and pid into the file (below).
+      Result<std::string> holder = ReadFileToString(path);
+      std::string who = holder.ok() && !holder->empty() ? *holder : "another optrace command";
+      while (!who.empty() && (who.back() == '\n' || who.back() == ' ')) who.pop_back();
+      return UsageError("{}: {} is writing this directory now; wait for it or give {} another output directory",
+                        dir.string(), who, command);
     }
     return IoError("{}: cannot lock: {}", path.string(), std::strerror(e));
+  }
+  // Who holds it, for the message of a command refused (a best effort: the lock is the flock).
+  const std::string holder = "optrace " + std::string(command) + " (pid " + std::to_string(::getpid()) + ")\n";
+  if (::ftruncate(fd, 0) == 0) {
+    [[maybe_unused]] ssize_t n = ::pwrite(fd, holder.data(), holder.size(), 0);
   }
   DirectoryLock lock;
   lock.fd_ = fd;

@@ -131,7 +131,29 @@ TEST(RobustOutputs, TwoAnalyzeRunsIntoOneDirectoryDoNotInterleave) {
   ASSERT_TRUE(first.ok());
   auto r = RunCli({"analyze", std::string(OPTRACE_TEST_DATA_DIR) + "/analyze/tp_l0_text", "-o", t.path("out")});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_THAT(r.err, HasSubstr("another optrace analyze is writing this directory"));
+  EXPECT_THAT(r.err, HasSubstr("optrace analyze (pid "));
+  EXPECT_THAT(r.err, HasSubstr("is writing this directory now"));
+}
+
+TEST(RobustOutputs, SweepTakesTheLockAnalyzeTakes) {
+  // sweep wrote 31 files into an OUT/<NN>_<root>/ that an analyze was writing (issue 53.16).
+  TempTree t({{"x", ""}});
+  const std::string root = std::string(OPTRACE_TEST_DATA_DIR) + "/analyze/tp_l0_text";
+  {
+    Result<DirectoryLock> analyzing = DirectoryLock::Acquire(t.path("out/01_tp_l0_text"), "analyze");
+    ASSERT_TRUE(analyzing.ok());
+    auto r = RunCli({"sweep", root, "-o", t.path("out")});
+    EXPECT_NE(r.exit_code, 0);
+    EXPECT_THAT(r.out + r.err, HasSubstr("optrace analyze (pid "));
+    EXPECT_FALSE(std::filesystem::exists(t.path("out/01_tp_l0_text/report.md"))) << "nothing written into it";
+  }
+  {
+    Result<DirectoryLock> sweeping = DirectoryLock::Acquire(t.path("out2"), "sweep");
+    ASSERT_TRUE(sweeping.ok());
+    auto r = RunCli({"sweep", root, "-o", t.path("out2")});
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_THAT(r.err, HasSubstr("optrace sweep (pid "));
+  }
 }
 
 }  // namespace

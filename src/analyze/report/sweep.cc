@@ -1,6 +1,7 @@
 #include "analyze/report/sweep.h"
 
 #include "analyze/read/discover.h"
+#include "core/directory_lock.h"
 #include "core/json_text.h"
 
 #include <fmt/format.h>
@@ -70,6 +71,14 @@ SweepRoot AnalyzeOne(const SweepOptions& opt, const SweepJob& job) {
   run_opt.analyze.run = job.run;
   run_opt.analyze.threads = opt.threads_per_root;
   run_opt.analyze.to = Stage::kReport;
+  // The lock `optrace analyze -o` takes: an analyze writing this folder now refuses sweep, and the
+  // other way round.
+  Result<DirectoryLock> lock = DirectoryLock::Acquire(run_opt.analyze.out_dir, "sweep");
+  if (!lock.ok()) {
+    out.error = lock.status().message();
+    out.exit_class = 2;
+    return out;
+  }
   auto run = RunAnalyzeAndReport(run_opt);
   out.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   if (!run.ok()) {
@@ -155,7 +164,7 @@ Result<SweepResult> RunSweep(const SweepOptions& opt, const SweepProgress& on_ro
   if (opt.roots.empty()) return UsageError("no profiling root given; pass one or more directories");
   if (opt.jobs < 1) return UsageError("--jobs {}: must be at least 1", opt.jobs);
   std::filesystem::path out = ResolveAgainstCwd(opt.out_dir);
-  OPTRACE_RETURN_IF_ERROR(EnsureDirectory(out));
+  OPTRACE_ASSIGN_OR_RETURN(DirectoryLock out_lock, DirectoryLock::Acquire(out, "sweep"));
   Clock::time_point t0 = Clock::now();
   SweepResult s;
   // A root with several captures becomes one job per capture (discover only: a directory walk
