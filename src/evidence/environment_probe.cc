@@ -9,6 +9,9 @@
 #include <cerrno>
 #include <cstdlib>
 #include <ctime>
+#include <set>
+#include <string>
+#include <vector>
 
 #include "core/file_io.h"
 #include "core/subprocess.h"
@@ -56,6 +59,34 @@ ToolRun RunTool(const std::string& exe, const std::vector<std::string>& args, st
 
 std::string Seconds(std::chrono::milliseconds ms) {
   return fmt::format("{:g} s", static_cast<double>(ms.count()) / 1000);
+}
+
+// git's options for reading a tree that came from elsewhere without running its code: `git
+// status` runs the repository's core.fsmonitor command, its filter drivers' clean commands (for
+// files whose stat changed) and, when it rewrites the index, hooks. Every configured filter driver
+// is emptied (reading the configuration runs nothing), the monitor and hooks switched off, and the
+// index left unwritten.
+std::vector<std::string> SafeGitArgs(const std::string& git, const std::string& dir) {
+  std::vector<std::string> args{"--no-optional-locks", "-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null",
+                                "-c", "core.untrackedCache=false"};
+  ToolRun filters = RunProcess(git, {"-C", dir, "config", "--get-regexp", "^filter\\."}, std::chrono::seconds(10),
+                               false, kMaxToolOutput);
+  std::set<std::string> names;
+  for (const std::string& line : Lines(filters.output)) {
+    std::string key = line.substr(0, line.find(' '));  // filter.<name>.<setting>
+    size_t last = key.rfind('.');
+    if (key.rfind("filter.", 0) != 0 || last == std::string::npos || last <= 7) continue;
+    names.insert(key.substr(7, last - 7));
+  }
+  for (const std::string& n : names) {
+    for (const char* setting : {"clean=", "smudge=", "process=", "required=false"}) {
+      args.push_back("-c");
+      args.push_back("filter." + n + "." + setting);
+    }
+  }
+  args.push_back("-C");
+  args.push_back(dir);
+  return args;
 }
 
 // --- the probes ---------------------------------------------------------------------------
@@ -262,7 +293,13 @@ class Prober {
       Missing("source.dirty", "source working tree", "git not on PATH");
       return;
     }
-    ToolRun head = RunTool(*git, {"-C", dir, "rev-parse", "HEAD"}, opt_.tool_timeout, false);
+    const std::vector<std::string> safe = SafeGitArgs(*git, dir);
+    auto with = [&](std::vector<std::string> tail) {
+      std::vector<std::string> args = safe;
+      args.insert(args.end(), tail.begin(), tail.end());
+      return args;
+    };
+    ToolRun head = RunTool(*git, with({"rev-parse", "HEAD"}), opt_.tool_timeout, false);
     std::string sha = Trim(head.output);
     if (head.exit_code == 0 && !sha.empty()) {
       Found("source.commit", "source commit", sha, "git rev-parse HEAD in " + dir);
@@ -270,7 +307,7 @@ class Prober {
       Missing("source.commit", "source commit",
               fmt::format("git rev-parse HEAD in {} failed (exit {}): not a git repository?", dir, head.exit_code));
     }
-    ToolRun st = RunTool(*git, {"-C", dir, "status", "--porcelain"}, opt_.tool_timeout, false);
+    ToolRun st = RunTool(*git, with({"status", "--porcelain"}), opt_.tool_timeout, false);
     if (st.exit_code != 0) {
       Missing("source.dirty", "source working tree",
               fmt::format("git status --porcelain in {} failed (exit {})", dir, st.exit_code));

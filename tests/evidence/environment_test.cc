@@ -185,6 +185,24 @@ TEST(EnvironmentTest, GitCommitAndDirtyStateOfSource) {
   EXPECT_EQ(env.Value("source.dirty"), "dirty: 2 changed paths (M tracked.txt; ?? new.txt)");
 }
 
+TEST(EnvironmentTest, ASourceTreeFromElsewhereRunsNoneOfItsCommands) {
+  // `env --source DIR` ran the tree's core.fsmonitor and clean filter (issue 53.14).
+  FakeMachine m;
+  TempTree repo({{"tracked.txt", "one\n"}, {".gitattributes", "* filter=planted\n"}});
+  const std::string marker = repo.path("ran");
+  std::string git = "git -C '" + repo.path() + "' -c user.name=t -c user.email=t@t -c commit.gpgsign=false ";
+  ASSERT_EQ(Sh(git + "init -q && " + git + "add . && " + git + "commit -qm init"), 0);
+  ASSERT_EQ(Sh(git + "config filter.planted.clean 'sh -c \"touch " + marker + "; cat\"' && " + git +
+               "config core.fsmonitor 'sh -c \"touch " + marker + "; exit 1\"'"),
+            0);
+  repo.Write("tracked.txt", "two, a size change: git must look at its content\n");
+  EnvironmentOptions opt = m.Options();
+  opt.source_dir = repo.path();
+  EnvironmentInfo env = Probe(opt);
+  EXPECT_EQ(env.Value("source.dirty"), "dirty: 1 changed path (M tracked.txt)");
+  EXPECT_FALSE(std::filesystem::exists(marker)) << "a command of the tree's git configuration ran";
+}
+
 TEST(EnvironmentTest, SourceThatIsNoRepositoryIsNotFound) {
   FakeMachine m;
   TempTree plain({{"a.txt", "a"}});
