@@ -1,4 +1,5 @@
 #include "collect/stats_writer.h"
+#include "core/csv_writer.h"
 #include "core/json_text.h"
 
 #include <fmt/format.h>
@@ -83,12 +84,7 @@ json IdCountsJson(const CollectResult& r) {
           {"ids_in_both", r.ids_in_both}};
 }
 
-std::string CsvField(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
+std::string CsvField(const std::string& s) { return CsvCell(s); }
 
 }  // namespace
 

@@ -5,18 +5,14 @@
 
 #include <map>
 
+#include "core/csv_writer.h"
+
 namespace optrace::evidence {
 namespace {
 
 std::string Us(double v) { return fmt::format("{:.3f}", v); }
 
-// RFC 4180: quote a field holding a comma, quote or newline; double the quotes.
-std::string CsvQuote(std::string_view s) {
-  if (s.find_first_of(",\"\n\r") == std::string_view::npos) return std::string(s);
-  std::string out = "\"";
-  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
+std::string CsvQuote(std::string_view s) { return CsvCell(s); }
 
 nlohmann::ordered_json DistJson(const DistributionStats& d) {
   if (d.samples == 0) return nullptr;

@@ -178,3 +178,36 @@ TEST(RobustArguments, ANonNumberIsRefusedWithAReadableBound) {
 
 }  // namespace
 }  // namespace optrace
+
+namespace optrace {
+namespace {
+
+TEST(RobustOutputs, AnOperatorNamedLikeAFormulaIsTextInEveryCsv) {
+  // Operator names went into operator_summary.csv as they were: `=cmd|...` ran as a formula in a
+  // spreadsheet (issue 53.10).
+  TempTree t({{"x", ""}});
+  const std::filesystem::path src = std::string(OPTRACE_TEST_DATA_DIR) + "/analyze/tp_l0_text";
+  std::filesystem::copy(src, t.path("cap"), std::filesystem::copy_options::recursive);
+  for (const char* rank : {"rank0_ascend_pt", "rank1_ascend_pt"}) {
+    const std::string rel = std::string("cap/") + rank + "/ASCEND_PROFILER_OUTPUT/kernel_details.csv";
+    std::string text = t.Read(rel);
+    for (size_t at = text.find("trans_TransData_0"); at != std::string::npos; at = text.find("trans_TransData_0"))
+      text.replace(at, 17, "=cmd|' /C calc'!A0");
+    t.Write(rel, text);
+  }
+  auto r = RunCli({"analyze", t.path("cap"), "-o", t.path("out")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  int cells = 0;
+  for (const auto& e : std::filesystem::directory_iterator(t.path("out"))) {
+    if (e.path().extension() != ".csv") continue;
+    const std::string csv = t.Read(std::filesystem::relative(e.path(), t.path()).string());
+    for (size_t at = csv.find("=cmd|"); at != std::string::npos; at = csv.find("=cmd|", at + 1)) {
+      ++cells;
+      EXPECT_TRUE(at > 0 && csv[at - 1] == '\'') << e.path().filename() << ": a cell starts with the formula";
+    }
+  }
+  EXPECT_GT(cells, 0) << "the operator reached no CSV";
+}
+
+}  // namespace
+}  // namespace optrace

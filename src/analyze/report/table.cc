@@ -4,20 +4,17 @@
 
 #include <cmath>
 
+#include "core/csv_writer.h"
+
 namespace optrace::analyze::report {
 namespace {
 
 void WriteCsvField(std::string_view text, std::ostream& out) {
-  if (text.find_first_of(",\"\r\n") == std::string_view::npos) {
+  if (text.find_first_of(",\"\r\n=+-@\t") == std::string_view::npos) {  // the common case, unchanged
     out << text;
     return;
   }
-  out << '"';
-  for (char c : text) {
-    if (c == '"') out << '"';
-    out << c;
-  }
-  out << '"';
+  out << CsvCell(text);
 }
 
 }  // namespace
