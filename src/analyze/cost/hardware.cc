@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/file_io.h"
+#include "core/subprocess.h"
 
 namespace optrace::analyze {
 namespace {
@@ -236,17 +237,15 @@ std::optional<HardwarePeaks> PeaksFromCannIni(const std::vector<HardwarePeaks>& 
   return h;
 }
 
-// The SoC of this host from `npu-smi info` ("910B3" -> "Ascend910B3"), "" when there is none.
-std::string HostSocFromNpuSmi() {
-  FILE* p = popen("npu-smi info 2>/dev/null", "r");
-  if (!p) return "";
-  std::string t;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) t.append(buf, n);
-  pclose(p);
+// No shell, and a deadline: a wedged driver must not hold analyze (`env` probes the same way).
+std::string HostSocFromNpuSmi(std::chrono::milliseconds deadline) {
+  const char* path = std::getenv("PATH");
+  std::optional<std::string> exe = FindOnPath("npu-smi", path ? path : "");
+  if (!exe) return "";
+  ProcessRun r = RunProcess(*exe, {"info"}, deadline, false);
+  if (r.exit_code != 0) return "";
   for (const char* soc : {"910B1", "910B2C", "910B2", "910B3", "910B4", "310P3", "310P1"})
-    if (t.find(soc) != std::string::npos) return std::string("Ascend") + soc;
+    if (r.output.find(soc) != std::string::npos) return std::string("Ascend") + soc;
   return "";
 }
 

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cmath>
+#include <chrono>
 #include <filesystem>
 #include <limits>
 #include <map>
@@ -53,8 +54,9 @@ Result<std::vector<HardwarePeaks>> ParseHardwareTable(const std::string& origin,
 // The platform_config directories of the CANN toolkits installed here: $ASCEND_HOME_PATH,
 // $ASCEND_TOOLKIT_HOME, /usr/local/Ascend/ascend-toolkit/latest, each with <arch>-linux/data/platform_config.
 std::vector<std::filesystem::path> CannConfigDirs();
-// This host's SoC as `npu-smi info` names it ("Ascend910B3"), "" without npu-smi or a known name.
-std::string HostSocFromNpuSmi();
+// This host's SoC as `npu-smi info` names it ("Ascend910B3"), "" without npu-smi, a known name, or
+// an answer within `deadline` (npu-smi is run directly, found on $PATH, and killed at the deadline).
+std::string HostSocFromNpuSmi(std::chrono::milliseconds deadline = std::chrono::seconds(10));
 // A toolkit ships the ini of every SoC it supports: the host's is <host_soc>.ini, or the only ini
 // there is. Its peaks (PeaksFromCannIni), std::nullopt when neither applies. Which file: `source`.
 std::optional<HardwarePeaks> ScanCannPlatformConfig(const std::vector<HardwarePeaks>& table,

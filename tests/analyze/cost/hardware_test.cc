@@ -3,6 +3,11 @@
 #include <gtest/gtest.h>
 
 #include "analyze/analyze_test_util.h"
+#include "testing/temp_tree.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
 
 namespace optrace::analyze {
 namespace {
@@ -109,6 +114,38 @@ TEST(HardwareTest, TheScanTakesTheIniOfTheHostSocOrTheOnlyOne) {
   auto host = ScanCannPlatformConfig(Table(), dirs, "Ascend910B4");
   ASSERT_TRUE(host.has_value());
   EXPECT_EQ(host->name, "Ascend910B4");
+}
+
+}  // namespace
+}  // namespace optrace::analyze
+
+namespace optrace::analyze {
+namespace {
+
+// Runs `f` with PATH = dir:<old PATH>, restoring PATH after.
+template <typename F>
+auto WithPathFirst(const std::string& dir, F f) {
+  const char* old = std::getenv("PATH");
+  const std::string saved = old ? old : "";
+  ::setenv("PATH", (dir + ":" + saved).c_str(), 1);
+  auto r = f();
+  ::setenv("PATH", saved.c_str(), 1);
+  return r;
+}
+
+TEST(HostSocFromNpuSmi, ReadsTheSocNpuSmiNames) {
+  optrace::testing::TempTree t({{"bin/npu-smi", "#!/bin/sh\necho '| 0     910B3               | OK            |'\n"}});
+  std::filesystem::permissions(t.path("bin/npu-smi"), std::filesystem::perms::owner_all);
+  EXPECT_EQ(WithPathFirst(t.path("bin"), [] { return HostSocFromNpuSmi(); }), "Ascend910B3");
+}
+
+TEST(HostSocFromNpuSmi, AWedgedNpuSmiIsCutAtTheDeadline) {
+  // popen("npu-smi info") had no deadline: a wedged driver held analyze forever (issue 53.9).
+  optrace::testing::TempTree t({{"bin/npu-smi", "#!/bin/sh\nexec sleep 600\n"}});
+  std::filesystem::permissions(t.path("bin/npu-smi"), std::filesystem::perms::owner_all);
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_EQ(WithPathFirst(t.path("bin"), [] { return HostSocFromNpuSmi(std::chrono::milliseconds(300)); }), "");
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(30));
 }
 
 }  // namespace
