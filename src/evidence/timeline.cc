@@ -369,11 +369,11 @@ Result<TimelineRun> LoadTimelines(const std::vector<fs::path>& paths) {
       const size_t before = files.size();
       std::vector<fs::path> found;
       for (auto it = fs::recursive_directory_iterator(p, ec); it != fs::recursive_directory_iterator(); it.increment(ec)) {
-        if (ec) break;
         if (!it->is_regular_file()) continue;
         const fs::path& f = it->path();
         if (f.filename() == "trace.json" || f.extension() == ".csv") found.push_back(f);
       }
+      if (ec) return IoError("{}: cannot list the directory: {}", p.string(), ec.message());
       std::sort(found.begin(), found.end());
       // A simulator run holds a whole-run trace.json and per-core copies: prefer the whole run.
       bool has_top = std::any_of(found.begin(), found.end(), [](const fs::path& f) {

@@ -191,10 +191,11 @@ Result<Discovery> Discover(const std::vector<fs::path>& roots_in, std::vector<Da
     bool root_is_rank = IsTorchRankDir(root) || fs::is_directory(root / "mindstudio_profiler_output", ec);
     if (root_is_rank) candidates.push_back(root);
     // A rank directory's own PROF_* raw data belongs to it: do not search inside.
+    std::error_code walk_ec;  // the walk's own steps (ec above also carries "no such file" answers)
     for (auto it = root_is_rank ? fs::recursive_directory_iterator()
-                                : fs::recursive_directory_iterator(root, fs::directory_options::skip_permission_denied, ec);
-         it != fs::recursive_directory_iterator(); it.increment(ec)) {
-      if (ec) break;
+                                : fs::recursive_directory_iterator(root, fs::directory_options::skip_permission_denied,
+                                                                   walk_ec);
+         it != fs::recursive_directory_iterator(); it.increment(walk_ec)) {
       const fs::path& p = it->path();
       if (it->is_directory(ec)) {
         if (IsTorchRankDir(p) || fs::is_directory(p / "mindstudio_profiler_output", ec)) {
@@ -205,6 +206,8 @@ Result<Discovery> Discover(const std::vector<fs::path>& roots_in, std::vector<Da
         other_files.push_back(Relative(p, root));
       }
     }
+    // A failed step ends the walk early: ranks past it would be missing without a word.
+    if (walk_ec) return IoError("{}: cannot list the directory: {}", root.string(), walk_ec.message());
     std::sort(candidates.begin(), candidates.end());
     for (const fs::path& c : candidates) {
       RankInput in;

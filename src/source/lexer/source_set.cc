@@ -107,6 +107,8 @@ Result<SourceListing> ListOperatorFiles(const fs::path& root) {
       out.sources.push_back(p.lexically_normal());
     }
   }
+  // A failed step ends the loop with `it` at the end: the walk did not see everything.
+  if (ec) return IoError("{}: cannot list the directory: {}", root.string(), ec.message());
   std::sort(out.sources.begin(), out.sources.end());
   std::sort(out.single_headers.begin(), out.single_headers.end());
   return out;

@@ -92,7 +92,9 @@ Status ListPython(const fs::path& root, std::vector<fs::path>* out, bool every =
       continue;
     }
     if (it->is_regular_file(ec) && IsPythonCandidate(it->path(), every)) out->push_back(it->path().lexically_normal());
+    ec.clear();  // a file that vanished is skipped; only a failed step of the walk is an error
   }
+  if (ec) return IoError("{}: cannot list the directory: {}", root.string(), ec.message());
   return Status::Ok();
 }
 

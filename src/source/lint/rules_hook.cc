@@ -23,12 +23,11 @@ namespace {
 // script builds it (a CMake-built operator); hidden folders and build output (build_out, a folder
 // holding CMakeCache.txt) skipped. A folder named build is searched: CANN's own samples keep their
 // build script there.
-std::vector<fs::path> FindBuildScripts(const fs::path& dir) {
+std::vector<fs::path> FindBuildScripts(const fs::path& dir, std::string* walk_error) {
   std::vector<fs::path> out;
   std::error_code ec;
   for (fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end; it != end;
        it.increment(ec)) {
-    if (ec) break;
     std::string name = it->path().filename().string();
     if (it->is_directory(ec)) {
       if (it.depth() >= 2 || name.empty() || name[0] == '.' || name == "build_out" || name == "__pycache__" ||
@@ -47,6 +46,8 @@ std::vector<fs::path> FindBuildScripts(const fs::path& dir) {
     }
     out.push_back(it->path().lexically_normal());
   }
+  // A failed step ends the loop with `it` at the end: say so rather than judge on a partial list.
+  if (ec && walk_error) *walk_error = fmt::format("{}: {}", dir.string(), ec.message());
   if (out.empty() && fs::is_regular_file(dir / "CMakeLists.txt", ec)) out.push_back((dir / "CMakeLists.txt").lexically_normal());
   std::sort(out.begin(), out.end());
   return out;
@@ -66,7 +67,13 @@ void CheckHook(LintContext& ctx, const fs::path& build_script) {
   if (!build_script.empty()) {
     scripts.push_back(ResolveAgainstCwd(build_script));
   } else if (!ctx.op_dir.empty()) {
-    scripts = FindBuildScripts(ctx.root);
+    std::string walk_error;
+    scripts = FindBuildScripts(ctx.root, &walk_error);
+    if (!walk_error.empty()) {
+      ctx.Report(".", 0, 0, "hook-installed",
+                 fmt::format("the search for build scripts stopped: {}; G1 is judged on those found before it",
+                             walk_error));
+    }
   }
   for (const fs::path& path : scripts) {
     std::string rel = ctx.sources->Relative(path);
