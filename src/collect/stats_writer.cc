@@ -84,8 +84,6 @@ json IdCountsJson(const CollectResult& r) {
           {"ids_in_both", r.ids_in_both}};
 }
 
-std::string CsvField(const std::string& s) { return CsvCell(s); }
-
 }  // namespace
 
 std::string StatsToJson(const StatsTable& t, const CollectResult& r, const CollectSettings& s) {
@@ -113,7 +111,7 @@ std::string StatsToCsv(const StatsTable& t) {
       "self_mean_us,cores,core_total_min_us,core_total_max_us,slowest_rank,slowest_core\n";
   auto row = [&](const LabelStats& s, const char* group) {
     out += fmt::format("{},{},{},{},{},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{},{:.3f},{:.3f},{},{}\n",
-                       group, CsvField(s.role), CsvField(s.label), CoreKindKey(s.kind), s.duration.count,
+                       group, CsvCell(s.role), CsvCell(s.label), CoreKindKey(s.kind), s.duration.count,
                        s.duration.total, s.duration.mean, s.duration.min, s.duration.p50, s.duration.p90,
                        s.duration.p99, s.duration.max, s.self_total, s.self_mean, s.cores, s.core_total_min,
                        s.core_total_max, s.slowest_rank, s.slowest_core);

@@ -12,8 +12,6 @@ namespace {
 
 std::string Us(double v) { return fmt::format("{:.3f}", v); }
 
-std::string CsvQuote(std::string_view s) { return CsvCell(s); }
-
 nlohmann::ordered_json DistJson(const DistributionStats& d) {
   if (d.samples == 0) return nullptr;
   return {{"median", d.median}, {"p95", d.p95}, {"p99", d.p99}, {"mean", d.mean},
@@ -151,7 +149,7 @@ void WriteLatencyCsv(const LatencyReport& r, std::ostream& out) {
   out << "\nproblem,rank,iteration,message\n";
   for (const LatencyProblem& p : r.problems) {
     out << fmt::format("{},{},{},{}\n", ProblemKindName(p.kind), p.rank ? std::to_string(*p.rank) : "",
-                       p.iteration ? std::to_string(*p.iteration) : "", CsvQuote(p.message));
+                       p.iteration ? std::to_string(*p.iteration) : "", CsvCell(p.message));
   }
 }
 
