@@ -173,6 +173,10 @@ CallGraph CallGraph::Build(const CodeIndex& index, const FunctionDef& kernel) {
     if (g.type_.task_type.find(t) == std::string::npos)
       g.type_.task_type += (g.type_.task_type.empty() ? "" : " ") + t;
   }
+  if (declared == kCoreNone && kernel.qualified_cores != kCoreNone) {  // __global__ __vector__ / __cube__ / __mix__
+    declared = kernel.qualified_cores;
+    g.type_.task_type = declared == kCoreAiv ? "__vector__" : declared == kCoreAic ? "__cube__" : "__mix__";
+  }
   if (declared != kCoreNone) {
     g.type_.cores = declared;
     g.type_.declared = true;

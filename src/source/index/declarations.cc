@@ -1,6 +1,7 @@
 // The declaration reader (declarations.h). About 710 lines: one recursive-descent walk over the
 // scopes, whose cases share its cursor and scope stack.
 #include "source/index/declarations.h"
+#include "source/index/core_types.h"
 
 #include <cctype>
 
@@ -427,6 +428,13 @@ class DeclParser {
       std::string_view x = s_.Text(k);
       if (x == "(" || x == "{" || x == ";" || x == "=" || x == "[" || x == "}") return k;
       if (x == ":" ) return k;
+      if (IsParenthesizedSpecifier(x) && k + 1 < e && s_.Is(k + 1, "(")) {  // __mix__(1, 2), __attribute__((...))
+        size_t m = s_.Match(k + 1);
+        if (m < e) {
+          k = m;
+          continue;
+        }
+      }
       if (x == "<" && k > i && (s_.IsIdent(k - 1) || s_.Is(k - 1, ")"))) {
         size_t m = s_.MatchAngle(k);
         if (m < e) {
@@ -533,11 +541,20 @@ class DeclParser {
     }
     // Head tokens before the qualified name: specifiers and the return type.
     bool kernel = false, is_static = false, has_void = false, has_type = false;
+    unsigned qualified_cores = 0;
     size_t type_b = End(), type_e = End();
     for (size_t k = i; k < qs; ++k) {
       std::string_view x = s_.Text(k);
       if (x == "__global__") kernel = true;
+      if (x == "__vector__") qualified_cores |= kCoreAiv;
+      if (x == "__cube__") qualified_cores |= kCoreAic;
+      if (x == "__mix__") qualified_cores |= kCoreBoth;
       if (x == "static") is_static = true;
+      if (IsParenthesizedSpecifier(x) && k + 1 < qs && s_.Is(k + 1, "(")) {
+        size_t m = s_.Match(k + 1);
+        if (m < qs) k = m;
+        continue;
+      }
       if (s_[k].tok->kind == TokenKind::kString) continue;
       if (IsSpecifierKeyword(x) || IsReserved(x) || (s_.IsIdent(k) && LooksLikeMacro(x) && k + 1 < qs)) continue;
       if (s_.Is(k, "[")) {  // [aicore]
@@ -607,6 +624,7 @@ class DeclParser {
     if (type_b < type_e) f->return_type = ParseTypeName(s_, type_b, type_e);
     f->returns_void = has_void || ctor || dtor;
     f->is_kernel = kernel;
+    f->qualified_cores = qualified_cores;
     f->is_ctor = ctor;
     f->is_dtor = dtor;
     f->is_static = is_static;

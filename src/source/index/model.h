@@ -71,6 +71,7 @@ struct FunctionDef {
   TypeName return_type;
   bool returns_void = false;          // declared `void` (constructors and destructors too)
   bool is_kernel = false;             // __global__
+  unsigned qualified_cores = 0;       // CoreMask its qualifiers give: __vector__ AIV, __cube__ AIC, __mix__(m, n) both
   bool is_ctor = false, is_dtor = false, is_static = false;
   bool is_lambda = false;
   bool is_callback = false;           // a lambda passed as an argument: runs where it is passed

@@ -18,7 +18,12 @@ bool IsSpecifierKeyword(std::string_view s) {
                    "virtual", "explicit", "friend", "mutable", "register", "thread_local", "typename", "template",
                    "struct", "class", "union", "enum", "unsigned", "signed", "__inline__", "__forceinline__",
                    "__attribute__", "__global__", "__aicore__", "__device__", "__host__", "__gm__", "__ubuf__",
+                   "__vector__", "__cube__", "__mix__",
                    "__restrict__", "__restrict", "noexcept", "override", "final", "auto", "decltype"});
+}
+
+bool IsParenthesizedSpecifier(std::string_view s) {
+  return s == "__mix__" || s == "__attribute__" || s == "alignas" || s == "__declspec";
 }
 
 bool IsStatementKeyword(std::string_view s) {

@@ -47,6 +47,9 @@ std::vector<TypeName> ParseTemplateArgs(const TokenStream& s, size_t lt, size_t 
 // Keywords and specifiers that never name a type or function (`const`, `inline`, `__aicore__`,
 // `CATLASS_DEVICE`-style attribute macros are not here: they are unknown identifiers).
 bool IsSpecifierKeyword(std::string_view s);
+// Specifiers that take a parenthesized argument: __mix__(1, 2) (AscendC mixed cube/vector kernels),
+// __attribute__((...)), alignas(...), __declspec(...).
+bool IsParenthesizedSpecifier(std::string_view s);
 bool IsStatementKeyword(std::string_view s);
 
 }  // namespace optrace::source::index

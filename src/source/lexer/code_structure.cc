@@ -1,5 +1,6 @@
 #include "source/lexer/code_structure.h"
 
+#include <algorithm>
 #include <string_view>
 
 namespace optrace::source {
@@ -11,13 +12,73 @@ bool IsOneOf(std::string_view s, std::initializer_list<std::string_view> list) {
   return false;
 }
 
+// Tokens of the later branches of an #if / #elif / #else chain whose conditions are unknown (every
+// branch active) and whose branches each leave the same unbalanced brace count:
+//   #if __CCE_AICORE__ >= 220
+//       if (bf16 || half) {
+//   #else
+//       if (half) {
+//   #endif
+// are alternatives of one another. Counting both would open two blocks for one `}`, and the
+// function would run on to the end of the file; the first branch stands for them.
+std::vector<bool> AlternativeBranchTokens(const LexedFile& f) {
+  const auto& t = f.tokens;
+  std::vector<bool> skip(t.size(), false);
+  struct Chain {
+    std::vector<uint32_t> starts;  // offset of each branch's directive
+    bool all_active = true;
+  };
+  std::vector<Chain> open;
+  std::vector<int> braces(t.size() + 1, 0);  // net '{' of the code tokens before each token
+  for (size_t i = 0; i < t.size(); ++i)
+    braces[i + 1] = braces[i] + (t[i].active && !t[i].in_directive ? (t[i].Is("{") ? 1 : t[i].Is("}") ? -1 : 0) : 0);
+  auto index_at = [&](uint32_t offset) {
+    return static_cast<size_t>(
+        std::lower_bound(t.begin(), t.end(), offset, [](const Token& x, uint32_t o) { return x.offset < o; }) -
+        t.begin());
+  };
+  auto delta = [&](uint32_t from, uint32_t to) { return braces[index_at(to)] - braces[index_at(from)]; };
+  for (const Directive& d : f.directives) {
+    if (!d.active) continue;
+    switch (d.kind) {
+      case DirectiveKind::kIf:
+      case DirectiveKind::kIfdef:
+      case DirectiveKind::kIfndef:
+        open.push_back({{d.offset}, d.branch_active});
+        break;
+      case DirectiveKind::kElif:
+      case DirectiveKind::kElse:
+        if (open.empty()) break;
+        open.back().starts.push_back(d.offset);
+        open.back().all_active = open.back().all_active && d.branch_active;
+        break;
+      case DirectiveKind::kEndif: {
+        if (open.empty()) break;
+        Chain c = std::move(open.back());
+        open.pop_back();
+        if (c.starts.size() < 2 || !c.all_active) break;
+        c.starts.push_back(d.offset);
+        int first = delta(c.starts[0], c.starts[1]);
+        bool same = first != 0;
+        for (size_t b = 1; same && b + 1 < c.starts.size(); ++b) same = delta(c.starts[b], c.starts[b + 1]) == first;
+        if (!same) break;
+        for (size_t i = index_at(c.starts[1]); i < index_at(c.starts.back()); ++i) skip[i] = true;
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  return skip;
+}
+
 class Analyzer {
  public:
-  explicit Analyzer(const LexedFile& f) : t_(f.tokens) {}
+  explicit Analyzer(const LexedFile& f) : t_(f.tokens), alternative_(AlternativeBranchTokens(f)) {}
 
   CodeStructure Run() {
     for (size_t i = 0; i < t_.size(); ++i)
-      if (t_[i].active && !t_[i].in_directive) cs_.code.push_back(i);
+      if (t_[i].active && !t_[i].in_directive && !alternative_[i]) cs_.code.push_back(i);
     MatchBrackets();
     cs_.block_of.assign(t_.size(), -1);
     std::vector<int> open;  // stack of block indices
@@ -54,7 +115,7 @@ class Analyzer {
     // Tokens outside `code` (inactive, #define bodies) belong to the block around them.
     int cur = -1;
     for (size_t i = 0; i < t_.size(); ++i) {
-      if (t_[i].active && !t_[i].in_directive) {
+      if (t_[i].active && !t_[i].in_directive && !alternative_[i]) {
         cur = cs_.block_of[i];
         if (t_[i].Is("}") && cur >= 0) cur = cs_.blocks[static_cast<size_t>(cur)].parent;
       } else {
@@ -232,6 +293,7 @@ class Analyzer {
   }
 
   const std::vector<Token>& t_;
+  const std::vector<bool> alternative_;  // tokens of later #if alternatives: not code for the structure
   CodeStructure cs_;
   std::vector<long> match_;
   int last_closed_ = -1;

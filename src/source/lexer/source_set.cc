@@ -71,10 +71,41 @@ size_t SourceSet::LineCount() const {
   return n;
 }
 
+bool IsKernelSourceExtension(const fs::path& path) {
+  std::string ext = path.extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
+  return ext == ".cpp" || ext == ".cc" || ext == ".cxx" || ext == ".cu" || ext == ".asc" || ext == ".cce";
+}
+
+std::set<std::string, std::less<>> KernelMacros(const SourceSet& set) {
+  std::set<std::string, std::less<>> out;
+  for (const SourceFile* f : set.Files()) {
+    const auto& t = f->lex.tokens;
+    for (const Directive& d : f->lex.directives) {
+      if (d.kind != DirectiveKind::kDefine || !d.active || d.token_begin >= d.token_end) continue;
+      for (size_t k = d.token_begin + 1; k < d.token_end && k < t.size(); ++k)
+        if (t[k].Is("__global__")) {
+          out.insert(std::string(t[d.token_begin].text));
+          break;
+        }
+    }
+  }
+  return out;
+}
+
+bool DefinesKernel(const SourceFile& f, const std::set<std::string, std::less<>>& kernel_macros) {
+  if (!IsKernelSourceExtension(f.path)) return false;
+  for (const Token& t : f.lex.tokens) {
+    if (!t.active || t.kind != TokenKind::kIdentifier) continue;
+    if (t.Is("__global__") || (!t.in_directive && kernel_macros.count(t.text))) return true;
+  }
+  return false;
+}
+
 bool IsSourceExtension(const fs::path& path) {
   static constexpr std::string_view kExt[] = {".c",   ".cc",  ".cpp", ".cxx", ".c++", ".h",   ".hh",
                                               ".hpp", ".hxx", ".h++", ".cu",  ".cuh", ".inl", ".inc",
-                                              ".ipp", ".tpp", ".asc"};
+                                              ".ipp", ".tpp", ".asc", ".cce"};
   std::string ext = path.extension().string();
   std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
   return std::find(std::begin(kExt), std::end(kExt), ext) != std::end(kExt);

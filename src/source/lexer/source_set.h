@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -58,6 +59,18 @@ class SourceSet {
 
 // C, C++, CUDA and AscendC source extensions that scan and lint read from directories.
 bool IsSourceExtension(const std::filesystem::path& path);
+
+// Translation units that may define a kernel: .cpp .cc .cxx .cu, AscendC's .asc and .cce.
+bool IsKernelSourceExtension(const std::filesystem::path& path);
+
+// Names of the macros the set's files define with __global__ in their body
+// (`#define OP_GLOBAL extern "C" __global__ __aicore__`): a kernel written `OP_GLOBAL void k(...)`.
+std::set<std::string, std::less<>> KernelMacros(const SourceSet& set);
+
+// Whether f's code writes a kernel: __global__, or one of `kernel_macros`, in an active region and
+// not in a comment or a string. A __global__ in a #define body counts too: the macro generates
+// kernels where it is invoked.
+bool DefinesKernel(const SourceFile& f, const std::set<std::string, std::less<>>& kernel_macros);
 
 // The kernel entries to use when none is named, from the files (relative paths) that define a
 // __global__ function: those outside test, example and sample folders (tests/ut/op_kernel/*.cpp,
