@@ -1,5 +1,6 @@
 // Profiling chain, the callers: launch macros and adapters pass the buffer, the aclnn API allocates
 // and returns it, Python samples unpack and save it.
+#include "source/lexer/kernel_launches.h"
 #include "source/plan/profiling_chain_builder.h"
 
 namespace optrace::source {
@@ -144,14 +145,42 @@ void ChainBuilder::Aclnn() {
   // op_host/op_api/aclnn_*.cpp, and the op_api/ folder at the operator root (ops-nn, ops-transformer).
   std::vector<const SourceFile*> files = host_;
   files.insert(files.end(), others_.begin(), others_.end());
+  std::erase_if(files, [](const SourceFile* f) { return fs::path(f->rel).filename().string().rfind("aclnn_", 0) != 0; });
+  auto is_api = [](std::string_view n) {
+    return n.rfind("aclnn", 0) == 0 && n.ends_with("GetWorkspaceSize");  // not ...Common helpers
+  };
+  auto is_declaration = [](const std::vector<Token>& t, size_t i) {
+    return i > 0 && (t[i - 1].kind == TokenKind::kIdentifier || t[i - 1].Is("*")) && !t[i - 1].Is("return");
+  };
+  // Which APIs carry the buffer on: a definition that calls aclnnInner* (which then gets it). An
+  // API whose definition does not, or is not in the tree, keeps its signature: adding a parameter
+  // it never passes on would only break its callers. Its wiring is a hand step.
+  std::map<std::string, bool> forwards;
+  std::set<std::string, std::less<>> inner_called;  // the aclnnInner* those definitions call
   for (const SourceFile* f : files) {
-    std::string name = fs::path(f->rel).filename().string();
-    if (name.rfind("aclnn_", 0) != 0) continue;
+    const auto& t = f->lex.tokens;
+    for (size_t i = 0; i + 1 < t.size(); ++i) {
+      if (!Code(t[i]) || t[i].kind != TokenKind::kIdentifier || !t[i + 1].Is("(") || !is_api(t[i].text)) continue;
+      if (t[i].text.rfind("aclnnInner", 0) == 0 || !is_declaration(t, i)) continue;
+      bool& fw = forwards[std::string(t[i].text)];
+      size_t body = MatchingClose(t, i + 1);
+      while (body < t.size() && !t[body].Is("{") && !t[body].Is(";")) ++body;
+      if (body >= t.size() || !t[body].Is("{")) continue;
+      size_t end = MatchingClose(t, body);
+      for (size_t k = body; k < end && k < t.size(); ++k)
+        if (Code(t[k]) && t[k].text.rfind("aclnnInner", 0) == 0 && is_api(t[k].text)) {
+          fw = true;
+          inner_called.insert(std::string(t[k].text));
+        }
+    }
+  }
+  std::set<std::string> listed;
+  for (const SourceFile* f : files) {
     const auto& t = f->lex.tokens;
     for (size_t i = 0; i + 1 < t.size(); ++i) {
       if (!Code(t[i]) || t[i].kind != TokenKind::kIdentifier || !t[i + 1].Is("(")) continue;
       std::string_view n = t[i].text;
-      if (n.rfind("aclnn", 0) != 0 || !n.ends_with("GetWorkspaceSize")) continue;  // not ...Common helpers
+      if (!is_api(n)) continue;
       bool inner = n.rfind("aclnnInner", 0) == 0;
       std::vector<std::pair<size_t, size_t>> args = Args(t, i + 1);
       int ws = -1;
@@ -162,26 +191,20 @@ void ChainBuilder::Aclnn() {
       }
       if (ws == -2 || ws <= 0) continue;
       const auto& prev = args[static_cast<size_t>(ws - 1)];
-      bool declaration =
-          i > 0 && (t[i - 1].kind == TokenKind::kIdentifier || t[i - 1].Is("*")) && !t[i - 1].Is("return");
-      if (declaration) {
+      if (inner && !inner_called.count(n)) continue;  // no forwarding API in the tree calls it
+      if (is_declaration(t, i)) {
+        if (!inner && !forwards[std::string(n)]) {
+          if (listed.insert(std::string(n)).second)
+            Manual(fmt::format("{}:{}", f->rel, t[i].line),
+                   fmt::format("{} does not pass its tensors on to aclnnInner* in this tree: add "
+                               "`const aclTensor *profilingDataOut` after its outputs and pass it on to the op (as its "
+                               "last output, e.g. in OP_OUTPUT) by hand, in its declaration and definition together",
+                               n));
+          continue;
+        }
         InsertAt(*f, t[prev.second - 1], ", const aclTensor *profilingDataOut");
         Done(*f, t[i].line, fmt::format("{}: const aclTensor *profilingDataOut after the outputs", n));
-        // Its definition must pass it on.
-        size_t body = MatchingClose(t, i + 1);
-        while (body < t.size() && !t[body].Is("{") && !t[body].Is(";")) ++body;
-        if (body < t.size() && t[body].Is("{")) {
-          size_t end = MatchingClose(t, body);
-          bool forwards = false;
-          for (size_t k = body; k < end && k < t.size(); ++k)
-            if (Code(t[k]) && t[k].text.rfind("aclnnInner", 0) == 0) forwards = true;
-          if (!forwards)
-            Manual(fmt::format("{}:{}", f->rel, t[i].line),
-                   fmt::format("{} does not forward to aclnnInner*: pass profilingDataOut on to the op (as its last "
-                               "output, e.g. in OP_OUTPUT) by hand",
-                               n));
-        }
-      } else if (inner) {
+      } else if (inner) {  // the call inside a forwarding definition
         InsertAt(*f, t[prev.second - 1], ", profilingDataOut");
         Done(*f, t[i].line, fmt::format("{}: profilingDataOut passed after the outputs", n));
       }
@@ -189,99 +212,63 @@ void ChainBuilder::Aclnn() {
   }
 }
 
+namespace {
+
+// The first token of the statement at the top level of function block `b` that holds token i: a
+// launch inside a loop or an if is set up before that whole statement.
+size_t TopLevelStatement(const std::vector<Token>& t, const Block& b, size_t i) {
+  auto next_code = [&](size_t k) {
+    size_t n = NextCode(t, k);
+    return n < i ? n : i;
+  };
+  auto block_statement = [&](size_t s) {
+    return t[s].Is("{") || t[s].Is("if") || t[s].Is("for") || t[s].Is("while") || t[s].Is("switch") ||
+           t[s].Is("try");
+  };
+  size_t start = next_code(b.open);
+  int depth = 0;
+  for (size_t k = start; k < i; ++k) {
+    if (!Code(t[k])) continue;
+    if (t[k].Is("(") || t[k].Is("[") || t[k].Is("{")) ++depth;
+    if (t[k].Is(")") || t[k].Is("]") || t[k].Is("}")) --depth;
+    if (depth != 0) continue;
+    size_t n = NextCode(t, k);
+    if (t[k].Is(";") ||
+        (t[k].Is("}") && block_statement(start) && !(n < t.size() && (t[n].Is("else") || t[n].Is("catch")))))
+      start = next_code(k);
+  }
+  return start;
+}
+
+bool IsDeviceSynchronize(std::string_view n) {
+  return n == "aclrtSynchronizeStream" || n == "aclrtSynchronizeStreamWithTimeout" || n == "aclrtSynchronizeDevice" ||
+         n == "aclrtSynchronizeDeviceWithTimeout" || n == "cudaDeviceSynchronize" || n == "cudaStreamSynchronize";
+}
+
+bool IncludesCstdio(const SourceFile& f) {
+  for (const Directive& d : f.lex.directives)
+    if (d.kind == DirectiveKind::kInclude && (d.include_path == "cstdio" || d.include_path == "stdio.h")) return true;
+  return false;
+}
+
+}  // namespace
+
 void ChainBuilder::Launchers() {
   std::set<std::string> names;
   for (const ix::FunctionDef* k : kernels_) names.insert(k->name);
   for (const PlanKernel& k : plan_.kernels) names.insert(k.function);
-  std::set<std::string> changed_fns;
+  auto is_kernel = [&](std::string_view n) { return names.count(std::string(n)) > 0; };
   bool any = false;
   for (const SourceFile* f : set_.Files()) {
-    const auto& t = f->lex.tokens;
-    for (size_t i = 0; i + 3 < t.size(); ++i) {
-      if (!Code(t[i]) || t[i].kind != TokenKind::kIdentifier) continue;
-      size_t open = t.size();
-      std::string kind;
-      if (names.count(std::string(t[i].text)) && t[i + 1].Is("<<") && t[i + 2].Is("<")) {
-        for (size_t k = i + 3; k + 3 < t.size(); ++k)
-          if (t[k].Is(">") && t[k + 1].Is(">") && t[k + 2].Is(">") && t[k + 3].Is("(")) {
-            open = k + 3;
-            break;
-          }
-        kind = "<<<>>>";
-      } else if (t[i].Is("ACLRT_LAUNCH_KERNEL") && t[i + 1].Is("(") && names.count(std::string(t[i + 2].text))) {
-        size_t c = MatchingClose(t, i + 1);
-        if (c + 1 < t.size() && t[c + 1].Is("(")) open = c + 1;
-        kind = "ACLRT_LAUNCH_KERNEL";
-      } else if (t[i].Is("EXEC_KERNEL_CMD") && t[i + 1].Is("(") && names.count(std::string(t[i + 2].text))) {
-        open = i + 1;
-        kind = "EXEC_KERNEL_CMD";
-      }
-      if (open >= t.size()) continue;
+    std::vector<KernelLaunch> launches = FindKernelLaunches(f->lex.tokens, is_kernel);
+    std::map<int, std::vector<const KernelLaunch*>> by_function;
+    for (const KernelLaunch& l : launches) {
       any = true;
-      size_t close = MatchingClose(t, open);
-      int fn = Enclosing(f, i);
-      if (close >= t.size() || fn < 0) continue;
-      const CodeStructure& cs = Structure(f);
-      const Block& b = cs.blocks[static_cast<size_t>(fn)];
-      std::string where = fmt::format("{}:{}", f->rel, t[i].line);
-      if (kind == "<<<>>>") {
-        InsertAt(*f, t[close], fmt::format(", {}", kBuffer), true);
-        if (changed_fns.insert(f->rel + ":" + std::to_string(b.line)).second) {
-          size_t pclose = b.head_end;
-          bool empty = b.head_end <= b.head_begin;
-          if (pclose < t.size())
-            InsertAt(*f, t[pclose], empty ? fmt::format("void* {}", kBuffer) : fmt::format(", void* {}", kBuffer),
-                     true);
-          Manual(where, fmt::format("{} now takes the profiling buffer last: callers pass a device buffer of [{}] "
-                                    "int64 words (a torch.int64 tensor's data_ptr()) and return it; update its "
-                                    "declaration where it is declared",
-                                    b.name, kWords));
-        }
-        Done(*f, t[i].line, fmt::format("{} launch of {}: {} passed last", kind, t[i].text, kBuffer));
-        continue;
-      }
-      // Host functions with tensors: allocate next to the launch.
-      std::string tensor;
-      for (size_t k = b.head_begin; k + 1 < b.head_end; ++k)
-        if (t[k].Is("Tensor") && tensor.empty()) {
-          size_t n = k + 1;
-          while (n < b.head_end && (t[n].Is("&") || t[n].Is("const") || t[n].Is("*"))) ++n;
-          if (n < b.head_end && t[n].kind == TokenKind::kIdentifier) tensor = std::string(t[n].text);
-        }
-      // The top-level statement of the function holding the launch (a lambda handler's statement).
-      size_t stmt = i;
-      int depth = 0;
-      for (size_t k = i; k > b.open; --k) {
-        if (t[k].Is("}") || t[k].Is(")")) ++depth;
-        if ((t[k].Is("{") || t[k].Is("(")) && depth > 0)
-          --depth;
-        else if ((t[k].Is("{") || t[k].Is("(")) && depth == 0 && k != b.open) {
-          stmt = k;
-          continue;
-        }
-        stmt = k;
-      }
-      size_t s0 = stmt;
-      while (s0 > b.open + 1 && !t[s0 - 1].Is(";") && !t[s0 - 1].Is("{") && !t[s0 - 1].Is("}")) --s0;
-      bool capture_ok = true;
-      for (size_t k = s0; k < i; ++k)
-        if (t[k].Is("[") && k + 1 < i && !t[k + 1].Is("=") && !t[k + 1].Is("&") && !t[k + 1].Is("]"))
-          capture_ok = false;
-      if (tensor.empty() || !capture_ok || (s0 > 0 && t[s0 - 1].line == t[s0].line)) {
-        Manual(where, fmt::format("allocate a [{}] int64 tensor in {}, pass it last to {} and return it", kWords,
-                                  b.name, kind));
-        continue;
-      }
-      AddLine(
-          *f, t[s0].line, IndentOfLine(*f, t[s0].line),
-          fmt::format("at::Tensor {} = at::empty({{{}}}, {}.options().dtype(at::kLong));", kBuffer, kWords, tensor));
-      InsertAt(*f, t[close],
-               kind == "ACLRT_LAUNCH_KERNEL" ? fmt::format(", {}.data_ptr()", kBuffer) : fmt::format(", {}", kBuffer),
-               true);
-      Done(*f, t[i].line, fmt::format("{} of {}: allocates {} and passes it last", kind, t[i + 2].text, kBuffer));
-      Manual(where,
-             fmt::format("return {} from {} (and add it to the op schema) so the caller can save it", kBuffer, b.name));
+      int fn = Enclosing(f, l.first);
+      if (fn >= 0) by_function[fn].push_back(&l);
     }
+    bool cstdio = IncludesCstdio(*f);
+    for (const auto& [fn, list] : by_function) LaunchesIn(*f, fn, list, cstdio);
   }
   if (!any) {
     for (const ix::FunctionDef* k : kernels_)
@@ -290,6 +277,131 @@ void ChainBuilder::Launchers() {
                          "as its last argument and save it after a device synchronize",
                          k->name, kWords));
   }
+}
+
+// The launches of one host function. The function's signature is never changed (its declarations
+// and callers, `main` among them, stay as they are): a torch adapter allocates the buffer as a
+// tensor and returns it; plain host code allocates it on the device before the launch, copies it
+// back after the synchronize that follows and writes it as rank0.bin.
+void ChainBuilder::LaunchesIn(const SourceFile& f, int fn, const std::vector<const KernelLaunch*>& launches,
+                              bool& cstdio) {
+  const auto& t = f.lex.tokens;
+  const CodeStructure& cs = Structure(&f);
+  const Block& b = cs.blocks[static_cast<size_t>(fn)];
+  const KernelLaunch& first = *launches.front();
+  const KernelLaunch& last = *launches.back();
+  std::string where = fmt::format("{}:{}", f.rel, t[first.first].line);
+  std::string tensor;
+  for (size_t k = b.head_begin; k + 1 < b.head_end; ++k)
+    if (t[k].Is("Tensor") && tensor.empty()) {
+      size_t n = k + 1;
+      while (n < b.head_end && (t[n].Is("&") || t[n].Is("const") || t[n].Is("*"))) ++n;
+      if (n < b.head_end && t[n].kind == TokenKind::kIdentifier) tensor = std::string(t[n].text);
+    }
+  const size_t s0 = TopLevelStatement(t, b, first.first);
+  // A lambda between the statement and a launch (a custom handler) must capture the buffer: one
+  // with a capture list and no default capture gets it added.
+  std::vector<std::pair<size_t, bool>> captures;  // the ']' of each, and whether the list is empty
+  for (const KernelLaunch* l : launches) {
+    for (size_t k = TopLevelStatement(t, b, l->first); k < l->first; ++k) {
+      if (!Code(t[k]) || !t[k].Is("[")) continue;
+      size_t close = MatchingClose(t, k);
+      if (close >= l->first) continue;
+      size_t after = NextCode(t, close);
+      bool lambda = after < t.size() && (t[after].Is("(") || t[after].Is("{") || t[after].Is("mutable") ||
+                                         t[after].Is("->"));
+      if (!lambda) continue;
+      size_t body = after;  // the lambda's '{': it must hold the launch
+      if (t[body].Is("(")) body = MatchingClose(t, body);
+      while (body < l->first && !t[body].Is("{")) ++body;
+      if (body >= l->first || MatchingClose(t, body) < l->first) continue;
+      bool defaulted = close > k + 1 && (t[k + 1].Is("=") || (t[k + 1].Is("&") && (t[k + 2].Is(",") || k + 2 == close)));
+      if (!defaulted &&
+          std::none_of(captures.begin(), captures.end(), [&](const auto& c) { return c.first == close; }))
+        captures.push_back({close, close == k + 1});
+    }
+  }
+  if (s0 > 0 && t[s0 - 1].line == t[s0].line) {
+    Manual(where, fmt::format("allocate a [{}] int64 buffer in {}, pass it last to the launch of {} and save it after "
+                              "a device synchronize",
+                              kWords, b.name, first.kernel));
+    return;
+  }
+  const std::string indent = IndentOfLine(f, t[s0].line);
+  for (const auto& [close, empty] : captures) InsertAt(f, t[close], empty ? kBuffer : fmt::format(", {}", kBuffer), true);
+  auto pass = [&](const KernelLaunch& l, const std::string& value) {
+    // After the kernel's last argument; `k<<<...>>>()` gets no leading comma.
+    bool lone = l.args.empty() && l.kind == KernelLaunch::Kind::kChevrons;
+    InsertAt(f, t[l.close], lone ? value : ", " + value, true);
+    Done(f, t[l.first].line,
+         fmt::format("{} launch of {}: {} passed last", KernelLaunch::KindName(l.kind), l.kernel, kBuffer));
+  };
+  if (!tensor.empty()) {  // a torch adapter: the buffer is a tensor it returns
+    AddLine(f, t[s0].line, indent,
+            fmt::format("at::Tensor {} = at::zeros({{{}}}, {}.options().dtype(at::kLong));", kBuffer, kWords, tensor));
+    for (const KernelLaunch* l : launches)
+      pass(*l, l->kind == KernelLaunch::Kind::kAclrtLaunchKernel ? fmt::format("{}.data_ptr()", kBuffer) : kBuffer);
+    Manual(where,
+           fmt::format("return {} from {} (and add it to the op schema) so the caller can save it", kBuffer, b.name));
+    return;
+  }
+  const bool cuda = f.rel.ends_with(".cu") || f.rel.ends_with(".cuh");
+  const std::string bytes = fmt::format("sizeof(long long) * {}", kWords);
+  AddLine(f, t[s0].line, indent, fmt::format("void* {} = nullptr;", kBuffer));
+  if (cuda) {
+    AddLine(f, t[s0].line, indent, fmt::format("cudaMalloc(&{}, {});", kBuffer, bytes));
+    AddLine(f, t[s0].line, indent, fmt::format("cudaMemset({}, 0, {});", kBuffer, bytes));
+  } else {
+    AddLine(f, t[s0].line, indent, fmt::format("aclrtMalloc(&{}, {}, ACL_MEM_MALLOC_HUGE_FIRST);", kBuffer, bytes));
+    AddLine(f, t[s0].line, indent, fmt::format("aclrtMemset({0}, {1}, 0, {1});", kBuffer, bytes));
+  }
+  for (const KernelLaunch* l : launches) pass(*l, kBuffer);
+  // The first synchronize after the last launch, at the function's top level: the buffer is
+  // complete there, and freeing it there frees it on every path that allocated it.
+  size_t sync_end = t.size();
+  for (size_t k = last.close; k < b.close && k + 1 < t.size(); ++k) {
+    if (!Code(t[k]) || !IsDeviceSynchronize(t[k].text) || !t[k + 1].Is("(")) continue;
+    size_t stmt = TopLevelStatement(t, b, k);
+    size_t end = StatementEnd(t, stmt);
+    if (cs.InnermostBlock(k) == fn && end < t.size() && LastOnLine(t, end) && FirstOnLine(t, stmt)) sync_end = end;
+    break;
+  }
+  if (sync_end >= t.size()) {
+    Manual(where, fmt::format("after the launch of {}, synchronize the device, copy {} ({} bytes) to the host, write "
+                              "it as rank<N>.bin (optrace collect reads it) and free it",
+                              first.kernel, kBuffer, bytes));
+    return;
+  }
+  const int after = t[sync_end].line + 1;
+  const std::string sync_indent = IndentOfLine(f, t[sync_end].line);
+  const std::string inner = sync_indent + "    ";
+  if (!cstdio) {
+    AddLine(f, IncludeLine(f.lex), "", "#include <cstdio>");
+    cstdio = true;
+  }
+  AddLine(f, after, sync_indent, "{");
+  AddLine(f, after, inner, "void* optrace_host = nullptr;");
+  if (cuda) {
+    AddLine(f, after, inner, fmt::format("cudaMallocHost(&optrace_host, {});", bytes));
+    AddLine(f, after, inner,
+            fmt::format("cudaMemcpy(optrace_host, {}, {}, cudaMemcpyDeviceToHost);", kBuffer, bytes));
+  } else {
+    AddLine(f, after, inner, fmt::format("aclrtMallocHost(&optrace_host, {});", bytes));
+    AddLine(f, after, inner,
+            fmt::format("aclrtMemcpy(optrace_host, {1}, {0}, {1}, ACL_MEMCPY_DEVICE_TO_HOST);", kBuffer, bytes));
+  }
+  AddLine(f, after, inner, "std::FILE* optrace_file = std::fopen(\"rank0.bin\", \"wb\");");
+  AddLine(f, after, inner,
+          fmt::format("if (optrace_file != nullptr) {{ std::fwrite(optrace_host, 1, {}, optrace_file); "
+                      "std::fclose(optrace_file); }}",
+                      bytes));
+  AddLine(f, after, inner, cuda ? "cudaFreeHost(optrace_host);" : "aclrtFreeHost(optrace_host);");
+  AddLine(f, after, sync_indent, "}");
+  AddLine(f, after, sync_indent, (cuda ? "cudaFree(" : "aclrtFree(") + std::string(kBuffer) + ");");
+  Done(f, t[s0].line, fmt::format("{}: {} allocated before the launch of {}, written to rank0.bin and freed after the "
+                                  "synchronize at line {}",
+                                  b.name, kBuffer, first.kernel, t[sync_end].line));
+  Manual(where, "a program of several ranks: name the file rank<its rank>.bin (it writes rank0.bin)");
 }
 
 void ChainBuilder::Samples() {

@@ -51,19 +51,29 @@ void ChainBuilder::Kernel(const ix::FunctionDef& k) {
     if (after == params.size() && want <= params.size()) after = want;
     if (after > params.size()) after = params.size();
   }
-  if (after == 0 || params.empty()) {
+  if (params.empty() && def_.outputs.empty()) {
+    // A launched kernel without parameters (a warm-up kernel): the buffer is its only one.
+    auto [cf, ctok] = FileToken(s[k.params_close]);
+    if (!cf) {
+      Manual(where, fmt::format("the parameters of {} come from a macro; add `GM_ADDR {}` by hand", k.name, kBuffer));
+      return;
+    }
+    InsertAt(*cf, *ctok, fmt::format("GM_ADDR {}", kBuffer), true);
+    Done(*cf, ctok->line, fmt::format("{}: GM_ADDR {} as its parameter", k.name, kBuffer));
+  } else if (after == 0 || params.empty()) {
     Manual(where, fmt::format("cannot find where the outputs of {} end; add `GM_ADDR {}` after them by hand", k.name,
                               kBuffer));
     return;
+  } else {
+    auto [pf, ptok] = FileToken(s[params[after - 1].second - 1]);
+    if (!pf) {
+      Manual(where,
+             fmt::format("the parameters of {} come from macro pasting; add `GM_ADDR {}` by hand", k.name, kBuffer));
+      return;
+    }
+    InsertAt(*pf, *ptok, fmt::format(", GM_ADDR {}", kBuffer));
+    Done(*pf, ptok->line, fmt::format("{}: GM_ADDR {} after \"{}\"", k.name, kBuffer, ptok->text));
   }
-  auto [pf, ptok] = FileToken(s[params[after - 1].second - 1]);
-  if (!pf) {
-    Manual(where,
-           fmt::format("the parameters of {} come from macro pasting; add `GM_ADDR {}` by hand", k.name, kBuffer));
-    return;
-  }
-  InsertAt(*pf, *ptok, fmt::format(", GM_ADDR {}", kBuffer));
-  Done(*pf, ptok->line, fmt::format("{}: GM_ADDR {} after \"{}\"", k.name, kBuffer, ptok->text));
   if (const ix::FunctionDef* target = index_->ForwardedKernel(k)) {
     ForwardCall(k, *target, params, after);
     return;

@@ -51,4 +51,20 @@ size_t TokenAt(const std::vector<Token>& t, int line, int column) {
   return t.size();
 }
 
+int IncludeLine(const LexedFile& f) {
+  const auto& d = f.directives;
+  const bool guarded = d.size() >= 2 && d[0].kind == DirectiveKind::kIfndef && d[1].kind == DirectiveKind::kDefine;
+  int after = 0, depth = 0;
+  for (size_t i = 0; i < d.size(); ++i) {
+    const Directive& x = d[i];
+    if (x.kind == DirectiveKind::kIf || x.kind == DirectiveKind::kIfdef || x.kind == DirectiveKind::kIfndef) ++depth;
+    if (x.kind == DirectiveKind::kEndif) --depth;
+    // The include guard's own #ifndef is the file's top level.
+    if (x.kind == DirectiveKind::kInclude && x.active && x.brace_depth == 0 && depth == (guarded ? 1 : 0))
+      after = x.line;
+  }
+  if (after == 0 && guarded) after = d[1].line;
+  return after + 1;
+}
+
 }  // namespace optrace::source

@@ -26,5 +26,9 @@ std::string IndentOf(std::string_view text, const std::vector<size_t>& starts, i
 size_t StatementEnd(const std::vector<Token>& t, size_t k);
 // The token at (line, column), or t.size().
 size_t TokenAt(const std::vector<Token>& t, int line, int column);
+// The line before which a new #include goes: after the last #include outside any conditional (one
+// under `#if __CCE_AICORE__ == 200` would hide it from every other build), else after the include
+// guard, else at the top.
+int IncludeLine(const LexedFile& f);
 
 }  // namespace optrace::source

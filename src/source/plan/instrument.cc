@@ -192,25 +192,6 @@ fs::path CommonFolder(const std::vector<std::string>& files) {
   return common;
 }
 
-// The line before which `#include "optrace/trace.h"` goes: after the last #include that is not
-// inside a conditional (an include under `#if __CCE_AICORE__ == 200` would hide the macros from
-// every other build), else after the include guard, else at the top.
-int IncludeLine(const SourceFile& f) {
-  const auto& d = f.lex.directives;
-  const bool guarded = d.size() >= 2 && d[0].kind == DirectiveKind::kIfndef && d[1].kind == DirectiveKind::kDefine;
-  int after = 0, depth = 0;
-  for (size_t i = 0; i < d.size(); ++i) {
-    const Directive& x = d[i];
-    if (x.kind == DirectiveKind::kIf || x.kind == DirectiveKind::kIfdef || x.kind == DirectiveKind::kIfndef) ++depth;
-    if (x.kind == DirectiveKind::kEndif) --depth;
-    // The include guard's own #ifndef is the file's top level.
-    if (x.kind == DirectiveKind::kInclude && x.active && x.brace_depth == 0 && depth == (guarded ? 1 : 0))
-      after = x.line;
-  }
-  if (after == 0 && guarded) after = d[1].line;
-  return after + 1;
-}
-
 }  // namespace
 
 Result<InstrumentResult> Instrument(const Plan& plan) {
@@ -341,7 +322,7 @@ Result<InstrumentResult> Instrument(const Plan& plan) {
                                                  .lexically_relative(fs::path(f->rel).parent_path())
                                                  .generic_string()
                                            : RelativeInclude(f->rel, header_dir);
-      p.lines.push_back({IncludeLine(*f), false, INT_MAX, "", "#include \"" + spelled + "\""});
+      p.lines.push_back({IncludeLine(f->lex), false, INT_MAX, "", "#include \"" + spelled + "\""});
     }
     if (!p.exits.empty() && !p.structure) p.structure.emplace(AnalyzeStructure(f->lex));
     static const std::map<int, std::vector<std::pair<size_t, std::string>>> kNone;

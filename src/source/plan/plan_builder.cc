@@ -61,17 +61,6 @@ void Builder::Finish() {
 
 }  // namespace plan_steps
 
-namespace {
-
-bool DefinesKernel(const std::string& text) { return text.find("__global__") != std::string::npos; }
-
-bool KernelExtension(const fs::path& p) {
-  std::string ext = p.extension().string();
-  return ext == ".cpp" || ext == ".cc" || ext == ".cu" || ext == ".asc" || ext == ".cxx";
-}
-
-}  // namespace
-
 std::string PlanCoreName(unsigned cores) { return ix::CoreName(cores); }
 
 std::set<std::string> Plan::TracedFiles() const {
@@ -114,16 +103,16 @@ Result<Plan> BuildPlan(const PlanOptions& options) {
     entries.push_back(entry);
   } else {
     std::vector<std::string> kernel_files;
+    const auto kernel_macros = KernelMacros(set);
     for (const fs::path& p : files) {
-      if (!KernelExtension(p)) continue;
       const SourceFile* f = set.Find(p);
-      if (f && DefinesKernel(*f->text)) kernel_files.push_back(f->rel);
+      if (f && DefinesKernel(*f, kernel_macros)) kernel_files.push_back(f->rel);
     }
     for (const std::string& rel : DefaultKernelEntries(kernel_files)) entries.push_back(op_dir / rel);
   }
   if (entries.empty())
     return BadInputError(
-        "{}: no kernel entry found (no .cpp/.cc/.cu/.asc with a __global__ function); pass --entry FILE",
+        "{}: no kernel entry found (no .cpp/.cc/.cxx/.cu/.asc/.cce with a __global__ function); pass --entry FILE",
         options.op_dir.string());
   IncludeOptions io;
   io.include_dirs = options.include_dirs;

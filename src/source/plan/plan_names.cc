@@ -53,6 +53,15 @@ std::string Builder::WrittenWord(const TokenStream& s, const Control& c, const s
     if (j == 0 || !s.IsIdent(j - 1)) continue;
     std::string name(s.Text(j - 1));
     if (name == var || name == "this") continue;
+    // What the loop writes names it (`outGm[i] = `, `acc_ += `, `buf.SetValue(`); a variable it
+    // declares does not: `int64_t offset = ...` or `auto lZero32 = ...` would make a temporary's
+    // name a label.
+    if (!set && j >= 2) {
+      std::string_view before = s.Text(j - 2);
+      bool declared = (s.IsIdent(j - 2) && before != "return" && before != "case" && before != "else") ||
+                      before == ">" || before == "*" || before == "&";
+      if (declared) continue;
+    }
     std::string w = NameWord(name);
     if (w.size() >= 2 && w != var) return w;
   }

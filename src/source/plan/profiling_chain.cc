@@ -75,6 +75,15 @@ void ChainBuilder::BuildIndex() {
     const SourceFile* f = set_.Find(k.entry);
     if (f) files.insert(f);
   }
+  // The headers that define a kernel macro (`#define OP_GLOBAL extern "C" __global__ ...`): the
+  // index expands it to see a kernel written `OP_GLOBAL void k(...)`.
+  const auto kernel_macros = KernelMacros(set_);
+  if (!kernel_macros.empty())
+    for (const SourceFile* f : set_.Files())
+      for (const Directive& d : f->lex.directives)
+        if (d.kind == DirectiveKind::kDefine && d.token_begin < d.token_end &&
+            kernel_macros.count(f->lex.tokens[d.token_begin].text))
+          files.insert(f);
   // In path order, as lint and plan index them: a set of pointers iterates in allocation order,
   // which moved the kernels' edits around from one copy of a tree to the next.
   std::vector<const SourceFile*> list(files.begin(), files.end());

@@ -18,6 +18,7 @@
 #include "source/index/op_def.h"
 #include "source/lexer/code_structure.h"
 #include "source/lexer/include_tree.h"
+#include "source/lexer/kernel_launches.h"
 #include "source/lexer/trace_calls.h"
 #include "source/plan/edit_text.h"
 #include "source/plan/profiling_chain.h"
@@ -134,6 +135,7 @@ class ChainBuilder {
   // Direct launches of a kernel without an OpDef: `name<<<...>>>(args)`, ACLRT_LAUNCH_KERNEL(name)(...),
   // EXEC_KERNEL_CMD(name, ...).
   void Launchers();
+  void LaunchesIn(const SourceFile& f, int fn, const std::vector<const KernelLaunch*>& launches, bool& cstdio);
 
   // Python drivers that call the operator: unpacking, synchronize and save are the user's.
   void Samples();

@@ -303,3 +303,69 @@ TEST(PlanEntriesTest, AGlobalThatAnotherKernelCallsIsNotAnEntry) {
 
 }  // namespace
 }  // namespace optrace::source
+
+namespace optrace::source {
+namespace {
+
+Result<Plan> PlanOfTree(const testing::TempTree& tree) {
+  PlanOptions o;
+  o.op_dir = tree.path();
+  return BuildPlan(o);
+}
+
+// The ways AscendC kernels are written besides `extern "C" __global__ __aicore__` in a .cpp
+// under op_kernel/ (issue 50.2).
+TEST(PlanKernelFormsTest, AMixKernelIsFoundAndRunsOnBothCoreTypes) {
+  testing::TempTree t({{"op_kernel/k.cpp",
+                        "extern \"C\" __global__ __mix__(1, 2) void mix_kernel(GM_ADDR x, GM_ADDR y) {\n"
+                        "  for (int i = 0; i < 4; ++i) {\n    Step(x, y);\n  }\n}\n"}});
+  Result<Plan> p = PlanOfTree(t);
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  ASSERT_EQ(p->kernels.size(), 1u);
+  EXPECT_EQ(p->kernels[0].function, "mix_kernel");
+  EXPECT_EQ(p->kernels[0].cores, 3u);
+}
+
+TEST(PlanKernelFormsTest, VectorAndCubeQualifiersDeclareTheCoreType) {
+  testing::TempTree t({{"k.asc",
+                        "template <typename T>\n__global__ __aicore__ __vector__ void add(GM_ADDR x) {\n"
+                        "  for (int i = 0; i < 4; ++i) {\n    Step(x);\n  }\n}\n"}});
+  Result<Plan> p = PlanOfTree(t);
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  ASSERT_EQ(p->kernels.size(), 1u);
+  EXPECT_EQ(p->kernels[0].cores, 2u);  // AIV
+}
+
+TEST(PlanKernelFormsTest, ACceFileDefinesKernels) {
+  testing::TempTree t({{"kernels/k.cce",
+                        "extern \"C\" __global__ __aicore__ void cce_kernel(__gm__ uint8_t* x) {\n"
+                        "  for (int i = 0; i < 4; ++i) {\n    Step(x);\n  }\n}\n"}});
+  Result<Plan> p = PlanOfTree(t);
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  ASSERT_EQ(p->kernels.size(), 1u);
+  EXPECT_EQ(p->kernels[0].entry, "kernels/k.cce");
+}
+
+TEST(PlanKernelFormsTest, AKernelWrittenWithAMacroFromAHeaderIsFound) {
+  testing::TempTree t({{"op_kernel/defs.h", "#define OP_GLOBAL extern \"C\" __global__ __aicore__\n"},
+                       {"op_kernel/k.cpp",
+                        "#include \"defs.h\"\nOP_GLOBAL void macro_kernel(GM_ADDR x) {\n"
+                        "  for (int i = 0; i < 4; ++i) {\n    Step(x);\n  }\n}\n"}});
+  Result<Plan> p = PlanOfTree(t);
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  ASSERT_EQ(p->kernels.size(), 1u);
+  EXPECT_EQ(p->kernels[0].function, "macro_kernel");
+}
+
+TEST(PlanKernelFormsTest, GlobalInACommentOrAStringIsNoKernel) {
+  testing::TempTree t({{"op_kernel/notes.cpp",
+                        "// every __global__ function lives in real.cpp\n"
+                        "const char* kDoc = \"__global__\";\n"
+                        "inline void Helper() {}\n"}});
+  Result<Plan> p = PlanOfTree(t);
+  ASSERT_FALSE(p.ok());
+  EXPECT_THAT(p.status().message(), HasSubstr("no kernel entry found"));
+}
+
+}  // namespace
+}  // namespace optrace::source

@@ -129,7 +129,27 @@ TEST(ProfilingChainTest, RenamedInPlaceOutputsGetTheBufferAfterTheLastOutputPara
   EXPECT_THAT(lint.out, ::testing::Not(HasSubstr("[binding-kernel-order]"))) << lint.out;
 }
 
-TEST(ProfilingChainTest, AnAclnnLayerInOpApiAtTheOperatorRootIsEditedAndItsForwardingListed) {
+// An aclnn API whose definition does not pass its tensors on to aclnnInner* (it builds l0op calls)
+// keeps its signature: a parameter it never carries to the launch would only break its callers.
+TEST(ProfilingChainTest, AnAclnnApiThatDoesNotForwardKeepsItsSignatureAndIsAHandStep) {
+  TempTree t = InPlaceOutputOperator();
+  const std::string header =
+      "aclnnStatus aclnnMlaGetWorkspaceSize(const aclTensor *x, aclTensor *kvCache, aclTensor *y,\n"
+      "                                     uint64_t *workspaceSize, aclOpExecutor **executor);\n";
+  t.Write("op_api/aclnn_mla.h", header);
+  t.Write("op_api/aclnn_mla.cpp",
+          "aclnnStatus aclnnMlaGetWorkspaceSize(const aclTensor *x, aclTensor *kvCache, aclTensor *y,\n"
+          "                                     uint64_t *workspaceSize, aclOpExecutor **executor) {\n"
+          "  auto out = l0op::Mla(x, kvCache, y, executor);\n  return ACLNN_SUCCESS;\n}\n");
+  auto r = RunBinary({"instrument", "--op", t.path()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(t.Read("op_api/aclnn_mla.h"), header);
+  EXPECT_THAT(t.Read("op_api/aclnn_mla.cpp"), ::testing::Not(HasSubstr("profiling")));
+  EXPECT_THAT(r.out, HasSubstr("aclnnMlaGetWorkspaceSize does not pass its tensors on to aclnnInner*"));
+}
+
+// One that does gets the parameter in its declaration and definition, and passes it on.
+TEST(ProfilingChainTest, AnAclnnApiThatForwardsToAclnnInnerGetsTheParameterAndPassesItOn) {
   TempTree t = InPlaceOutputOperator();
   t.Write("op_api/aclnn_mla.h",
           "aclnnStatus aclnnMlaGetWorkspaceSize(const aclTensor *x, aclTensor *kvCache, aclTensor *y,\n"
@@ -137,12 +157,16 @@ TEST(ProfilingChainTest, AnAclnnLayerInOpApiAtTheOperatorRootIsEditedAndItsForwa
   t.Write("op_api/aclnn_mla.cpp",
           "aclnnStatus aclnnMlaGetWorkspaceSize(const aclTensor *x, aclTensor *kvCache, aclTensor *y,\n"
           "                                     uint64_t *workspaceSize, aclOpExecutor **executor) {\n"
-          "  auto out = l0op::Mla(x, kvCache, y, executor);\n  return ACLNN_SUCCESS;\n}\n");
+          "  return aclnnInnerMlaGetWorkspaceSize(x, kvCache, y, workspaceSize, executor);\n}\n");
+  t.Write("op_api/aclnn_mla_inner.h",
+          "aclnnStatus aclnnInnerMlaGetWorkspaceSize(const aclTensor *x, aclTensor *kvCache, aclTensor *y,\n"
+          "                                          uint64_t *workspaceSize, aclOpExecutor **executor);\n");
   auto r = RunBinary({"instrument", "--op", t.path()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(t.Read("op_api/aclnn_mla.h"), HasSubstr("aclTensor *y, const aclTensor *profilingDataOut,"));
   EXPECT_THAT(t.Read("op_api/aclnn_mla.cpp"), HasSubstr("aclTensor *y, const aclTensor *profilingDataOut,"));
-  EXPECT_THAT(r.out, HasSubstr("op_api/aclnn_mla.cpp:1: aclnnMlaGetWorkspaceSize does not forward to aclnnInner*"));
+  EXPECT_THAT(t.Read("op_api/aclnn_mla.cpp"), HasSubstr("aclnnInnerMlaGetWorkspaceSize(x, kvCache, y, profilingDataOut,"));
+  EXPECT_THAT(t.Read("op_api/aclnn_mla_inner.h"), HasSubstr("aclTensor *y, const aclTensor *profilingDataOut,"));
   auto revert = RunBinary({"instrument", "--op", t.path(), "--revert"});
   EXPECT_EQ(revert.exit_code, 0);
   EXPECT_THAT(t.Read("op_api/aclnn_mla.h"), ::testing::Not(HasSubstr("profiling")));
@@ -243,6 +267,92 @@ TEST(InstrumentIncludeTest, TheTraceIncludeGoesAtTheFilesTopLevelNotIntoAConditi
   const size_t inc = h.find("#include \"optrace_trace.h\"");
   ASSERT_NE(inc, std::string::npos) << h;
   EXPECT_LT(inc, h.find("#if __CCE_AICORE__ == 200")) << h;
+}
+
+}  // namespace
+}  // namespace optrace
+
+namespace optrace {
+namespace {
+using ::testing::HasSubstr;
+using testing::RunBinary;
+using testing::TempTree;
+
+// A direct-launch sample (cann-samples' layout): a template kernel and its host code in one .asc
+// file, launched with <<<>>> from a run function that main calls, synchronized after.
+TempTree DirectLaunchSample() {
+  return TempTree(
+      {{"main.asc",
+        "#include <iostream>\n#include \"acl/acl.h\"\n#include \"kernel_operator.h\"\n\n"
+        "template <typename T>\n"
+        "__global__ __aicore__ __vector__ void add_kernel(GM_ADDR x, GM_ADDR y, int64_t n)\n{\n"
+        "    for (int64_t i = 0; i < n; ++i) {\n        Step(x, y);\n    }\n}\n\n"
+        "__global__ __aicore__ void warmup_kernel()\n{\n    Step(nullptr, nullptr);\n}\n\n"
+        "int run_add(aclrtStream stream, void* x, void* y, int64_t n);\n\n"
+        "int run_add(aclrtStream stream, void* x, void* y, int64_t n)\n{\n"
+        "    warmup_kernel<<<1, nullptr, stream>>>();\n"
+        "    for (int i = 0; i < 3; ++i) {\n"
+        "        add_kernel<float><<<8, nullptr, stream>>>(x, y, n);\n"
+        "    }\n"
+        "    CHECK_ACL(aclrtSynchronizeStream(stream));\n"
+        "    return 0;\n}\n\n"
+        "int main()\n{\n    aclrtStream stream = nullptr;\n    return run_add(stream, nullptr, nullptr, 4);\n}\n"}});
+}
+
+TEST(ProfilingChainTest, DirectLaunchAllocatesBesideTheLaunchAndLeavesEverySignatureAlone) {
+  TempTree t = DirectLaunchSample();
+  const std::string before = t.Read("main.asc");
+  auto r = RunBinary({"instrument", "--op", t.path()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::string s = t.Read("main.asc");
+  // No host signature changes: main, run_add's declaration and definition, its caller.
+  EXPECT_THAT(s, HasSubstr("int main()\n"));
+  EXPECT_THAT(s, HasSubstr("int run_add(aclrtStream stream, void* x, void* y, int64_t n);\n"));
+  EXPECT_THAT(s, HasSubstr("int run_add(aclrtStream stream, void* x, void* y, int64_t n)\n"));
+  EXPECT_THAT(s, HasSubstr("return run_add(stream, nullptr, nullptr, 4);"));
+  // Every launch passes the buffer last; an empty argument list gets no leading comma.
+  EXPECT_THAT(s, HasSubstr("warmup_kernel<<<1, nullptr, stream>>>(profiling_data);"));
+  EXPECT_THAT(s, HasSubstr("add_kernel<float><<<8, nullptr, stream>>>(x, y, n, profiling_data);"));
+  // Allocated once, before the loop that launches; saved and freed after the synchronize.
+  size_t alloc = s.find("aclrtMalloc(&profiling_data");
+  ASSERT_NE(alloc, std::string::npos) << s;
+  EXPECT_EQ(s.find("aclrtMalloc(&profiling_data", alloc + 1), std::string::npos) << s;
+  EXPECT_LT(alloc, s.find("    warmup_kernel<<<"));
+  size_t sync = s.find("CHECK_ACL(aclrtSynchronizeStream(stream));");
+  EXPECT_LT(sync, s.find("aclrtMemcpy(optrace_host"));
+  EXPECT_LT(s.find("std::fopen(\"rank0.bin\", \"wb\")"), s.find("aclrtFree(profiling_data);"));
+  EXPECT_LT(s.find("aclrtFree(profiling_data);"), s.find("    return 0;\n}\n\nint main"));
+  EXPECT_THAT(s, HasSubstr("#include <cstdio>"));
+  auto lint = RunBinary({"lint", "--op", t.path(), "--format", "json"});
+  EXPECT_THAT(lint.out, ::testing::Not(HasSubstr("binding-launch-arity"))) << lint.out;
+  EXPECT_THAT(lint.out, ::testing::Not(HasSubstr("\"severity\": \"error\""))) << lint.out;
+  auto revert = RunBinary({"instrument", "--op", t.path(), "--revert"});
+  ASSERT_EQ(revert.exit_code, 0) << revert.err;
+  EXPECT_EQ(t.Read("main.asc"), before);
+}
+
+TEST(ProfilingChainTest, DirectLaunchWithoutASynchronizeAfterItIsAHandStep) {
+  TempTree t({{"k.asc",
+               "#include \"kernel_operator.h\"\n\n"
+               "__global__ __aicore__ void k(GM_ADDR x)\n{\n    for (int i = 0; i < 2; ++i) {\n        Step(x);\n    }\n}\n\n"
+               "void launch(aclrtStream s, void* x)\n{\n    k<<<8, nullptr, s>>>(x);\n}\n"}});
+  auto r = RunBinary({"instrument", "--op", t.path()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(t.Read("k.asc"), HasSubstr("k<<<8, nullptr, s>>>(x, profiling_data);"));
+  EXPECT_THAT(t.Read("k.asc"), HasSubstr("void launch(aclrtStream s, void* x)\n"));
+  EXPECT_THAT(r.out, HasSubstr("synchronize the device, copy profiling_data"));
+}
+
+TEST(ProfilingChainTest, AKernelWrittenWithAMacroFromAHeaderGetsTheBuffer) {
+  TempTree t({{"op_kernel/defs.h", "#define OP_GLOBAL extern \"C\" __global__ __aicore__\n"},
+              {"op_kernel/k.cpp",
+               "#include \"defs.h\"\nOP_GLOBAL void macro_kernel(GM_ADDR x, GM_ADDR y) {\n"
+               "  for (int i = 0; i < 4; ++i) {\n    Step(x, y);\n  }\n}\n"}});
+  auto r = RunBinary({"instrument", "--op", t.path()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(t.Read("op_kernel/k.cpp"), HasSubstr("OP_GLOBAL void macro_kernel(GM_ADDR x, GM_ADDR y, GM_ADDR profiling_data)"));
+  auto lint = RunBinary({"lint", "--op", t.path()});
+  EXPECT_THAT(lint.out, HasSubstr("0 error(s)")) << lint.out;
 }
 
 }  // namespace
