@@ -98,16 +98,6 @@ Status ListPython(const fs::path& root, std::vector<fs::path>* out, bool every =
   return Status::Ok();
 }
 
-bool DefinesKernel(const SourceFile& f) {
-  std::string_view ext = std::string_view(f.rel).substr(f.rel.rfind('.') == std::string::npos ? f.rel.size()
-                                                                                                : f.rel.rfind('.'));
-  if (ext != ".cpp" && ext != ".cc" && ext != ".cu" && ext != ".cxx" && ext != ".asc") return false;
-  // A __global__ in a #define body counts: the macro generates kernels where it is invoked.
-  for (const Token& t : f.lex.tokens)
-    if (t.active && t.Is("__global__")) return true;
-  return false;
-}
-
 // `optrace-lint: disable=rule[,rule]` (file) and `disable-line=` (that line and the next).
 bool Suppressed(std::string_view text, const Diagnostic& d) {
   static constexpr std::string_view kTag = "optrace-lint:";
@@ -182,15 +172,16 @@ Result<LintReport> RunLint(const LintOptions& options) {
   std::sort(ctx.python_files.begin(), ctx.python_files.end());
   ctx.python_files.erase(std::unique(ctx.python_files.begin(), ctx.python_files.end()), ctx.python_files.end());
 
-  // The kernel entries: given, else every .cpp/.cu with a __global__ function (those under
+  // The kernel entries: given, else every kernel source with a __global__ function (those under
   // op_kernel/ when there are any).
   std::vector<fs::path> entries;
   if (!options.entry.empty()) {
     entries.push_back(options.entry);
   } else {
     std::vector<const SourceFile*> candidates;
+    const auto kernel_macros = KernelMacros(set);
     for (const SourceFile* f : chosen)
-      if (DefinesKernel(*f)) candidates.push_back(f);
+      if (DefinesKernel(*f, kernel_macros)) candidates.push_back(f);
     std::sort(candidates.begin(), candidates.end(),
               [](const SourceFile* a, const SourceFile* b) { return a->rel < b->rel; });
     std::vector<std::string> rels;

@@ -3,6 +3,7 @@
 // (EXEC_NPU_CMD and the returned tuple), hand-written aclnn_* - and REQUIRED outputs are never
 // given nullptr/nullopt. The checks per place: binding_checker.h.
 #include "source/lint/binding_checker.h"
+#include "source/lexer/kernel_launches.h"
 
 namespace optrace::source {
 using binding_steps::BindingChecker;
@@ -128,26 +129,7 @@ long BindingChecker::IndexValue(const std::vector<Token>& t, std::pair<size_t, s
 }
 
 std::vector<std::pair<size_t, size_t>> BindingChecker::Args(const std::vector<Token>& t, size_t open) {
-  size_t close = MatchingClose(t, open);
-  std::vector<std::pair<size_t, size_t>> args;
-  if (close >= t.size()) return args;
-  int depth = 0;
-  size_t start = open + 1;
-  for (size_t i = open + 1; i < close; ++i) {
-    if (t[i].Is("(") || t[i].Is("[") || t[i].Is("{")) ++depth;
-    if (t[i].Is(")") || t[i].Is("]") || t[i].Is("}")) --depth;
-    if (t[i].Is("<") && i > open + 1 && t[i - 1].kind == TokenKind::kIdentifier) {
-      size_t tc = MatchingClose(t, i);
-      if (tc < close) i = tc;
-      continue;
-    }
-    if (depth == 0 && t[i].Is(",")) {
-      args.emplace_back(start, i);
-      start = i + 1;
-    }
-  }
-  if (close > open + 1) args.emplace_back(start, close);
-  return args;
+  return SplitCallArgs(t, open, MatchingClose(t, open));
 }
 
 std::vector<std::pair<int, const Token*>> BindingChecker::OutputParams(const SourceFile* f, const Block& fn) {

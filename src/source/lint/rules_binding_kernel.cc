@@ -1,5 +1,6 @@
 // Binding rules, the kernel: the __global__ parameter list, Init's arguments, direct launches.
 #include "source/lint/binding_checker.h"
+#include "source/lexer/kernel_launches.h"
 
 namespace optrace::source {
 
@@ -202,12 +203,24 @@ void BindingChecker::CheckDirectLaunch() {
   bool any_marks = false;
   for (const SourceFile* f : ctx_.files) any_marks = any_marks || !f->traces.sites.empty();
   if (!any_marks || !ctx_.tree) return;
-  std::map<std::string, std::pair<int, size_t>> kernels;  // name -> (profiling param index, params)
+  // name -> its definitions' (profiling parameter index, parameter count, count fixed: no default,
+  // no `...`). Definitions under #if alternatives may differ; a launch must fit one of them.
+  struct Signature {
+    int prof = -1;
+    size_t params = 0;
+    bool fixed = true;
+  };
+  std::map<std::string, std::vector<Signature>> kernels;
   for (const index::CallGraph& g : ctx_.Graphs()) {
     const index::FunctionDef& k = *g.root().inst.fn;
     int prof = -1;
-    for (size_t p = 0; p < k.params.size(); ++p)
+    bool fixed = true;
+    for (size_t p = 0; p < k.params.size(); ++p) {
       if (IsProfilingName(k.params[p].name)) prof = static_cast<int>(p);
+      if (k.params[p].has_default || k.params[p].type_text.find("...") != std::string::npos ||
+          k.params[p].name == "...")
+        fixed = false;
+    }
     const index::StreamToken& at = (*k.stream)[k.name_pos];
     if (prof < 0) {
       ctx_.Report(k.file, k.line, k.column, "binding-kernel-order",
@@ -232,46 +245,47 @@ void BindingChecker::CheckDirectLaunch() {
       misordered_.insert(k.name);
       break;
     }
-    kernels[k.name] = {prof, k.params.size()};
+    kernels[k.name].push_back({prof, k.params.size(), fixed});
   }
   bool launched = false;
   for (const SourceFile* f : ctx_.files) {
     const auto& t = f->lex.tokens;
-    for (size_t i = 0; i + 3 < t.size(); ++i) {
-      if (!t[i].active || t[i].in_directive || t[i].kind != TokenKind::kIdentifier) continue;
-      size_t open = t.size();
-      std::string kernel;
-      std::vector<std::pair<size_t, size_t>> args;
-      if (kernels.count(std::string(t[i].text)) && t[i + 1].Is("<<") && t[i + 2].Is("<")) {
-        for (size_t k = i + 3; k + 3 < t.size(); ++k)
-          if (t[k].Is(">") && t[k + 1].Is(">") && t[k + 2].Is(">") && t[k + 3].Is("(")) {
-            open = k + 3;
-            break;
-          }
-        kernel = std::string(t[i].text);
-        if (open < t.size()) args = Args(t, open);
-      } else if (t[i].Is("ACLRT_LAUNCH_KERNEL") && t[i + 1].Is("(") && kernels.count(std::string(t[i + 2].text))) {
-        size_t c = MatchingClose(t, i + 1);
-        kernel = std::string(t[i + 2].text);
-        if (c + 1 < t.size() && t[c + 1].Is("(")) {
-          args = Args(t, c + 1);
-          if (args.size() >= 2) args.erase(args.begin(), args.begin() + 2);  // blockDim, stream
-        }
-      } else if (t[i].Is("EXEC_KERNEL_CMD") && t[i + 1].Is("(") && kernels.count(std::string(t[i + 2].text))) {
-        kernel = std::string(t[i + 2].text);
-        args = Args(t, i + 1);
-        if (args.size() >= 2) args.erase(args.begin(), args.begin() + 2);  // name, blockDim
-      }
-      if (kernel.empty() || args.empty()) continue;
+    std::set<std::string_view> macros;  // an argument naming one may expand to several
+    for (const Directive& d : f->lex.directives)
+      if (d.kind == DirectiveKind::kDefine && d.token_begin < d.token_end) macros.insert(t[d.token_begin].text);
+    auto is_kernel = [&](std::string_view n) { return kernels.count(std::string(n)) > 0; };
+    for (const KernelLaunch& l : FindKernelLaunches(t, is_kernel)) {
       launched = true;
-      auto [prof, n] = kernels[kernel];
-      if (args.size() != n || prof < 0) continue;
-      auto r = args[static_cast<size_t>(prof)];
+      const std::vector<Signature>& sigs = kernels[std::string(l.kernel)];
+      const Signature* match = nullptr;
+      bool certain = true;
+      for (const Signature& s : sigs) {
+        if (s.params == l.args.size()) match = &s;
+        certain = certain && s.fixed;
+      }
+      for (const auto& [b, e] : l.args)
+        for (size_t k = b; k < e; ++k)
+          if (t[k].kind == TokenKind::kIdentifier && macros.count(t[k].text)) certain = false;
+      const Token& at = t[l.first];
+      if (!match) {
+        std::string counts;
+        for (const Signature& s : sigs) counts += fmt::format("{}{}", counts.empty() ? "" : " or ", s.params);
+        // A count that cannot vary makes a mismatch certain: it does not compile.
+        ctx_.Report(f, at.line, at.column, certain ? "binding-launch-arity" : "binding-launch-arity-unsure",
+                    fmt::format("the {} launch of {} passes {} argument(s) and the kernel takes {}{}", 
+                                KernelLaunch::KindName(l.kind), l.kernel, l.args.size(), counts,
+                                certain ? "; pass the profiling buffer last, as the kernel's last parameter expects"
+                                        : " (a default, a `...` or a macro argument may make up the difference: "
+                                          "not checkable statically)"));
+        continue;
+      }
+      if (match->prof < 0) continue;
+      auto r = l.args[static_cast<size_t>(match->prof)];
       if (!IsProfilingName(JoinTokens(t, r.first, r.second)))
         ctx_.Report(f, t[r.first].line, t[r.first].column, "binding-pybind",
                     fmt::format("the launch of {} passes \"{}\" where the kernel takes its profiling buffer "
                                 "(argument {}); pass the profiling buffer there",
-                                kernel, JoinTokens(t, r.first, r.second), prof + 1));
+                                l.kernel, JoinTokens(t, r.first, r.second), match->prof + 1));
     }
   }
   if (launched) ctx_.facts.binding_checked.push_back("launch");

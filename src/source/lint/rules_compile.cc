@@ -167,7 +167,7 @@ class HeaderReach {
     if (ctx_.tree && ctx_.tree->Contains(f) && TreeDefines(*ctx_.tree)) return true;
     for (const SourceFile* tu : ctx_.files) {
       std::string_view rel = tu->rel;
-      bool is_tu = rel.ends_with(".cpp") || rel.ends_with(".cc") || rel.ends_with(".cu") || rel.ends_with(".asc");
+      bool is_tu = IsKernelSourceExtension(tu->path);
       if (!is_tu || tu == f) continue;
       const IncludeTree* tree = TreeOf(tu);
       if (tree && tree->Contains(f) && TreeDefines(*tree)) return true;

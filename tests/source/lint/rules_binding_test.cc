@@ -215,6 +215,48 @@ TEST(BindingRulesTest, DirectLaunchPassesTheProfilingBufferWhereTheKernelTakesIt
   EXPECT_THAT(LintFiles({{"op_kernel/k.cpp", bad}}, true), ElementsAre("binding-pybind@op_kernel/k.cpp:8"));
 }
 
+TEST(BindingRulesTest, ALaunchMissingTheProfilingArgumentIsCertainlyTheWrongArity) {
+  char bad[512];
+  std::snprintf(bad, sizeof bad, kLaunched, "x");
+  std::string text(bad);
+  text.replace(text.find("(x, x);"), 7, "(x);");
+  LintReport r;
+  EXPECT_THAT(LintFiles({{"op_kernel/k.cpp", text}}, true, &r), ElementsAre("binding-launch-arity@op_kernel/k.cpp:8"));
+  bool found = false;
+  for (const Diagnostic& d : r.diagnostics)
+    if (d.rule == "binding-launch-arity") {
+      found = true;
+      EXPECT_THAT(d.message, ::testing::HasSubstr("passes 1 argument(s) and the kernel takes 2"));
+      EXPECT_EQ(d.severity, Severity::kError);
+    }
+  EXPECT_TRUE(found);
+}
+
+TEST(BindingRulesTest, ALaunchThroughATemplateIsCheckedToo) {
+  std::string text = std::string(kLaunched);
+  const std::string c_kernel = "extern \"C\" __global__";
+  text.replace(text.find(c_kernel), c_kernel.size(), "template <typename T> __global__");
+  text.replace(text.find("k<<<"), 4, "k<float><<<");
+  char bad[512];
+  std::snprintf(bad, sizeof bad, text.c_str(), "");
+  std::string one(bad);
+  one.replace(one.find("(x, );"), 6, "(x);");
+  EXPECT_THAT(LintFiles({{"op_kernel/k.cpp", one}}, true), ElementsAre("binding-launch-arity@op_kernel/k.cpp:8"));
+}
+
+TEST(BindingRulesTest, AMacroArgumentMakesTheArityNotCheckable) {
+  std::string text = "#define ARGS x, profiling_data\n" + std::string(kLaunched);
+  char buf[512];
+  std::snprintf(buf, sizeof buf, text.c_str(), "x");
+  std::string one(buf);
+  one.replace(one.find("(x, x);"), 7, "(ARGS);");
+  LintReport r;
+  EXPECT_THAT(LintFiles({{"op_kernel/k.cpp", one}}, true, &r),
+              ElementsAre("binding-launch-arity-unsure@op_kernel/k.cpp:9"));
+  for (const Diagnostic& d : r.diagnostics)
+    if (d.rule == "binding-launch-arity-unsure") EXPECT_EQ(d.severity, Severity::kWarning);
+}
+
 TEST(BindingRulesTest, KernelLaunchedOutsideTheTreeIsBindingUnchecked) {
   std::string text = std::string(kLaunched).substr(0, std::string(kLaunched).find("void k_impl"));
   LintReport r;
