@@ -78,17 +78,46 @@ def run(cmd, timeout=TIMEOUT, cwd=None):
     return rc, seconds, rss, chunks["out"].decode("utf-8", "replace"), chunks["err"].decode("utf-8", "replace")
 
 
+KERNEL_EXTENSIONS = {".cpp", ".cc", ".cxx", ".cu", ".asc", ".cce"}
+SKIPPED_FOLDERS = ("tests", "test", ".git")
+CODE_NOISE_RE = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:[^"\\\n]|\\.)*"', re.S)
+
+
+def defines_kernel(path):
+    """True when the file's code (comments and strings removed) writes __global__."""
+    try:
+        text = open(path, encoding="utf-8", errors="replace").read()
+    except OSError:
+        return False
+    return "__global__" in text and re.search(r"\b__global__\b", CODE_NOISE_RE.sub(" ", text)) is not None
+
+
 def find_operators(repo):
-    """Operator folders of a repository: parents of op_kernel/ folders outside tests/ folders."""
+    """Operator folders of a repository: parents of op_kernel/ folders; and, for layouts without
+    one (cann-samples: a sample folder with its CMakeLists.txt and a main.asc), the nearest folder
+    holding a CMakeLists.txt above each kernel source outside those. Folders named tests/ or test/
+    are skipped."""
     ops = set()
     for dirpath, dirnames, _ in os.walk(repo):
         rel = Path(dirpath).relative_to(repo)
-        if any(part in ("tests", "test", ".git") for part in rel.parts):
+        if any(part in SKIPPED_FOLDERS for part in rel.parts):
             dirnames[:] = []
             continue
         if "op_kernel" in dirnames:
             ops.add(rel)
             dirnames.remove("op_kernel")  # an op_kernel/ inside op_kernel/ is the same operator
+    for dirpath, dirnames, files in os.walk(repo):
+        rel = Path(dirpath).relative_to(repo)
+        if any(part in SKIPPED_FOLDERS for part in rel.parts) or any(rel == o or o in rel.parents for o in ops):
+            dirnames[:] = []
+            continue
+        for name in files:
+            if os.path.splitext(name)[1].lower() not in KERNEL_EXTENSIONS or not defines_kernel(Path(dirpath) / name):
+                continue
+            folder = rel
+            while folder != Path(".") and not (repo / folder / "CMakeLists.txt").is_file():
+                folder = folder.parent
+            ops.add(folder if folder != Path(".") else rel)
     return sorted(ops)
 
 
@@ -113,7 +142,9 @@ def compile_line(text):
         return {"compiles": int(m.group(2)), "errors": int(m.group(3)), "fatal": int(m.group(4) or 0), "new": 0}
     m = re.search(r"refused: the edits add (\d+) compile error", text)
     if m:
-        return {"new": int(m.group(1))}
+        b = re.search(r"before the edits: (\d+) compile\(s\), (\d+) error\(s\)(?:, (\d+) stopped at a fatal error)?", text)
+        return {"new": int(m.group(1)), "compiles": int(b.group(1)) if b else None,
+                "errors": int(b.group(2)) if b else None, "fatal": int(b.group(3) or 0) if b else None}
     m = re.search(r"note: (compile check not run: [^\n]*)", text)
     if m:
         return {"unchecked": m.group(1)}
@@ -121,7 +152,7 @@ def compile_line(text):
 
 
 SOURCE_EXTENSIONS = {".c", ".cc", ".cpp", ".cxx", ".c++", ".h", ".hh", ".hpp", ".hxx", ".h++", ".cu", ".cuh",
-                     ".inl", ".inc", ".ipp", ".tpp", ".asc"}
+                     ".inl", ".inc", ".ipp", ".tpp", ".asc", ".cce"}
 TRACE_POINT_RE = re.compile(r'TRACE_POINT\(\s*"((?:[^"\\]|\\.)*)"\s*,\s*"([A-Za-z]+)"\s*\)')
 
 
@@ -273,6 +304,41 @@ def compile_sample(ops_by_repo, n, seed):
     return chosen
 
 
+def compiled(row):
+    """(compiled before instrument, compiled after) from the compile check, or (None, None) when the
+    operator was not compile-checked. Compiled = no error and no fatal stop (a missing header)."""
+    c = row.get("compile") or {}
+    if c.get("errors") is None or c.get("fatal") is None:
+        return None, None
+    before = c["errors"] == 0 and c["fatal"] == 0
+    return before, before and not c.get("new")
+
+
+def per_repository(rows, not_op):
+    """The per-repository table issue 50 asks for; `lint clean but does not compile` is the worst row."""
+    out = ["", "| repository | operators | instrument exit 0 | compiles before (checked) | compiles after "
+           "(of those) | lint clean after | lint clean, does not compile | revert byte-exact | slowest command |",
+           "|---|---|---|---|---|---|---|---|---|"]
+    worst = []
+    for repo in sorted({r["repo"] for r in rows}):
+        rr = [r for r in rows if r["repo"] == repo and r not in not_op]
+        ok = [r for r in rr if r["steps"].get("instrument", {}).get("rc") == 0]
+        clean = [r for r in ok if r.get("lint_after") is not None and sum(r["lint_after"].values()) == 0]
+        checked = [r for r in rr if compiled(r)[0] is not None]
+        before = [r for r in checked if compiled(r)[0]]
+        after = [r for r in before if compiled(r)[1]]
+        bad = [r for r in before if not compiled(r)[1] and r in clean]
+        worst += bad
+        exact = [r for r in rows if r["repo"] == repo and r.get("revert_exact")]
+        slow = max(((s["seconds"], name, r["op"]) for r in rr for name, s in r["steps"].items()), default=(0, "", ""))
+        out.append(f"| {repo} | {len(rr)} | {len(ok)} | {len(before)} ({len(checked)}) | {len(after)} | {len(clean)} | "
+                   f"{len(bad)} | {len(exact)} | {slow[0]:.1f} s ({slow[1]}, {slow[2]}) |")
+    for r in worst:
+        out.append(f"- lint clean and does not compile after instrument: {r['repo']}/{r['op']}: "
+                   + "; ".join((r.get("compile") or {}).get("messages", [])[:2]))
+    return out + [""]
+
+
 def summarize(rows, out_dir, args):
     n = len(rows)
     crashes = [r for r in rows if any("crash" in s for s in r["steps"].values()) or r.get("sweep_error")]
@@ -313,6 +379,7 @@ def summarize(rows, out_dir, args):
         f"| a command above {SLOW_SECONDS:g} s (compile checks aside) | {len({(a, b) for a, b, _, _ in slow})} | |",
         "",
     ]
+    lines += per_repository(rows, not_op)
     steps = ["lint_before", "plan", "instrument", "lint_after", "scan", "revert"]
     lines += ["| step | median s | max s | max peak RSS MiB |", "|---|---|---|---|"]
     for st in steps:

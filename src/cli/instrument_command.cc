@@ -214,6 +214,10 @@ int RunInstrumentCommand(const CommandArgs& args, CommandIo& io) {
           "optrace instrument: refused: the edits add {} compile error(s) ({}); the tree is as it was. Report this, "
           "or instrument without --check-compile and fix by hand\n",
           fresh.size(), after->sdk);
+      io.err << fmt::format("optrace instrument: before the edits: {} compile(s), {} error(s){}\n", before.units.size(),
+                            before.ErrorCount(),
+                            before.FatalCount() > 0 ? fmt::format(", {} stopped at a fatal error", before.FatalCount())
+                                                    : "");
       return kExitFindings;
     }
     io.out << fmt::format("optrace instrument: compile check ({}): {} compile(s), {} error(s) before and after, none "

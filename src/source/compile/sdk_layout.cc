@@ -35,9 +35,11 @@ bool HasStubDef(const std::vector<fs::path>& dirs) {
   return false;
 }
 
-// tikicpulib (CPU-debug types, qualifiers and intrinsic stubs) and the toolkit's include/.
+// tikicpulib (CPU-debug types, qualifiers and intrinsic stubs) and the toolkit's include/ (acl/acl.h,
+// ...): an install links include/ to <arch>-linux/include, an unpacked toolkit has only the latter.
 void AddCpuDebugSupport(std::vector<fs::path>* out, const fs::path& root) {
   AddExisting(out, root, {"tools/tikicpulib/lib/include", "toolkit/tools/tikicpulib/lib/include", "include"});
+  if (!IsDir(root / "include")) AddExisting(out, root, {"x86_64-linux/include", "aarch64-linux/include"});
 }
 
 bool IsEmulatorHeader(const fs::path& header) {

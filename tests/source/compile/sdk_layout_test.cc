@@ -42,6 +42,17 @@ TEST(SdkLayoutTest, Cann8ToolkitListsTikcfwHighLevelApiAndTikicpulib) {
   EXPECT_TRUE(Lists(*sdk, t.path("tools/tikicpulib/lib/include")));
 }
 
+// An unpacked toolkit (no install step): acl/acl.h sits in <arch>-linux/include, which an install
+// links as include/.
+TEST(SdkLayoutTest, AnUnpackedCann8ToolkitListsItsArchIncludeFolder) {
+  TempTree t({{"compiler/tikcpp/tikcfw/kernel_operator.h", "// real\n"},
+              {"aarch64-linux/include/acl/acl.h", ""},
+              {"tools/tikicpulib/lib/include/stub_def.h", ""}});
+  Result<SdkLayout> sdk = LocateSdk(t.path());
+  ASSERT_TRUE(sdk.ok()) << sdk.status().message();
+  EXPECT_TRUE(Lists(*sdk, t.path("aarch64-linux/include")));
+}
+
 TEST(SdkLayoutTest, Cann9InstallUsesItsAscTree) {
   TempTree t({{"x86_64-linux/asc/include/kernel_operator.h", ""},
               {"x86_64-linux/asc/include/basic_api/kernel_tensor.h", ""},
