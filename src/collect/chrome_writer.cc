@@ -127,6 +127,18 @@ int64_t TicksToNs(int64_t ticks, double us_per_tick) {
   return static_cast<int64_t>(ns < 0 ? ns - 0.5 : ns + 0.5);
 }
 
+int64_t TicksToNsAtHz(int64_t ticks, double clock_hz) {
+  if (!(clock_hz >= 1 && clock_hz <= 1e15) || clock_hz != static_cast<double>(static_cast<int64_t>(clock_hz)))
+    return TicksToNs(ticks, 1e6 / clock_hz);
+  const __int128 hz = static_cast<int64_t>(clock_hz);
+  const __int128 scaled = static_cast<__int128>(ticks) * 1000000000;
+  const __int128 ns = (scaled < 0 ? scaled - hz / 2 : scaled + hz / 2) / hz;  // to the nearest, ties away from 0
+  constexpr int64_t kLimit = int64_t{1} << 62;  // as TicksToNs saturates
+  if (ns > kLimit) return kLimit;
+  if (ns < -kLimit) return -kLimit;
+  return static_cast<int64_t>(ns);
+}
+
 std::map<int32_t, int64_t> RankOrigins(const Collection& c, Align align) { return FindOrigins(c, align).by_rank; }
 
 const char* AlignName(Align a) {

@@ -38,6 +38,10 @@ std::map<int32_t, int64_t> RankOrigins(const Collection& c, Align align);
 // ticks * us_per_tick in nanoseconds, rounded half away from zero: the one conversion both
 // trace writers use, so the JSON and protobuf traces agree to the nanosecond.
 int64_t TicksToNs(int64_t ticks, double us_per_tick);
+// The same for a clock of whole hertz, in integer arithmetic: exact (rounded to the nearest ns)
+// for any tick count, where a double loses the low bits of a ns-since-1970 clock (1.7e18 ticks
+// of CUDA's %globaltimer come out in steps of 256 ns). Other clocks: TicksToNs.
+int64_t TicksToNsAtHz(int64_t ticks, double clock_hz);
 
 // Thread id of a core in the trace: kind * 100000 + core index.
 int64_t TraceThreadId(CoreKind kind, uint32_t core_index);

@@ -7,6 +7,7 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <deque>
 #include <future>
 #include <map>
 #include <memory>
@@ -244,7 +245,6 @@ struct CoreTrack {
   uint64_t uuid = 0;          // thread track
   uint64_t crossed_uuid = 0;  // its "(crossed)" track, described only when used
   uint32_t sequence = 0;
-  double us_per_tick = 0;
   int64_t origin = 0;
   std::vector<uint32_t> intervals;
   std::vector<uint32_t> instants;
@@ -288,7 +288,6 @@ Status WritePerfettoTrace(const Collection& c, const ChromeTraceOptions& opt, st
     t.uuid = ProcessUuid(s.rank) | (2 * i + 2);
     t.crossed_uuid = ProcessUuid(s.rank) | (2 * i + 3);
     t.sequence = static_cast<uint32_t>(3 * i + 1);  // +1: the crossed track, +2: instants
-    t.us_per_tick = 1e6 / s.clock_hz;
     auto it = origins.find(s.rank);
     t.origin = it == origins.end() ? 0 : it->second;
     // tids are unique across the trace (ranks are processes of one trace).
@@ -312,7 +311,7 @@ Status WritePerfettoTrace(const Collection& c, const ChromeTraceOptions& opt, st
     if (!file.empty()) U64(event, field::kEventSourceLocationIid, st.LabelSource(label, end, file, line));
   };
   auto ns_of = [](const CoreTrack& t, int64_t ticks) {
-    return static_cast<uint64_t>(std::max<int64_t>(0, TicksToNs(ticks - t.origin, t.us_per_tick)));
+    return static_cast<uint64_t>(std::max<int64_t>(0, TicksToNsAtHz(ticks - t.origin, t.series->clock_hz)));
   };
   auto slice_begin = [&](const CoreTrack& t, SequenceState& st, uint32_t sequence, const Interval& iv) {
     const LabelInfo& label = c.labels[iv.label];
@@ -341,10 +340,24 @@ Status WritePerfettoTrace(const Collection& c, const ChromeTraceOptions& opt, st
     w.Packet(packet);
   };
 
+  // Track ids and sequences of the extra "(crossed N)" lanes: past those of the cores' tracks.
+  uint64_t next_track_low = 2 * c.series.size() + 2;
+  uint32_t next_sequence = static_cast<uint32_t>(3 * c.series.size() + 1);
   for (CoreTrack& t : tracks) {
     // One sequence per track (the core's, its crossed ranges', its unmatched marks'), each with
     // its own interned strings and its track as the packet default.
-    SequenceState main(t.uuid), crossed(t.crossed_uuid), marks(t.uuid);
+    SequenceState main(t.uuid), marks(t.uuid);
+    // Ranges that cross their parent go to "(crossed)" tracks, each range on the first such lane
+    // where the range before it has ended: two crossed ranges that overlap each other on one
+    // track would be re-nested by the viewer (and shown with other durations than the JSON's).
+    struct CrossedLane {
+      CrossedLane(uint64_t u, uint32_t q) : uuid(u), sequence(q), st(u) {}
+      uint64_t uuid;
+      uint32_t sequence;
+      SequenceState st;
+      int64_t last_end = 0;
+    };
+    std::deque<CrossedLane> lanes;
     // Parents before children: begin ascending, end descending; a stack emits each E once no
     // later range can nest in it, so every track's timestamps only grow.
     std::stable_sort(t.intervals.begin(), t.intervals.end(), [&](uint32_t a, uint32_t b) {
@@ -353,7 +366,6 @@ Status WritePerfettoTrace(const Collection& c, const ChromeTraceOptions& opt, st
       return x.begin_ticks != y.begin_ticks ? x.begin_ticks < y.begin_ticks : x.end_ticks > y.end_ticks;
     });
     std::vector<uint32_t> stack;
-    bool crossed_described = false;
     for (uint32_t i : t.intervals) {
       const Interval& iv = c.intervals[i];
       while (!stack.empty() && c.intervals[stack.back()].end_ticks <= iv.begin_ticks) {
@@ -361,19 +373,30 @@ Status WritePerfettoTrace(const Collection& c, const ChromeTraceOptions& opt, st
         stack.pop_back();
       }
       if (!stack.empty() && iv.end_ticks > c.intervals[stack.back()].end_ticks) {
-        if (!crossed_described) {
-          crossed_described = true;
+        CrossedLane* lane = nullptr;
+        for (CrossedLane& l : lanes)
+          if (l.last_end <= iv.begin_ticks) {
+            lane = &l;
+            break;
+          }
+        if (!lane) {
+          const bool first = lanes.empty();
+          lane = &lanes.emplace_back(first ? t.crossed_uuid : ProcessUuid(t.series->rank) | next_track_low++,
+                                     first ? t.sequence + 1 : next_sequence++);
           desc.clear();
-          U64(desc, field::kTrackUuid, t.crossed_uuid);
+          U64(desc, field::kTrackUuid, lane->uuid);
           U64(desc, field::kTrackParentUuid, ProcessUuid(t.series->rank));
           Bytes(desc, field::kTrackName,
-                fmt::format("{} {} (crossed)", CoreKindName(t.series->kind), t.series->core_index));
+                first ? fmt::format("{} {} (crossed)", CoreKindName(t.series->kind), t.series->core_index)
+                      : fmt::format("{} {} (crossed {})", CoreKindName(t.series->kind), t.series->core_index,
+                                    lanes.size()));
           packet.clear();
           Bytes(packet, field::kTrackDescriptor, desc);
           w.Packet(packet);
         }
-        slice_begin(t, crossed, t.sequence + 1, iv);
-        slice_end(t, crossed, t.sequence + 1, iv);
+        slice_begin(t, lane->st, lane->sequence, iv);
+        slice_end(t, lane->st, lane->sequence, iv);
+        lane->last_end = iv.end_ticks;
         continue;
       }
       slice_begin(t, main, t.sequence, iv);

@@ -2,6 +2,8 @@
 // compared with the intervals that were written.
 #include "collect/perfetto_writer.h"
 
+#include "collect/chrome_writer.h"
+
 #include <gtest/gtest.h>
 #include <zlib.h>
 
@@ -269,6 +271,35 @@ TEST(PerfettoWriter, OneProcessTrackPerRankAndOneThreadTrackPerCore) {
   EXPECT_EQ(threads, (std::vector<std::string>{"AIC 0", "AIV 1", "AIV 0"}));
 }
 
+// CUDA's %globaltimer counts ns since 1970 (1.7e18): through a double, ranges of 100-149 ns came
+// out as 0 or 256 ns with --align none. Integer arithmetic keeps every ns (issue 53.2).
+TEST(PerfettoWriter, UnalignedNanosecondClockTimesAreExact) {
+  Collection c;
+  c.labels = {{"outer", 1, "", 0, "", 0}, {"inner", 2, "", 0, "", 0}};
+  c.series = {{0, CoreKind::kAiv, 0, 1e9}};
+  const int64_t t0 = 1733400000123456789;
+  c.intervals = {Iv(0, 0, CoreKind::kAiv, 0, 0, t0, t0 + 1000), Iv(0, 0, CoreKind::kAiv, 0, 1, t0 + 101, t0 + 250)};
+  std::ostringstream os;
+  ChromeTraceOptions opt;
+  opt.align = Align::kNone;
+  ASSERT_TRUE(WritePerfettoTrace(c, opt, os).ok());
+  Decoded d = Decode(os.str());
+  std::multiset<std::tuple<std::string, uint64_t, uint64_t>> got;
+  for (const auto& [track, slices] : d.slices)
+    for (const Slice& sl : slices) got.emplace(sl.name, sl.begin_ns, sl.end_ns);
+  const auto u = [](int64_t v) { return static_cast<uint64_t>(v); };
+  EXPECT_EQ(got, (std::multiset<std::tuple<std::string, uint64_t, uint64_t>>{
+                     {"outer", u(t0), u(t0 + 1000)}, {"inner", u(t0 + 101), u(t0 + 250)}}));
+}
+
+TEST(PerfettoWriter, TicksToNsAtHzRoundsToTheNearestNanosecond) {
+  EXPECT_EQ(TicksToNsAtHz(3, 50e6), 60);              // 20 ns a tick
+  EXPECT_EQ(TicksToNsAtHz(1, 3e9), 0);                // 0.33 ns
+  EXPECT_EQ(TicksToNsAtHz(2, 3e9), 1);                // 0.67 ns
+  EXPECT_EQ(TicksToNsAtHz(-2, 3e9), -1);
+  EXPECT_EQ(TicksToNsAtHz(INT64_MAX, 1), int64_t{1} << 62);  // saturates as TicksToNs does
+}
+
 TEST(PerfettoWriter, SlicesEqualTheIntervalsWithNanosecondTimes) {
   const Collection c = Sample();
   Decoded d = WriteAndDecode(c);
@@ -314,6 +345,27 @@ TEST(PerfettoWriter, CrossedRangeGoesToTheCoresCrossedTrack) {
   EXPECT_EQ(name, "AIV 1 (crossed)");
   ASSERT_EQ(d.slices[uuid].size(), 1u);
   EXPECT_EQ(d.slices[uuid][0].name, "gemm");  // 200..700 crosses send 120..500
+}
+
+// Two ranges that cross their parent and each other (X [150,250], Y [160,300] in A [100,200]) on
+// one crossed track were re-nested by the viewer: X read 150 ns, Y 90 (issue 53.1). Each gets a
+// lane where it stands alone, with the JSON trace's times.
+TEST(PerfettoWriter, CrossedRangesThatOverlapEachOtherGetTheirOwnLanes) {
+  Collection c;
+  c.labels = {{"a", 1, "", 0, "", 0}, {"x", 2, "", 0, "", 0}, {"y", 3, "", 0, "", 0}};
+  c.series = {{0, CoreKind::kAiv, 0, 1e9}};
+  c.intervals = {Iv(0, 0, CoreKind::kAiv, 0, 0, 100, 200), Iv(0, 0, CoreKind::kAiv, 0, 1, 150, 250),
+                 Iv(0, 0, CoreKind::kAiv, 0, 2, 160, 300)};
+  Decoded d = WriteAndDecode(c);
+  std::multiset<std::tuple<std::string, uint64_t, uint64_t>> got;
+  for (const auto& [track, slices] : d.slices)
+    for (const Slice& sl : slices) got.emplace(sl.name, sl.begin_ns, sl.end_ns);
+  EXPECT_EQ(got, (std::multiset<std::tuple<std::string, uint64_t, uint64_t>>{
+                     {"a", 0, 100}, {"x", 50, 150}, {"y", 60, 200}}));
+  std::set<std::string> names;
+  for (const auto& [uuid, name] : d.track_names) names.insert(name);
+  EXPECT_EQ(names, (std::set<std::string>{"AIV 0 (crossed)", "AIV 0 (crossed 2)"}));
+  EXPECT_TRUE(d.sequence_order_ok);
 }
 
 TEST(PerfettoWriter, UnmatchedMarkIsAFlaggedInstant) {
