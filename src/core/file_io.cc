@@ -11,6 +11,8 @@
 #include <csignal>
 #include <cstring>
 #include <mutex>
+#include <streambuf>
+#include <vector>
 
 namespace optrace {
 namespace fs = std::filesystem;
@@ -127,6 +129,43 @@ Result<int> OpenInPlace(const fs::path& target, const fs::path& requested) {
   if (flags >= 0) ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
   return fd;
 }
+
+// An output stream buffer over a file descriptor (a FIFO or a device written in place): 64 KiB
+// buffered, every write completed (EINTR retried); failed() once a write fails.
+class FdBuffer : public std::streambuf {
+ public:
+  explicit FdBuffer(int fd) : fd_(fd), buf_(64 << 10) { setp(buf_.data(), buf_.data() + buf_.size()); }
+  bool failed() const { return failed_; }
+
+ protected:
+  int_type overflow(int_type c) override {
+    if (sync() != 0) return traits_type::eof();
+    if (!traits_type::eq_int_type(c, traits_type::eof())) {
+      *pptr() = traits_type::to_char_type(c);
+      pbump(1);
+    }
+    return traits_type::not_eof(c);
+  }
+  int sync() override {
+    const char* p = pbase();
+    while (p < pptr()) {
+      ssize_t n = ::write(fd_, p, static_cast<size_t>(pptr() - p));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        failed_ = true;
+        return -1;
+      }
+      p += n;
+    }
+    setp(buf_.data(), buf_.data() + buf_.size());
+    return 0;
+  }
+
+ private:
+  int fd_;
+  std::vector<char> buf_;
+  bool failed_ = false;
+};
 
 Status WriteAll(int fd, std::string_view contents, const fs::path& requested) {
   size_t off = 0;
@@ -299,13 +338,16 @@ Status WriteStreamAtomic(const std::filesystem::path& path, const std::function<
   OPTRACE_ASSIGN_OR_RETURN(OutputKind kind, KindOfOutput(target, path));
   if (kind == OutputKind::kWriteInPlace) {
     // A FIFO or device: stream into it as it is (the writer's output is not held in memory).
+    // The descriptor that found the reader is the one written: closing it and opening the FIFO
+    // again let a reader that read in between see end of file and leave, and the second open
+    // then waited for a reader forever.
     OPTRACE_ASSIGN_OR_RETURN(int fd, OpenInPlace(target, path));
-    ::close(fd);  // it has a reader; std::ofstream opens it again, without O_NONBLOCK
-    std::ofstream os(target, std::ios::binary);
-    if (!os) return IoError("{}: cannot open for writing", path.string());
+    FdBuffer buffer(fd);
+    std::ostream os(&buffer);
     Status st = write(os);
     os.flush();
-    if (st.ok() && !os) st = IoError("{}: write failed", path.string());
+    if (st.ok() && (!os || buffer.failed())) st = IoError("{}: write failed", path.string());
+    if (::close(fd) != 0 && st.ok()) st = IoError("{}: write failed: {}", path.string(), std::strerror(errno));
     return st.ok() ? st : st.WithContext(path.string());
   }
   if (target.has_parent_path()) OPTRACE_RETURN_IF_ERROR(EnsureDirectory(target.parent_path()));

@@ -4,11 +4,16 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <fcntl.h>
+
+#include <chrono>
 #include <cstdlib>
+#include <thread>
 #include <fstream>
 
 #include "collect/dump_builder.h"
@@ -50,6 +55,47 @@ TEST(SpecialOutputs, AFifoWithoutAReaderIsRefusedAndStaysAFifo) {
     EXPECT_THAT(r.err, HasSubstr("a FIFO with no reader")) << cmd[0];
     EXPECT_TRUE(IsFifo(t.path("out"))) << cmd[0] << " replaced the FIFO by a regular file";
   }
+}
+
+// A reader like `cat FIFO` leaves at the first end of file. The output was opened twice (once to
+// look for a reader, then again to write): a reader that read in between left, and the second
+// open waited for a reader forever (issue 53.3). The descriptor that found the reader is written.
+TEST(SpecialOutputs, AFifoReaderThatLeavesAtEndOfFileGetsTheWholeOutput) {
+  TempTree t({{"dumps/rank0.bin", SmallNativeDump()}});
+  ASSERT_EQ(::mkfifo(t.path("out").c_str(), 0644), 0);
+  // The race itself is rare; how often the command opened the FIFO for writing is not:
+  // inotify counts the closes of write descriptors, one per run (opens are watched too, so two
+  // closes are never adjacent events, which inotify would merge into one).
+  int watch = ::inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+  ASSERT_GE(watch, 0);
+  ASSERT_GE(::inotify_add_watch(watch, t.path("out").c_str(), IN_OPEN | IN_CLOSE_WRITE), 0);
+  int write_closes = 0;
+  for (int run = 0; run < 10; ++run) {
+    std::string got;
+    std::thread reader([&] {
+      int fd = ::open(t.path("out").c_str(), O_RDONLY);  // blocks until the command opens it
+      if (fd < 0) return;
+      char buf[4096];
+      for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0;) got.append(buf, static_cast<size_t>(n));
+      ::close(fd);
+    });
+    testing::CliResult r;
+    for (int attempt = 0; attempt < 100; ++attempt) {  // until the reader is waiting in open()
+      r = RunCli({"collect", t.path("dumps"), "-o", t.path("out")});
+      if (r.exit_code == 0 || r.err.find("a FIFO with no reader") == std::string::npos) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    reader.join();
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_THAT(got, HasSubstr("traceEvents")) << "run " << run;
+    EXPECT_EQ(got.back(), '\n') << "run " << run << ": the trace was cut";
+    alignas(inotify_event) char events[4096];
+    for (ssize_t n; (n = ::read(watch, events, sizeof events)) > 0;)
+      for (char* p = events; p < events + n; p += sizeof(inotify_event) + reinterpret_cast<inotify_event*>(p)->len)
+        if (reinterpret_cast<inotify_event*>(p)->mask & IN_CLOSE_WRITE) ++write_closes;
+    EXPECT_EQ(write_closes, run + 1) << "the command opened the FIFO for writing more than once";
+  }
+  ::close(watch);
 }
 
 TEST(SpecialOutputs, DevNullIsWrittenIntoNotReplaced) {
