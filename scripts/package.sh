@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/package.sh [--arch x86_64|aarch64]   (default: this machine's)
+# scripts/package.sh [--arch x86_64|aarch64] [--quick]   (default: this machine's arch)
 # Builds the fully static optrace for ARCH and writes dist/optrace-<version>-linux-<arch>.tar.gz:
 #   bin/optrace                      needs only the kernel (scripts/check-release-binary.sh checks it)
 #   include/optrace/, include/optrace_trace.h, lib/cmake/optrace/, lib/pkgconfig/optrace.pc
@@ -7,13 +7,18 @@
 #   share/optrace/skills/, share/doc/optrace/
 # aarch64 is cross-built with Debian's toolchain and arm64 multiarch packages (installed here) and
 # started under qemu-user for --version. Why static: docs/release.md.
+# --quick: the same static link and packaging without optimisation (-O0), in build/<preset>-quick and
+# dist/quick/: what CI checks (the link, the symbols, the demo) in a third of the compile time. Never
+# shipped: a release is built without --quick.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 arch=$(uname -m)
+quick=""
 while (($#)); do
   case $1 in
     --arch) arch=${2:?--arch needs x86_64 or aarch64}; shift 2 ;;
-    *) echo "package.sh: unknown argument $1 (usage: scripts/package.sh [--arch x86_64|aarch64])" >&2; exit 2 ;;
+    --quick) quick=1; shift ;;
+    *) echo "package.sh: unknown argument $1 (usage: scripts/package.sh [--arch x86_64|aarch64] [--quick])" >&2; exit 2 ;;
   esac
 done
 SUDO=""; [[ $(id -u) -eq 0 ]] || SUDO=sudo
@@ -35,11 +40,17 @@ esac
 version=$(sed -n 's/^project(optrace VERSION \([0-9.]*\).*/\1/p' CMakeLists.txt)
 name=optrace-$version-linux-$arch
 start=$(date +%s)
-cmake --preset "$preset" >/dev/null
-cmake --build --preset "$preset" --target optrace optrace_single_header
-rm -rf "dist/$name"
-cmake --install "build/$preset" --prefix "$PWD/dist/$name" >/dev/null
-scripts/check-release-binary.sh "dist/$name/bin/optrace"
-"${run[@]}" "dist/$name/bin/optrace" --version
-tar -C dist -czf "dist/$name.tar.gz" "$name"
-echo "dist/$name.tar.gz: $(du -h "dist/$name.tar.gz" | cut -f1), built in $(($(date +%s) - start)) s"
+build=build/$preset out=dist configure=()
+if [[ $quick ]]; then
+  build=build/$preset-quick out=dist/quick
+  configure=(-B "$build" -DCMAKE_C_FLAGS_RELEASE=-DNDEBUG -DCMAKE_CXX_FLAGS_RELEASE=-DNDEBUG)
+fi
+mkdir -p "$out"
+cmake --preset "$preset" "${configure[@]}" >/dev/null
+cmake --build "$build" --target optrace optrace_single_header
+rm -rf "${out:?}/$name"
+cmake --install "$build" --prefix "$PWD/$out/$name" >/dev/null
+scripts/check-release-binary.sh "$out/$name/bin/optrace"
+"${run[@]}" "$out/$name/bin/optrace" --version
+tar -C "$out" -czf "$out/$name.tar.gz" "$name"
+echo "$out/$name.tar.gz: $(du -h "$out/$name.tar.gz" | cut -f1), built in $(($(date +%s) - start)) s${quick:+ (--quick: -O0, not for release)}"
