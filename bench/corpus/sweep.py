@@ -134,17 +134,37 @@ def lint_errors(text):
     return Counter(d["rule"] for d in errors), errors
 
 
+SIDE_RE = re.compile(r"\(kernel (\d+) compile\(s\), (\d+) error\(s\), (\d+) stopped at a fatal error; "
+                     r"host (\d+) compile\(s\), (\d+) error\(s\), (\d+) stopped at a fatal error\)")
+
+
+def with_sides(result, line):
+    """Adds the kernel / host split of a summary line (printed when host sources were checked):
+    the kernel entries in CPU-debug mode, the host sources instrument edits as host code."""
+    m = SIDE_RE.search(line)
+    if m:
+        v = [int(x) for x in m.groups()]
+        result["kernel"] = {"compiles": v[0], "errors": v[1], "fatal": v[2]}
+        result["host"] = {"compiles": v[3], "errors": v[4], "fatal": v[5]}
+    elif result.get("errors") is not None:
+        result["kernel"] = {"compiles": result["compiles"], "errors": result["errors"], "fatal": result["fatal"]}
+    return result
+
+
 def compile_line(text):
     """The numbers of `instrument --check-compile`'s summary line."""
     m = re.search(r"compile check \((.*)\): (\d+) compile\(s\), (\d+) error\(s\) before and after, none new"
-                  r"(?:; (\d+) stopped at a fatal error)?", text)
+                  r"(?:; (\d+) stopped at a fatal error)?[^\n]*", text)
     if m:
-        return {"compiles": int(m.group(2)), "errors": int(m.group(3)), "fatal": int(m.group(4) or 0), "new": 0}
+        return with_sides({"compiles": int(m.group(2)), "errors": int(m.group(3)), "fatal": int(m.group(4) or 0),
+                           "new": 0}, m.group(0))
     m = re.search(r"refused: the edits add (\d+) compile error", text)
     if m:
-        b = re.search(r"before the edits: (\d+) compile\(s\), (\d+) error\(s\)(?:, (\d+) stopped at a fatal error)?", text)
-        return {"new": int(m.group(1)), "compiles": int(b.group(1)) if b else None,
-                "errors": int(b.group(2)) if b else None, "fatal": int(b.group(3) or 0) if b else None}
+        b = re.search(r"before the edits: (\d+) compile\(s\), (\d+) error\(s\)(?:, (\d+) stopped at a fatal error)?"
+                      r"[^\n]*", text)
+        return with_sides({"new": int(m.group(1)), "compiles": int(b.group(1)) if b else None,
+                           "errors": int(b.group(2)) if b else None, "fatal": int(b.group(3) or 0) if b else None},
+                          b.group(0) if b else "")
     m = re.search(r"note: (compile check not run: [^\n]*)", text)
     if m:
         return {"unchecked": m.group(1)}
@@ -304,21 +324,25 @@ def compile_sample(ops_by_repo, n, seed):
     return chosen
 
 
-def compiled(row):
+def compiled(row, side=None):
     """(compiled before instrument, compiled after) from the compile check, or (None, None) when the
-    operator was not compile-checked. Compiled = no error and no fatal stop (a missing header)."""
+    operator was not compile-checked (or has no such side). Compiled = no error and no fatal stop (a
+    missing header). side: None (the whole check), "kernel" or "host". A refusal counts against
+    every side that compiled before (the message does not say which side the new error is on)."""
     c = row.get("compile") or {}
-    if c.get("errors") is None or c.get("fatal") is None:
+    part = c if side is None else c.get(side)
+    if not part or not part.get("compiles") or part.get("errors") is None or part.get("fatal") is None:
         return None, None
-    before = c["errors"] == 0 and c["fatal"] == 0
+    before = part["errors"] == 0 and part["fatal"] == 0
     return before, before and not c.get("new")
 
 
 def per_repository(rows, not_op):
     """The per-repository table issue 50 asks for; `lint clean but does not compile` is the worst row."""
     out = ["", "| repository | operators | instrument exit 0 | compiles before (checked) | compiles after "
-           "(of those) | lint clean after | lint clean, does not compile | revert byte-exact | slowest command |",
-           "|---|---|---|---|---|---|---|---|---|"]
+           "(of those) | kernel: before (checked) / after | host: before (checked) / after | lint clean after | "
+           "lint clean, does not compile | revert byte-exact | slowest command |",
+           "|---|---|---|---|---|---|---|---|---|---|---|"]
     worst = []
     for repo in sorted({r["repo"] for r in rows}):
         rr = [r for r in rows if r["repo"] == repo and r not in not_op]
@@ -327,12 +351,18 @@ def per_repository(rows, not_op):
         checked = [r for r in rr if compiled(r)[0] is not None]
         before = [r for r in checked if compiled(r)[0]]
         after = [r for r in before if compiled(r)[1]]
-        bad = [r for r in before if not compiled(r)[1] and r in clean]
+        bad = [r for r in clean if any(compiled(r, side) == (True, False) for side in ("kernel", "host"))]
         worst += bad
         exact = [r for r in rows if r["repo"] == repo and r.get("revert_exact")]
         slow = max(((s["seconds"], name, r["op"]) for r in rr for name, s in r["steps"].items()), default=(0, "", ""))
-        out.append(f"| {repo} | {len(rr)} | {len(ok)} | {len(before)} ({len(checked)}) | {len(after)} | {len(clean)} | "
-                   f"{len(bad)} | {len(exact)} | {slow[0]:.1f} s ({slow[1]}, {slow[2]}) |")
+        sides = []
+        for side in ("kernel", "host"):
+            sc = [r for r in rr if compiled(r, side)[0] is not None]
+            sb = [r for r in sc if compiled(r, side)[0]]
+            sa = [r for r in sb if compiled(r, side)[1]]
+            sides.append(f"{len(sb)} ({len(sc)}) / {len(sa)}")
+        out.append(f"| {repo} | {len(rr)} | {len(ok)} | {len(before)} ({len(checked)}) | {len(after)} | {sides[0]} | "
+                   f"{sides[1]} | {len(clean)} | {len(bad)} | {len(exact)} | {slow[0]:.1f} s ({slow[1]}, {slow[2]}) |")
     for r in worst:
         out.append(f"- lint clean and does not compile after instrument: {r['repo']}/{r['op']}: "
                    + "; ".join((r.get("compile") or {}).get("messages", [])[:2]))

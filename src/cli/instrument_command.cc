@@ -70,6 +70,17 @@ void SayHowTheHeaderReachesTheBuild(const source::InstrumentResult& r, std::ostr
                     source::EmbeddedSingleHeaderInfo().format);
 }
 
+// "; kernel: ..., host: ..." when host sources were checked too: the two sides compile apart (a host
+// source often stops at a header of a framework the machine lacks, while its kernel compiles).
+std::string CompileSides(const source::CompileCheckReport& r) {
+  if (r.UnitCount(true) == 0) return "";
+  auto side = [&](bool host) {
+    return fmt::format("{} {} compile(s), {} error(s), {} stopped at a fatal error", host ? "host" : "kernel",
+                       r.UnitCount(host), r.ErrorCount(host), r.FatalCount(host));
+  };
+  return fmt::format(" ({}; {})", side(false), side(true));
+}
+
 }  // namespace
 
 int RunInstrumentCommand(const CommandArgs& args, CommandIo& io) {
@@ -86,8 +97,8 @@ int RunInstrumentCommand(const CommandArgs& args, CommandIo& io) {
   app.add_flag("--dry-run", dry_run, "print a unified diff, write nothing");
   app.add_flag("--revert", revert, "remove every line instrument inserted (ending in // optrace:auto:<tag> that matches the line)");
   app.add_flag("--check-compile", check_compile,
-               "compile the kernel entries (CANN CPU-debug mode, per core type) before and after; refuse and undo "
-               "the edits when they add a compile error");
+               "compile the kernel entries (CANN CPU-debug mode, per core type) and syntax-check the host sources "
+               "it edits, before and after; refuse and undo the edits when they add a compile error");
   app.add_option("--sdk", sdk, "with --check-compile: the CANN toolkit folder (default: $ASCEND_HOME_PATH)");
   app.add_option("--cxx", cxx, "with --check-compile: the host compiler (default: $CXX, clang++, g++)");
   app.add_option("-I,--include-dir", include_dirs, "with --check-compile: the operator's include folders");
@@ -170,6 +181,17 @@ int RunInstrumentCommand(const CommandArgs& args, CommandIo& io) {
         u.cores = (k.cores & 3u) ? (k.cores & 3u) : 3u;
         units.push_back(u);
       }
+      // Host sources the chain edits (launchers, aclnn APIs, adapters, samples' main.cpp): syntax-checked
+      // as host code. .cu / .asc / .cce hold device code a host compiler cannot read; headers are
+      // checked through the sources that include them.
+      for (const source::FileChange& c : result->changes) {
+        const std::string ext = c.path.extension().string();
+        if (ext != ".cpp" && ext != ".cc" && ext != ".cxx") continue;
+        const fs::path abs = compile->op_root / c.rel;
+        bool is_entry = false;
+        for (const source::CompileUnit& u : units) is_entry = is_entry || u.entry == abs;
+        if (!is_entry) units.push_back({abs, source::kCompileHost});
+      }
       Result<source::CompileCheckReport> r = source::RunCompileCheck(*compile, units);
       if (!r.ok()) return ReportError("instrument", r.status(), io);
       before = std::move(*r);
@@ -214,20 +236,22 @@ int RunInstrumentCommand(const CommandArgs& args, CommandIo& io) {
           "optrace instrument: refused: the edits add {} compile error(s) ({}); the tree is as it was. Report this, "
           "or instrument without --check-compile and fix by hand\n",
           fresh.size(), after->sdk);
-      io.err << fmt::format("optrace instrument: before the edits: {} compile(s), {} error(s){}\n", before.units.size(),
+      io.err << fmt::format("optrace instrument: before the edits: {} compile(s), {} error(s){}{}\n", before.units.size(),
                             before.ErrorCount(),
                             before.FatalCount() > 0 ? fmt::format(", {} stopped at a fatal error", before.FatalCount())
-                                                    : "");
+                                                    : "",
+                            CompileSides(before));
       return kExitFindings;
     }
     io.out << fmt::format("optrace instrument: compile check ({}): {} compile(s), {} error(s) before and after, none "
-                          "new{}\n",
+                          "new{}{}\n",
                           after->sdk, after->units.size(), after->ErrorCount(),
                           after->FatalCount() > 0
                               ? fmt::format("; {} stopped at a fatal error (a missing header: pass -I), so only what "
                                             "precedes it was compared",
                                             after->FatalCount())
-                              : "");
+                              : "",
+                          CompileSides(*after));
   }
   std::ostream& summary = dry_run ? io.err : io.out;
   if (!revert && !result->chain_done.empty()) {

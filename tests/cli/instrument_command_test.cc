@@ -98,3 +98,53 @@ TEST(InstrumentCheckCompileTest, AFileSavedDuringTheCompileCheckIsNotOverwritten
 
 }  // namespace
 }  // namespace optrace
+
+namespace optrace {
+namespace {
+
+// Issue 50: host sources instrument edits (here a launcher that allocates, passes and saves the
+// buffer) are syntax-checked with the host compiler and the operator's include folders, beside
+// the kernel in CPU-debug mode. `acl_stub.h` stands in for acl/acl.h with what a launcher uses.
+std::string AclStub(bool with_malloc_host) {
+  return std::string("#pragma once\n#include <cstddef>\n#include <cstdint>\ntypedef void* aclrtStream;\n"
+                     "enum { ACL_MEM_MALLOC_HUGE_FIRST = 0, ACL_MEMCPY_DEVICE_TO_HOST = 2 };\n"
+                     "int aclrtMalloc(void** p, size_t n, int policy);\nint aclrtMemset(void* p, size_t max, int v, size_t n);\n") +
+         (with_malloc_host ? "int aclrtMallocHost(void** p, size_t n);\n" : "") +
+         "int aclrtMemcpy(void* d, size_t max, const void* s, size_t n, int kind);\nint aclrtFreeHost(void* p);\n"
+         "int aclrtFree(void* p);\nint aclrtSynchronizeStream(aclrtStream s);\n"
+         "int aclrtlaunch_k(uint32_t block_dim, aclrtStream s, ...);\n#define ACLRT_LAUNCH_KERNEL(kernel) aclrtlaunch_##kernel\n";
+}
+
+TempTree KernelWithAHostLauncher(bool with_malloc_host) {
+  return TempTree({{"op_kernel/k.cpp",
+                    "#include \"kernel_operator.h\"\n\n__aicore__ inline void Step(GM_ADDR x) { (void)x; }\n\n"
+                    "extern \"C\" __global__ __aicore__ void k(GM_ADDR x)\n{\n    for (int i = 0; i < 2; ++i) {\n"
+                    "        Step(x);\n    }\n}\n"},
+                   {"host/launch.cpp",
+                    "#include \"acl_stub.h\"\n\nvoid launch(aclrtStream s, void* x)\n{\n"
+                    "    ACLRT_LAUNCH_KERNEL(k)(8, s, x);\n    aclrtSynchronizeStream(s);\n}\n"},
+                   {"inc/acl_stub.h", AclStub(with_malloc_host)}});
+}
+
+TEST(InstrumentCheckCompileTest, TheHostSourcesItEditsAreCompiledToo) {
+  TempTree t = KernelWithAHostLauncher(true);
+  auto r = RunCli({"instrument", "--op", t.path(), "--check-compile", "--sdk", kEmulatorSdk, "-I", t.path("inc")});
+  EXPECT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_THAT(t.Read("host/launch.cpp"), HasSubstr("aclrtMallocHost(&optrace_host"));
+  EXPECT_THAT(r.out, HasSubstr("(kernel 1 compile(s), 0 error(s), 0 stopped at a fatal error; "
+                               "host 1 compile(s), 0 error(s), 0 stopped at a fatal error)"));
+}
+
+TEST(InstrumentCheckCompileTest, AHostEditThatDoesNotCompileIsUndone) {
+  TempTree t = KernelWithAHostLauncher(false);
+  const std::string launcher = t.Read("host/launch.cpp");
+  auto r = RunCli({"instrument", "--op", t.path(), "--check-compile", "--sdk", kEmulatorSdk, "-I", t.path("inc")});
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_THAT(r.err, HasSubstr("host/launch.cpp:"));
+  EXPECT_THAT(r.err, HasSubstr("aclrtMallocHost"));
+  EXPECT_THAT(r.err, HasSubstr("[on a line optrace inserted or rewrote]"));
+  EXPECT_EQ(t.Read("host/launch.cpp"), launcher);
+}
+
+}  // namespace
+}  // namespace optrace

@@ -1,4 +1,5 @@
-// Runs the host compiler once per (kernel entry, core type) and sorts its errors by who owns them.
+// Runs the host compiler once per (kernel entry, core type) and once per host source, and sorts
+// the errors by who owns them.
 #include "source/compile/compile_check.h"
 
 #include <fmt/format.h>
@@ -105,6 +106,24 @@ std::string Quote(const std::string& a) {
 size_t CompileCheckReport::FatalCount() const {
   size_t n = 0;
   for (const CompileUnitResult& u : units) n += !u.fatal.empty();
+  return n;
+}
+
+size_t CompileCheckReport::UnitCount(bool host) const {
+  size_t n = 0;
+  for (const CompileUnitResult& u : units) n += (u.core == "host") == host;
+  return n;
+}
+
+size_t CompileCheckReport::ErrorCount(bool host) const {
+  size_t n = 0;
+  for (const CompileUnitResult& u : units) n += (u.core == "host") == host ? u.errors.size() : 0;
+  return n;
+}
+
+size_t CompileCheckReport::FatalCount(bool host) const {
+  size_t n = 0;
+  for (const CompileUnitResult& u : units) n += (u.core == "host") == host && !u.fatal.empty();
   return n;
 }
 
@@ -230,8 +249,9 @@ Result<CompileCheckReport> RunCompileCheck(const CompileCheckOptions& options, c
   LineCache lines;
   const bool clang = IsClang(compiler);
   for (const CompileUnit& unit : units) {
-    for (bool aic : {true, false}) {
-      if (!(unit.cores & (aic ? kCompileAic : kCompileAiv))) continue;
+    for (unsigned pass : {kCompileAic, kCompileAiv, kCompileHost}) {
+      if (!(unit.cores & pass)) continue;
+      const bool aic = pass == kCompileAic, host = pass == kCompileHost;
       std::vector<std::string> args{"-x", "c++", "-std=c++17", "-fsyntax-only", "-w"};
       if (clang) {
         // -Wno-c++11-narrowing: CANN 8.1's own headers narrow in braced initialisers, which g++ (CANN's
@@ -244,7 +264,9 @@ Result<CompileCheckReport> RunCompileCheck(const CompileCheckOptions& options, c
         for (const char* a : {"-fmax-errors=0", "-fno-diagnostics-show-caret", "-fdiagnostics-color=never"})
           args.push_back(a);
       }
-      if (options.sdk.kind == SdkKind::kEmulator) {
+      if (host) {
+        // Host code as the team's host build sees it: no kernel defines.
+      } else if (options.sdk.kind == SdkKind::kEmulator) {
         args.push_back(aic ? "-D__DAV_C220_CUBE__" : "-D__DAV_C220_VEC__");
       } else {
         for (std::string& d : CpuDebugDefines(options.npu_arch, aic)) args.push_back(std::move(d));
@@ -257,7 +279,7 @@ Result<CompileCheckReport> RunCompileCheck(const CompileCheckOptions& options, c
 
       CompileUnitResult r;
       r.entry = Canonical(unit.entry).lexically_relative(op_root).generic_string();
-      r.core = aic ? "AIC" : "AIV";
+      r.core = host ? "host" : aic ? "AIC" : "AIV";
       r.command = Quote(compiler);
       for (const std::string& a : args) r.command += " " + Quote(a);
       auto t0 = std::chrono::steady_clock::now();

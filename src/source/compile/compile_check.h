@@ -28,10 +28,13 @@
 
 namespace optrace::source {
 
-inline constexpr unsigned kCompileAic = 1, kCompileAiv = 2;
+// A unit is compiled once per flag: as the AIC and AIV halves of a kernel source in CPU-debug mode,
+// or (kCompileHost) as host code: a launcher, aclnn API or adapter that instrument edits, with the
+// host compiler, the operator's include folders and the SDK's, and no CPU-debug defines.
+inline constexpr unsigned kCompileAic = 1, kCompileAiv = 2, kCompileHost = 4;
 
 struct CompileUnit {
-  std::filesystem::path entry;  // absolute kernel entry file
+  std::filesystem::path entry;  // absolute kernel entry file (or host source)
   unsigned cores = kCompileAic | kCompileAiv;
 };
 
@@ -57,7 +60,7 @@ struct CompileError {
 
 struct CompileUnitResult {
   std::string entry;  // relative to op_root
-  std::string core;   // "AIC" or "AIV"
+  std::string core;   // "AIC", "AIV" or "host"
   int exit_code = 0;
   bool timed_out = false;
   double seconds = 0;
@@ -76,6 +79,10 @@ struct CompileCheckReport {
   std::vector<CompileUnitResult> units;
   size_t ErrorCount() const;
   size_t FatalCount() const;  // units that stopped at a fatal error
+  // The same counts for one side: host units (core "host") or kernel units (AIC / AIV).
+  size_t UnitCount(bool host) const;
+  size_t ErrorCount(bool host) const;
+  size_t FatalCount(bool host) const;
 };
 
 // What a command asks for: the SDK folder (empty: DefaultSdkRoot()), compiler, -I folders.

@@ -166,7 +166,6 @@ class HeaderReach {
     if (SeesDefinition(f)) return true;
     if (ctx_.tree && ctx_.tree->Contains(f) && TreeDefines(*ctx_.tree)) return true;
     for (const SourceFile* tu : ctx_.files) {
-      std::string_view rel = tu->rel;
       bool is_tu = IsKernelSourceExtension(tu->path);
       if (!is_tu || tu == f) continue;
       const IncludeTree* tree = TreeOf(tu);
