@@ -129,9 +129,14 @@ __aicore__ inline void AscendCCleanSlot(const AscendC::GlobalTensor<int64_t>& sl
 __aicore__ inline void SetMoeProfilePtr(backend::SlotPointer buffer) { backend::AscendCSlotPointer() = buffer; }
 
 #if ENABLE_MOE_PROFILING_GM_BUFFER
-// Kernel entry, GM-buffer mode: this core records straight into its slot of `profiling`.
+// Kernel entry, GM-buffer mode: this core records straight into its slot of `profiling`. A null
+// buffer (a launcher whose caller has not passed one yet) records nothing.
 __aicore__ inline void KernelBeginGm(GM_ADDR profiling) {
   if constexpr (kProfilingEnabled) {
+    if (profiling == nullptr) {
+      SetMoeProfilePtr(nullptr);
+      return;
+    }
     backend::SlotPointer slot = reinterpret_cast<__gm__ int64_t*>(profiling) + backend::AscendCSlotIndex() * kSlotWords;
     detail::InitSlot(slot, kSlotWords, backend::AscendCCoreWord(), backend::AscendCCore::kClockHz,
                      backend::AscendCCore::Now());
@@ -159,10 +164,14 @@ __aicore__ inline void KernelBegin(int64_t* buffer) {
 }
 
 // Kernel exit: copies the used words of this core's buffer to its slot of `profiling` (GM)
-// and cleans the data cache so the host sees them.
+// and cleans the data cache so the host sees them; a null `profiling` gets nothing.
 __aicore__ inline void KernelEnd(GM_ADDR profiling) {
   int64_t* local = backend::AscendCSlotPointer();
   if (!kProfilingEnabled || local == nullptr) {
+    return;
+  }
+  if (profiling == nullptr) {
+    SetMoeProfilePtr(nullptr);
     return;
   }
   AscendC::PipeBarrier<PIPE_ALL>();

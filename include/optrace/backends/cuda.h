@@ -69,8 +69,14 @@ using Active = CudaBlock;
 // `__inline__ __attribute__((always_inline))`, which cannot precede `namespace`.
 __inline__ namespace OPTRACE_ABI {
 
-// Kernel entry: the block's first thread writes the header of slot (linear block index).
+// Kernel entry: the block's first thread writes the header of slot (linear block index). A null
+// buffer records nothing (the marks find no slot).
 __device__ __forceinline__ void KernelBegin(int64_t* profiling) {
+  if (kProfilingEnabled && backend::CudaIsLeader() && profiling == nullptr) {
+    backend::g_cuda_slot = nullptr;
+    backend::g_cuda_slot_check = 0;
+    return;
+  }
   if (kProfilingEnabled && backend::CudaIsLeader()) {
     int64_t* slot = profiling + static_cast<uint64_t>(backend::CudaSlotIndex()) * kSlotWords;
     detail::InitSlot(slot, kSlotWords,

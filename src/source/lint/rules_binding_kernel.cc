@@ -281,11 +281,20 @@ void BindingChecker::CheckDirectLaunch() {
       }
       if (match->prof < 0) continue;
       auto r = l.args[static_cast<size_t>(match->prof)];
-      if (!IsProfilingName(JoinTokens(t, r.first, r.second)))
+      const std::string passed = JoinTokens(t, r.first, r.second);
+      if (passed == "nullptr" || passed == "NULL" || passed == "0") {
+        // It compiles and runs, and the kernel records nothing: instrument's hand step for a
+        // launcher whose caller must provide the buffer.
+        ctx_.Report(f, t[r.first].line, t[r.first].column, "binding-pybind",
+                    fmt::format("the launch of {} passes {} as its profiling buffer (argument {}), so the kernel "
+                                "writes no trace; allocate the buffer (zeroed) where the launch's stream is "
+                                "synchronized, pass it here and write it as rank<N>.bin after the synchronize",
+                                l.kernel, passed, match->prof + 1));
+      } else if (!IsProfilingName(passed))
         ctx_.Report(f, t[r.first].line, t[r.first].column, "binding-pybind",
                     fmt::format("the launch of {} passes \"{}\" where the kernel takes its profiling buffer "
                                 "(argument {}); pass the profiling buffer there",
-                                l.kernel, JoinTokens(t, r.first, r.second), match->prof + 1));
+                                l.kernel, passed, match->prof + 1));
     }
   }
   if (launched) ctx_.facts.binding_checked.push_back("launch");

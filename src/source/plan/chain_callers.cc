@@ -321,22 +321,36 @@ void ChainBuilder::LaunchesIn(const SourceFile& f, int fn, const std::vector<con
         captures.push_back({close, close == k + 1});
     }
   }
-  if (s0 > 0 && t[s0 - 1].line == t[s0].line) {
-    Manual(where, fmt::format("allocate a [{}] int64 buffer in {}, pass it last to the launch of {} and save it after "
-                              "a device synchronize",
-                              kWords, b.name, first.kernel));
-    return;
-  }
-  const std::string indent = IndentOfLine(f, t[s0].line);
-  for (const auto& [close, empty] : captures) InsertAt(f, t[close], empty ? kBuffer : fmt::format(", {}", kBuffer), true);
   auto pass = [&](const KernelLaunch& l, const std::string& value) {
     // After the kernel's last argument; `k<<<...>>>()` gets no leading comma.
     bool lone = l.args.empty() && l.kind == KernelLaunch::Kind::kChevrons;
     InsertAt(f, t[l.close], lone ? value : ", " + value, true);
     Done(f, t[l.first].line,
-         fmt::format("{} launch of {}: {} passed last", KernelLaunch::KindName(l.kind), l.kernel, kBuffer));
+         fmt::format("{} launch of {}: {} passed last", KernelLaunch::KindName(l.kind), l.kernel, value));
+  };
+  // Where no buffer can be made here, the launches pass nullptr (the device API writes nothing
+  // for a null buffer): the tree still builds, and the hand step says what to do.
+  const std::string bytes = fmt::format("sizeof(long long) * {}", kWords);
+  auto pass_null = [&](const std::string& why) {
+    for (const KernelLaunch* l : launches) {
+      pass(*l, "nullptr");
+      Manual(fmt::format("{}:{}", f.rel, t[l->first].line),
+             fmt::format("the launch of {} passes nullptr for the profiling buffer ({}), so no trace is written: "
+                         "allocate {} bytes on the device, zero them, pass them instead and write them as "
+                         "rank<N>.bin after a device synchronize",
+                         l->kernel, why, bytes));
+    }
+  };
+  if (s0 > 0 && t[s0 - 1].line == t[s0].line) {
+    pass_null(fmt::format("the launching statement shares its line with other code in {}", b.name));
+    return;
+  }
+  const std::string indent = IndentOfLine(f, t[s0].line);
+  auto capture = [&] {
+    for (const auto& [close, empty] : captures) InsertAt(f, t[close], empty ? kBuffer : fmt::format(", {}", kBuffer), true);
   };
   if (!tensor.empty()) {  // a torch adapter: the buffer is a tensor it returns
+    capture();
     AddLine(f, t[s0].line, indent,
             fmt::format("at::Tensor {} = at::zeros({{{}}}, {}.options().dtype(at::kLong));", kBuffer, kWords, tensor));
     for (const KernelLaunch* l : launches)
@@ -346,18 +360,10 @@ void ChainBuilder::LaunchesIn(const SourceFile& f, int fn, const std::vector<con
     return;
   }
   const bool cuda = f.rel.ends_with(".cu") || f.rel.ends_with(".cuh");
-  const std::string bytes = fmt::format("sizeof(long long) * {}", kWords);
-  AddLine(f, t[s0].line, indent, fmt::format("void* {} = nullptr;", kBuffer));
-  if (cuda) {
-    AddLine(f, t[s0].line, indent, fmt::format("cudaMalloc(&{}, {});", kBuffer, bytes));
-    AddLine(f, t[s0].line, indent, fmt::format("cudaMemset({}, 0, {});", kBuffer, bytes));
-  } else {
-    AddLine(f, t[s0].line, indent, fmt::format("aclrtMalloc(&{}, {}, ACL_MEM_MALLOC_HUGE_FIRST);", kBuffer, bytes));
-    AddLine(f, t[s0].line, indent, fmt::format("aclrtMemset({0}, {1}, 0, {1});", kBuffer, bytes));
-  }
-  for (const KernelLaunch* l : launches) pass(*l, kBuffer);
   // The first synchronize after the last launch, at the function's top level: the buffer is
-  // complete there, and freeing it there frees it on every path that allocated it.
+  // complete there, and freeing it there frees it on every path that allocated it. Without one
+  // (a launcher that returns to its caller) a buffer made here could be neither saved nor freed,
+  // and the file may not even see the runtime's allocation API (a kernel source's launcher).
   size_t sync_end = t.size();
   for (size_t k = last.close; k < b.close && k + 1 < t.size(); ++k) {
     if (!Code(t[k]) || !IsDeviceSynchronize(t[k].text) || !t[k + 1].Is("(")) continue;
@@ -367,11 +373,19 @@ void ChainBuilder::LaunchesIn(const SourceFile& f, int fn, const std::vector<con
     break;
   }
   if (sync_end >= t.size()) {
-    Manual(where, fmt::format("after the launch of {}, synchronize the device, copy {} ({} bytes) to the host, write "
-                              "it as rank<N>.bin (optrace collect reads it) and free it",
-                              first.kernel, kBuffer, bytes));
+    pass_null(fmt::format("{} does not synchronize the device after it: its caller must provide the buffer", b.name));
     return;
   }
+  capture();
+  AddLine(f, t[s0].line, indent, fmt::format("void* {} = nullptr;", kBuffer));
+  if (cuda) {
+    AddLine(f, t[s0].line, indent, fmt::format("cudaMalloc(&{}, {});", kBuffer, bytes));
+    AddLine(f, t[s0].line, indent, fmt::format("cudaMemset({}, 0, {});", kBuffer, bytes));
+  } else {
+    AddLine(f, t[s0].line, indent, fmt::format("aclrtMalloc(&{}, {}, ACL_MEM_MALLOC_HUGE_FIRST);", kBuffer, bytes));
+    AddLine(f, t[s0].line, indent, fmt::format("aclrtMemset({0}, {1}, 0, {1});", kBuffer, bytes));
+  }
+  for (const KernelLaunch* l : launches) pass(*l, kBuffer);
   const int after = t[sync_end].line + 1;
   const std::string sync_indent = IndentOfLine(f, t[sync_end].line);
   const std::string inner = sync_indent + "    ";
