@@ -148,3 +148,28 @@ TEST(InstrumentCheckCompileTest, AHostEditThatDoesNotCompileIsUndone) {
 
 }  // namespace
 }  // namespace optrace
+
+namespace optrace {
+namespace {
+
+// A msopgen-style operator reads its tiling with GET_TILING_DATA, which the build generates from
+// the host's BEGIN_TILING_DATA_DEF: without the stand-in every use of the data was an error
+// before and after, and the kernel could never count as compiling.
+TEST(InstrumentCheckCompileTest, AKernelReadingItsTilingCompilesWithTheStandIn) {
+  TempTree t({{"op_host/add_tiling.h",
+               "BEGIN_TILING_DATA_DEF(AddTilingData)\n  TILING_DATA_FIELD_DEF(uint32_t, totalLength);\n"
+               "END_TILING_DATA_DEF;\nREGISTER_TILING_DATA_CLASS(AddCustom, AddTilingData)\n"},
+              {"op_kernel/add.cpp",
+               "#include \"kernel_operator.h\"\n\n__aicore__ inline void Step(GM_ADDR x, uint32_t n) { (void)x; (void)n; }\n\n"
+               "extern \"C\" __global__ __aicore__ void add(GM_ADDR x, GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling)\n{\n"
+               "    GET_TILING_DATA(tiling_data, tiling);\n"
+               "    for (uint32_t i = 0; i < tiling_data.totalLength; ++i) {\n        Step(x, i);\n    }\n}\n"}});
+  auto r = RunCli({"instrument", "--op", t.path(), "--check-compile", "--sdk", kEmulatorSdk});
+  EXPECT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_THAT(r.out, HasSubstr("compile(s), 0 error(s) before and after, none new"));
+  auto lint = RunCli({"lint", "--op", t.path(), "--compile", "--sdk", kEmulatorSdk, "--format", "json"});
+  EXPECT_THAT(lint.out, HasSubstr("\"tiling_standin\": \"AddTilingData from op_host/add_tiling.h\""));
+}
+
+}  // namespace
+}  // namespace optrace

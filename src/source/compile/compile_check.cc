@@ -3,9 +3,10 @@
 #include "source/compile/compile_check.h"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
-
+#include <atomic>
 #include <cstdlib>
 #include <map>
 #include <set>
@@ -13,6 +14,7 @@
 
 #include "core/file_io.h"
 #include "core/subprocess.h"
+#include "source/compile/tiling_standin.h"
 #include "source/lexer/trace_header.h"
 #include "source/plan/instrument.h"
 
@@ -248,6 +250,29 @@ Result<CompileCheckReport> RunCompileCheck(const CompileCheckOptions& options, c
   report.compiler = compiler;
   LineCache lines;
   const bool clang = IsClang(compiler);
+  // The generated tiling header's stand-in, written to a folder of its own for this run.
+  fs::path standin;
+  struct RemoveOnExit {
+    fs::path dir;
+    ~RemoveOnExit() {
+      std::error_code ec;
+      if (!dir.empty()) fs::remove_all(dir, ec);
+    }
+  } cleanup;
+  if (options.tiling_standin) {
+    OPTRACE_ASSIGN_OR_RETURN(TilingStandIn t, MakeTilingStandIn(op_root));
+    if (!t.header.empty()) {
+      static std::atomic<int> serial{0};
+      cleanup.dir = fs::temp_directory_path() / fmt::format("optrace-tiling-{}-{}", ::getpid(), serial++);
+      std::error_code ec;
+      fs::create_directories(cleanup.dir, ec);
+      standin = cleanup.dir / "optrace_tiling_standin.h";
+      if (Status st = WriteFileAtomic(standin, t.header); !st.ok()) return st;
+      std::string files;
+      for (const std::string& f : t.from) files += (files.empty() ? "" : ", ") + f;
+      report.tiling_standin = fmt::format("{} from {}", t.default_struct, files);
+    }
+  }
   for (const CompileUnit& unit : units) {
     for (unsigned pass : {kCompileAic, kCompileAiv, kCompileHost}) {
       if (!(unit.cores & pass)) continue;
@@ -275,6 +300,10 @@ Result<CompileCheckReport> RunCompileCheck(const CompileCheckOptions& options, c
       // compile with the flags its own build has (instrument places optrace_trace.h in the tree).
       for (const fs::path& d : options.include_dirs) args.push_back("-I" + d.string());
       for (const fs::path& d : options.sdk.include_dirs) args.push_back("-I" + d.string());
+      if (!host && !standin.empty()) {
+        args.push_back("-include");
+        args.push_back(standin.string());
+      }
       args.push_back(unit.entry.string());
 
       CompileUnitResult r;

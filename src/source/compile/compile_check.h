@@ -45,6 +45,9 @@ struct CompileCheckOptions {
   std::vector<std::filesystem::path> include_dirs;  // the operator's own -I folders (searched first)
   int npu_arch = 2201;  // __NPU_ARCH__ of the CPU-debug build (2201: Atlas A2 / A3, 910B / 910_93)
   std::chrono::seconds timeout{180};  // per compile
+  // Kernel units get the tiling header the operator's build would generate (tiling_standin.h)
+  // when the tree declares tiling data and does not define GET_TILING_DATA itself.
+  bool tiling_standin = true;
 };
 
 struct CompileError {
@@ -76,6 +79,7 @@ struct CompileUnitResult {
 struct CompileCheckReport {
   std::string sdk;       // SdkLayout::description
   std::string compiler;  // the executable used
+  std::string tiling_standin;  // "<struct> from <files>" when the kernels got the stand-in, else ""
   std::vector<CompileUnitResult> units;
   size_t ErrorCount() const;
   size_t FatalCount() const;  // units that stopped at a fatal error

@@ -127,6 +127,7 @@ std::string FormatLintJson(const LintReport& r) {
                        {"command", u.command}});
     }
     j["compile"] = {{"sdk", r.compile->sdk}, {"compiler", r.compile->compiler}, {"units", units}};
+    if (!r.compile->tiling_standin.empty()) j["compile"]["tiling_standin"] = r.compile->tiling_standin;
   }
   if (!r.gates.empty()) {
     j["gates"] = json::array();

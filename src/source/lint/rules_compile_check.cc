@@ -65,7 +65,11 @@ Status CheckCompiles(LintContext& ctx, const LintOptions& options, LintReport* r
       ctx.Report(e.file, e.line, e.column, e.optrace_made ? "compile-inserted" : "compile-error", std::move(message));
     }
   }
-  ctx.facts.compile_check = fmt::format("{} compile(s) in CPU-debug mode against {}", run->units.size(), run->sdk);
+  ctx.facts.compile_check = fmt::format("{} compile(s) in CPU-debug mode against {}{}", run->units.size(), run->sdk,
+                                        run->tiling_standin.empty()
+                                            ? ""
+                                            : fmt::format(", with a stand-in for the generated tiling header ({})",
+                                                          run->tiling_standin));
   report->compile = std::move(*run);
   return Status::Ok();
 }
