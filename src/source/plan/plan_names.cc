@@ -2,6 +2,8 @@
 // prefixed by their parents' and made distinct where two sites would share one.
 #include "source/plan/plan_builder.h"
 
+#include <set>
+
 namespace optrace::source {
 
 namespace plan_steps {
@@ -37,6 +39,19 @@ std::string Builder::FunctionWord(const FunctionDef& fn, const ix::ClassDef* cls
 }
 
 std::string Builder::WrittenWord(const TokenStream& s, const Control& c, const std::string& var) {
+  // Variables the loop declares (`float curMax = ...`, `LocalTensor<T> x;`) are its temporaries:
+  // a later write to one (`curMax = v0`) names a variable, not what the loop produces.
+  auto declares = [&](size_t j) {  // the identifier at j is declared there
+    if (j < 1 || !s.IsIdent(j) || j + 1 >= s.size()) return false;
+    std::string_view before = s.Text(j - 1), after = s.Text(j + 1);
+    bool typed = (s.IsIdent(j - 1) && before != "return" && before != "case" && before != "else" &&
+                  before != "throw" && before != "goto" && before != "co_return") ||
+                 before == ">" || before == "*" || before == "&";
+    return typed && (after == "=" || after == ";" || after == "{" || after == "[" || after == "," || after == "(");
+  };
+  std::set<std::string_view> locals;
+  for (size_t k = c.body_begin; k < c.body_end && k + 1 < s.size(); ++k)
+    if (declares(k)) locals.insert(s.Text(k));
   for (size_t k = c.body_begin; k < c.body_end && k + 1 < s.size(); ++k) {
     std::string_view x = s.Text(k);
     bool assign = x == "=" || x == "+=" || x == "-=" || x == "*=" || x == "|=" || x == "&=";
@@ -52,7 +67,7 @@ std::string Builder::WrittenWord(const TokenStream& s, const Control& c, const s
     }
     if (j == 0 || !s.IsIdent(j - 1)) continue;
     std::string name(s.Text(j - 1));
-    if (name == var || name == "this") continue;
+    if (name == var || name == "this" || locals.count(s.Text(j - 1))) continue;
     // What the loop writes names it (`outGm[i] = `, `acc_ += `, `buf.SetValue(`); a variable it
     // declares does not: `int64_t offset = ...` or `auto lZero32 = ...` would make a temporary's
     // name a label.

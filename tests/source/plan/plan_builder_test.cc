@@ -267,6 +267,47 @@ extern "C" __global__ __aicore__ void kern(GM_ADDR x) {
   EXPECT_EQ(loop->word, "process-remain-top-k");
 }
 
+// An argmax loop keeps its running maximum in a variable it declares (`float curMax = ...;` then
+// `curMax = v;`): the loop was labelled "cur-max", a variable's name. What it writes out names it.
+TEST(PlanLabelsTest, AVariableTheLoopDeclaresNeverNamesItEvenWhenWrittenLater) {
+  testing::TempTree tree({{"op_kernel/k.cpp", R"cc(
+class ArgMax {
+public:
+    __aicore__ inline void Process()
+    {
+        for (uint32_t j = 0; j < len; ++j) {
+            float curMax = -1.0f;
+            uint32_t curArg = 0;
+            for (uint32_t r = 0; r < k; ++r) {
+                float v = src[r * len + j];
+                if (v > curMax) { curMax = v; curArg = r; }
+            }
+            outIndex[j] = curArg;
+        }
+    }
+    uint32_t len, k;
+    __gm__ float* src;
+    __gm__ int64_t* outIndex;
+};
+extern "C" __global__ __aicore__ void kern(GM_ADDR x) {
+    KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIV_ONLY);
+    ArgMax op;
+    op.Process();
+}
+)cc"}});
+  PlanOptions o;
+  o.op_dir = tree.path();
+  Result<Plan> p = BuildPlan(o);
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  for (const PlanSite& s : p->sites) {
+    EXPECT_EQ(s.word.find("cur"), std::string::npos) << s.name << ": " << s.word;
+    EXPECT_EQ(s.label.find("cur-"), std::string::npos) << s.name << ": " << s.label;
+  }
+  const PlanSite* loop = FindSite(*p, "for j");
+  ASSERT_NE(loop, nullptr);
+  EXPECT_EQ(loop->word, "out-index");
+}
+
 TEST(PlanErrorsTest, DirectoryWithoutKernelEntryNamesWhatToDo) {
   testing::TempTree tree({{"op_kernel/helper.h", "inline void F() {}\n"}});
   PlanOptions o;
