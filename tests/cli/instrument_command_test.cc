@@ -173,3 +173,29 @@ TEST(InstrumentCheckCompileTest, AKernelReadingItsTilingCompilesWithTheStandIn) 
 
 }  // namespace
 }  // namespace optrace
+
+namespace optrace {
+namespace {
+
+// Found by the compiler on EvoKernel's conv kernels: a loop's B mark went between `#pragma unroll`
+// and its `for` ("expected a for, while, or do-while loop to follow '#pragma unroll'"). The mark
+// goes above the pragma.
+TEST(InstrumentCheckCompileTest, ALoopsMarkGoesAboveThePragmaThatAppliesToIt) {
+  TempTree t({{"op_kernel/k.cpp",
+               "#include \"kernel_operator.h\"\n\nclass KernelFill {\npublic:\n    __aicore__ inline void Process()\n    {\n"
+               "        #pragma unroll\n        for (uint32_t i = 0; i < 16; ++i) {\n            biasUb.SetValue(i, 0.0f);\n"
+               "        }\n        for (uint32_t j = 0; j < n; ++j) {\n"
+               "            outGm.SetValue(j, biasUb.GetValue(j % 16));\n        }\n    }\n    uint32_t n;\n"
+               "    AscendC::LocalTensor<float> biasUb;\n    AscendC::GlobalTensor<float> outGm;\n};\n\n"
+               "extern \"C\" __global__ __aicore__ void fill(GM_ADDR y)\n{\n    KernelFill op;\n    op.Process();\n}\n"}});
+  auto r = RunCli({"instrument", "--op", t.path(), "--check-compile", "--sdk", kEmulatorSdk, "--cxx", "clang++"});
+  EXPECT_EQ(r.exit_code, 0) << r.err << r.out;
+  const std::string s = t.Read("op_kernel/k.cpp");
+  size_t mark = s.find("MoeTracing(TRACE_POINT(\"kernel-fill bias-ub\", \"B\"))");
+  ASSERT_NE(mark, std::string::npos) << s;
+  EXPECT_LT(mark, s.find("#pragma unroll")) << s;
+  EXPECT_NE(s.find("#pragma unroll\n        for (uint32_t i"), std::string::npos) << "the pragma still precedes its loop";
+}
+
+}  // namespace
+}  // namespace optrace

@@ -220,7 +220,18 @@ Result<SiteMarks> ComputeSiteMarks(const SourceFile& file, const CodeStructure& 
                              site.line);
       int span = static_cast<int>(end - kw);
       std::string indent = IndentOf(text, starts, t[kw].line);
-      m.lines.push_back({t[kw].line, false, span, indent, b_code});
+      // `#pragma unroll` (or any pragma) right above the loop applies to it: the B mark goes above
+      // the pragmas, or the compiler finds a statement where the pragma wants its loop.
+      int b_line = t[kw].line;
+      for (bool moved = true; moved;) {
+        moved = false;
+        for (const Directive& d : file.lex.directives)
+          if (d.name == "pragma" && d.line == b_line - 1) {
+            b_line = d.line;
+            moved = true;
+          }
+      }
+      m.lines.push_back({b_line, false, span, indent, b_code});
       m.lines.push_back({t[end].line + 1, true, span, indent, e_code});
       add_exits(blk, b.open + 1, b.close, false, span);
       return m;
