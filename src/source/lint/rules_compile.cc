@@ -30,6 +30,22 @@ void CheckTraceSyntax(LintContext& ctx, const SourceFile* f) {
                              s.literal_id, s.label, s.event_type, id));
     }
   }
+  // A loop pragma applies to the statement after it, which must be the loop: a mark between
+  // `#pragma unroll` and its `for` does not compile with clang (bisheng) and unrolls nothing
+  // elsewhere.
+  for (const Directive& d : f->lex.directives) {
+    if (!d.active || d.name != "pragma") continue;
+    const std::string& a = d.argument;
+    bool loop_pragma = a.rfind("unroll", 0) == 0 || a.rfind("nounroll", 0) == 0 || a.rfind("clang loop", 0) == 0 ||
+                       a.rfind("GCC unroll", 0) == 0 || a.rfind("GCC ivdep", 0) == 0;
+    if (!loop_pragma) continue;
+    for (const TraceSite& s : f->traces.sites)
+      if (!s.in_define && s.line == d.line + 1)
+        ctx.Report(f, s.line, s.column, "trace-syntax",
+                   fmt::format("a trace mark between `#pragma {}` (line {}) and the loop it applies to; move the mark "
+                               "above the pragma",
+                               a, d.line));
+  }
 }
 
 void CheckBraces(LintContext& ctx, const SourceFile* f) {

@@ -19,6 +19,21 @@ TEST(CompileRulesTest, RewrittenIdThatDoesNotMatchItsCommentIsTraceSyntax) {
               ElementsAre("trace-syntax@k.cpp:4"));
 }
 
+// A mark between `#pragma unroll` and its loop does not compile with clang / bisheng.
+TEST(CompileRulesTest, AMarkBetweenALoopPragmaAndItsLoopIsTraceSyntax) {
+  EXPECT_THAT(LintFiles({{"k.cpp", Kernel("#pragma unroll\n  MoeTracing(TRACE_POINT(\"fill\", \"B\"));\n"
+                                          "  for (int i = 0; i < 4; ++i) { x[i] = 0; }\n"
+                                          "  MoeTracing(TRACE_POINT(\"fill\", \"E\"));\n")}}),
+              ElementsAre("trace-syntax@k.cpp:5"));
+}
+
+TEST(CompileRulesTest, AMarkAboveTheLoopPragmaIsFine) {
+  EXPECT_THAT(LintFiles({{"k.cpp", Kernel("  MoeTracing(TRACE_POINT(\"fill\", \"B\"));\n#pragma unroll\n"
+                                          "  for (int i = 0; i < 4; ++i) { x[i] = 0; }\n"
+                                          "  MoeTracing(TRACE_POINT(\"fill\", \"E\"));\n")}}),
+              IsEmpty());
+}
+
 TEST(CompileRulesTest, UnclosedBraceIsBraceBalanceAtTheOpening) {
   EXPECT_THAT(LintFiles({{"k.cpp", "void f() {\n  if (x) {\n    g();\n}\n"}}), ElementsAre("brace-balance@k.cpp:1"));
 }
