@@ -3,8 +3,7 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
-#include <map>
+#include <cctype>
 #include <set>
 
 #include "core/file_io.h"
