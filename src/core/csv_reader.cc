@@ -4,8 +4,10 @@
 #include "core/file_io.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <bit>
 #include <cerrno>
 #include <charconv>
@@ -73,6 +75,23 @@ size_t SplitUnquoted(const char* data, size_t i, size_t stop, std::vector<std::s
   }
 }
 
+// The read buffer for bytes [begin, end) of the file behind fd: the file's size (plus one byte,
+// so the read that sees end of file needs no second buffer) when that is smaller than the
+// default, never under 4 KiB. A cluster root holds thousands of small kernel_details.csv files:
+// a 2 MiB buffer each (fresh pages, zeroed by the kernel) was most of the per-rank cost (issue
+// 53.5). A file that grows while it is read still reads whole: the buffer only holds a window.
+size_t BufferBytesFor(int fd, uint64_t begin, uint64_t end, size_t buffer_bytes) {
+  constexpr size_t kMin = 4096;
+  size_t cap = buffer_bytes < kMin ? kMin : buffer_bytes;
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && st.st_size >= 0) {
+    uint64_t stop = std::min<uint64_t>(end, static_cast<uint64_t>(st.st_size));
+    uint64_t want = (stop > begin ? stop - begin : 0) + 1;
+    if (want < cap) cap = want < kMin ? kMin : static_cast<size_t>(want);
+  }
+  return cap;
+}
+
 }  // namespace
 
 Result<CsvReader> CsvReader::Open(const std::filesystem::path& path, size_t buffer_bytes) {
@@ -83,7 +102,7 @@ Result<CsvReader> CsvReader::Open(const std::filesystem::path& path, size_t buff
   CsvReader r;
   r.fd_ = fd;
   r.origin_ = path.string();
-  r.cap_ = buffer_bytes < 4096 ? 4096 : buffer_bytes;
+  r.cap_ = BufferBytesFor(fd, 0, UINT64_MAX, buffer_bytes);
   r.buf_ = std::unique_ptr<char[]>(new char[r.cap_]);
   return r;
 }
@@ -91,6 +110,10 @@ Result<CsvReader> CsvReader::Open(const std::filesystem::path& path, size_t buff
 Result<CsvReader> CsvReader::OpenRange(const std::filesystem::path& path, uint64_t begin, uint64_t end,
                                        uint64_t first_line, size_t buffer_bytes) {
   OPTRACE_ASSIGN_OR_RETURN(CsvReader r, Open(path, buffer_bytes));
+  if (const size_t fit = BufferBytesFor(r.fd_, begin, end, buffer_bytes); fit < r.cap_) {
+    r.cap_ = fit;
+    r.buf_ = std::unique_ptr<char[]>(new char[r.cap_]);
+  }
   if (begin > 0 && ::lseek(r.fd_, static_cast<off_t>(begin), SEEK_SET) < 0)
     return IoError("{}: cannot seek to byte {}: {}", path.string(), begin, std::strerror(errno));
   r.consumed_ = begin;

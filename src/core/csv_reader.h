@@ -69,6 +69,9 @@ class CsvReader {
   // next range's first record starts), and the line number of that byte.
   uint64_t position() const { return consumed_ + begin_; }
   uint64_t line() const { return line_; }
+  // The read buffer's size: the file's size when that is under the default (a cluster root reads
+  // thousands of small files), larger only for a record that does not fit.
+  size_t buffer_bytes() const { return cap_; }
 
  private:
   CsvReader() = default;
