@@ -62,5 +62,17 @@ TEST_F(FileIoTest, MissingFileNamesThePath) {
   EXPECT_NE(r.status().message().find("nope.bin"), std::string::npos);
 }
 
+// Issue 53.17: every read kept at least 64 KiB of capacity; scan holds every source at once, so
+// 20,000 one-line headers took 1.33 GB. The string now holds the file and one byte.
+TEST_F(FileIoTest, ASmallFileCostsItsOwnSizeNotAFixedBlock) {
+  fs::create_directories(dir_);
+  const fs::path p = dir_ / "one_line.h";
+  std::ofstream(p) << "#pragma once\n";
+  Result<std::string> text = ReadFileToString(p);
+  ASSERT_TRUE(text.ok());
+  EXPECT_EQ(*text, "#pragma once\n");
+  EXPECT_LT(text->capacity(), 64u);
+}
+
 }  // namespace
 }  // namespace optrace
