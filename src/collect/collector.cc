@@ -142,11 +142,15 @@ Result<Dump> ReadDump(const RankFile& f, double legacy_clock_hz, DumpDetail deta
   const std::string path = f.path.string();
   if (f.format == DumpFormat::kNative) {
     OPTRACE_ASSIGN_OR_RETURN(MappedFile file, MappedFile::Open(f.path, MappedFile::Access::kSparse));
-    return DecodeNativeDump(file.bytes(), path, f.rank, detail);
+    Result<Dump> dump = DecodeNativeDump(file.bytes(), path, f.rank, detail);
+    OPTRACE_RETURN_IF_ERROR(file.CheckWhole());  // a dump that shrank mid-read is this rank's error
+    return dump;
   }
   if (buffer) return ReadLegacyDumpFile(f.path, f.rank, legacy_clock_hz, detail, *buffer);
   OPTRACE_ASSIGN_OR_RETURN(MappedFile file, MappedFile::Open(f.path, MappedFile::Access::kSequential));
-  return DecodeLegacyDump(file.bytes(), path, f.rank, legacy_clock_hz, detail);
+  Result<Dump> dump = DecodeLegacyDump(file.bytes(), path, f.rank, legacy_clock_hz, detail);
+  OPTRACE_RETURN_IF_ERROR(file.CheckWhole());
+  return dump;
 }
 
 bool LooksLikeCpuDebugClock(const Dump& dump) {

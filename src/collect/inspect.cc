@@ -52,11 +52,13 @@ FileReport InspectOne(const RankFile& f, double clock_hz) {
     return DecodeLegacyTensors(tf, rep.path, f.rank, clock_hz);
   };
   if (f.format == DumpFormat::kNative && !bytes->empty() && IsAllZero(*bytes)) {
+    if (Status whole = file->CheckWhole(); !whole.ok()) return corrupt(whole);
     rep.verdict = Verdict::kEmpty;
     rep.message = AllZeroMessage(rep.path, bytes->size());
     return rep;
   }
   Result<Dump> dump = decode();
+  if (Status whole = file->CheckWhole(); !whole.ok()) return corrupt(whole);  // not what the file is now
   if (rep.verdict == Verdict::kEmpty) return rep;
   if (!dump.ok()) return corrupt(dump.status());
   rep.slot_words = dump->slot_words;

@@ -269,6 +269,7 @@ std::optional<Dump> StreamLegacyDump(const std::filesystem::path& path, int rank
     Result<MappedFile> file = MappedFile::Open(path, MappedFile::Access::kSparse);
     if (!file.ok()) return std::nullopt;
     tensors = LocateStoredTensors(file->bytes(), name);
+    if (!file->CheckWhole().ok()) return std::nullopt;  // read whole, the error names the file
   }
   if (!tensors) return std::nullopt;
   Result<int> fd = OpenRegularFile(path);

@@ -3,7 +3,14 @@
 // the pages a decoder touches are read (never-written slots cost one word each).
 //
 //   OPTRACE_ASSIGN_OR_RETURN(MappedFile f, MappedFile::Open("dumps/rank0.bin"));
-//   Decode(f.bytes());
+//   Result<Dump> d = Decode(f.bytes());
+//   OPTRACE_RETURN_IF_ERROR(f.CheckWhole());   // the file shrank while it was read: d is not it
+//
+// A file truncated while mapped (cp or scp over it, the next run's torch.save) would kill the
+// process with SIGBUS on the first page past its new end, and every other rank with it. optrace's
+// SIGBUS handler maps zero pages over the rest of such a mapping and marks it: the decoder reads
+// zeros, and CheckWhole() turns the mark into this file's error. A SIGBUS anywhere else keeps
+// its usual effect.
 #pragma once
 
 #include <filesystem>
@@ -31,10 +38,16 @@ class MappedFile {
 
   std::string_view bytes() const { return map_ ? std::string_view(static_cast<const char*>(map_), size_) : copy_; }
 
+  // Ok while every byte read so far was the file's; an error naming the file (and what to do)
+  // once a read went past its end because the file shrank after it was mapped.
+  Status CheckWhole() const;
+
  private:
   void Release();
   void* map_ = nullptr;
   size_t size_ = 0;
+  int region_ = -1;  // the slot watched by the SIGBUS handler; -1: not mapped
+  std::string path_;
   std::string copy_;  // non-regular files
 };
 

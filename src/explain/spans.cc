@@ -5,10 +5,11 @@
 // the parse because metadata (process_name, thread_name) may come after the events.
 #include "explain/spans.h"
 
+#include "core/mapped_file.h"
+
 #include "core/file_io.h"
 
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -564,14 +565,12 @@ Result<SpanSet> ReadTraceSpans(const std::filesystem::path& path) {
       ::close(fd);
       return BadInputError("{}: the file is empty; the trace has no span events", name);
     }
-    // Mapped, not copied: a trace of hundreds of MB costs page cache, not heap.
-    const size_t size = static_cast<size_t>(st.st_size);
-    void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    // Mapped, not copied: a trace of hundreds of MB costs page cache, not heap. A trace rewritten
+    // while it is parsed is an error, not SIGBUS (core/mapped_file.h).
     ::close(fd);
-    if (p == MAP_FAILED) return IoError("{}: cannot map {} bytes: {}", name, size, std::strerror(errno));
-    ::madvise(p, size, MADV_SEQUENTIAL);
-    Result<SpanSet> r = ParseTraceSpans(std::string_view(static_cast<const char*>(p), size), name);
-    ::munmap(p, size);
+    OPTRACE_ASSIGN_OR_RETURN(MappedFile file, MappedFile::Open(path));
+    Result<SpanSet> r = ParseTraceSpans(file.bytes(), name);
+    OPTRACE_RETURN_IF_ERROR(file.CheckWhole());
     return r;
   }
   // A pipe or other stream: read it whole.
