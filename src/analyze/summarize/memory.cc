@@ -7,16 +7,11 @@
 #include <map>
 
 #include "analyze/read/memory_export.h"
+#include "analyze/summarize/step_lookup.h"
 
 namespace optrace::analyze {
 namespace fs = std::filesystem;
 namespace {
-
-int64_t StepAt(const AnalysisResult& r, int rank, int64_t rel_ns) {
-  for (const Step& s : r.steps)
-    if (s.rank == rank && s.start_ns <= rel_ns && rel_ns < s.end_ns) return s.step_id;
-  return -1;
-}
 
 // The allocator's peak (a component that reports allocated memory: PTA, PTA+GE), not the
 // process-level APP line, is when the operators' allocations pile up.
@@ -30,6 +25,7 @@ const ComponentMemory& AllocatorPeak(const RankMemory& m) {
 
 std::vector<RankMemory> SummarizeMemory(const AnalysisResult& r) {
   std::vector<RankMemory> out;
+  const StepLookup steps(r.steps);
   for (const RankTable& t : r.ranks) {
     std::optional<MemoryRecords> records = ReadMemoryRecords(t);
     if (!records || records->components.empty()) continue;
@@ -38,7 +34,7 @@ std::vector<RankMemory> SummarizeMemory(const AnalysisResult& r) {
     m.memory_record = records->source;
     for (auto& [name, c] : records->components) {
       if (IsMissing(c.peaks.peak_reserved_mb)) continue;
-      c.peaks.peak_step_id = StepAt(r, t.rank, c.peaks.peak_rel_ns);
+      c.peaks.peak_step_id = steps.StepAt(t.rank, c.peaks.peak_rel_ns);
       m.components.push_back(c.peaks);
     }
     if (m.components.empty()) continue;
