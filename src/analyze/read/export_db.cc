@@ -1,5 +1,6 @@
 #include "analyze/read/export_db.h"
 
+#include <chrono>
 #include <cstdint>
 #include <system_error>
 
@@ -31,8 +32,36 @@ int OpenExportDb(const std::filesystem::path& path, sqlite3** db) {
   std::filesystem::path wal = path, journal = path;
   wal += "-wal";
   journal += "-journal";
-  if (NonEmptyFile(wal) || NonEmptyFile(journal)) return sqlite3_open_v2(path.c_str(), db, kFlags, nullptr);
-  return sqlite3_open_v2(ImmutableDbUri(path).c_str(), db, kFlags | SQLITE_OPEN_URI, nullptr);
+  const int rc = NonEmptyFile(wal) || NonEmptyFile(journal)
+                     ? sqlite3_open_v2(path.c_str(), db, kFlags, nullptr)
+                     : sqlite3_open_v2(ImmutableDbUri(path).c_str(), db, kFlags | SQLITE_OPEN_URI, nullptr);
+  if (rc == SQLITE_OK && *db) {
+    std::error_code ec;
+    const uintmax_t bytes = std::filesystem::file_size(path, ec);
+    const auto budget = std::chrono::seconds(120) + std::chrono::seconds(ec ? 0 : bytes / (1u << 20));
+    // The deadline travels as the handler's argument (steady-clock ticks): no state to free.
+    const auto deadline = (std::chrono::steady_clock::now() + budget).time_since_epoch().count();
+    sqlite3_progress_handler(
+        *db, 10000,
+        [](void* arg) -> int {
+          return std::chrono::steady_clock::now().time_since_epoch().count() > reinterpret_cast<intptr_t>(arg);
+        },
+        reinterpret_cast<void*>(static_cast<intptr_t>(deadline)));
+  }
+  return rc;
+}
+
+bool IsPlainTable(sqlite3* db, const char* name) {
+  sqlite3_stmt* st = nullptr;
+  if (sqlite3_prepare_v2(db,
+                         "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1 AND "
+                         "upper(substr(ltrim(sql), 1, 14)) <> 'CREATE VIRTUAL'",
+                         -1, &st, nullptr) != SQLITE_OK)
+    return false;
+  sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+  const bool found = sqlite3_step(st) == SQLITE_ROW;
+  sqlite3_finalize(st);
+  return found;
 }
 
 }  // namespace optrace::analyze

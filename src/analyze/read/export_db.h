@@ -18,7 +18,15 @@
 
 namespace optrace::analyze {
 
+// Also bounds the connection's time: a statement still running past the deadline (2 minutes
+// plus one second per MB of the db) is interrupted (SQLITE_INTERRUPT), so no crafted db holds
+// analyze forever.
 int OpenExportDb(const std::filesystem::path& path, sqlite3** db);
+
+// Whether `name` is a table of the db's own (sqlite_master type 'table', not a virtual table):
+// the only objects optrace reads. A view can be recursive (WITH RECURSIVE ... with no end), and
+// reading one ran forever while SQLite's temp file grew (issue 53.7); an export writes tables.
+bool IsPlainTable(sqlite3* db, const char* name);
 
 // The "file:" URI that opens `path` (made absolute) immutable (the path encoded by UriPath).
 std::string ImmutableDbUri(const std::filesystem::path& path);

@@ -87,16 +87,28 @@ class MemoryDb {
   ~MemoryDb() { Close(); }
   MemoryDb(const MemoryDb&) = delete;
   MemoryDb& operator=(const MemoryDb&) = delete;
-  // fn(stmt) per row of `sql`; false when the query cannot run (no such table or column).
+  // Whether `name` is a table of the db's own: views and virtual tables are never read.
+  bool HasTable(const char* name) const { return db_ && IsPlainTable(db_, name); }
+  // fn(stmt) per row of `sql`; false when the query cannot run (no such table or column), or
+  // gives more than `max_rows` rows (a join on ids that repeat: a malformed db, never read whole).
   template <typename Fn>
-  bool Query(const char* sql, Fn fn) {
+  bool Query(const char* sql, Fn fn, uint64_t max_rows = UINT64_MAX) {
     if (!db_) return false;
     sqlite3_stmt* st = nullptr;
     if (sqlite3_prepare_v2(db_, sql, -1, &st, nullptr) != SQLITE_OK) return false;
     int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) fn(st);
+    uint64_t rows = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW && ++rows <= max_rows) fn(st);
     sqlite3_finalize(st);
     return rc == SQLITE_DONE;
+  }
+  // COUNT(*) of a table of the db's own (0 when it is not one).
+  uint64_t Rows(const char* table) {
+    uint64_t n = 0;
+    if (!HasTable(table)) return 0;
+    Query((std::string("SELECT COUNT(*) FROM ") + table).c_str(),
+          [&](sqlite3_stmt* st) { n = static_cast<uint64_t>(sqlite3_column_int64(st, 0)); });
+    return n;
   }
 
  private:
@@ -115,6 +127,8 @@ bool Null(sqlite3_stmt* st, int col) { return sqlite3_column_type(st, col) == SQ
 constexpr double kMb = 1024.0 * 1024.0;
 
 bool ReadDbRecords(MemoryDb& db, const RankTable& t, std::map<std::string, ComponentRecords>& out) {
+  if (!db.HasTable("MEMORY_RECORD") || !db.HasTable("STRING_IDS")) return false;
+  const uint64_t rows = db.Rows("MEMORY_RECORD");
   return db.Query(
       "SELECT m.rowid, COALESCE(s.value, CAST(m.component AS TEXT)), m.timestamp, m.totalAllocated, m.totalReserved "
       "FROM MEMORY_RECORD m LEFT JOIN STRING_IDS s ON s.id = m.component ORDER BY m.rowid",
@@ -135,11 +149,14 @@ bool ReadDbRecords(MemoryDb& db, const RankTable& t, std::map<std::string, Compo
           }
         }
         if (!IsMissing(a) && (IsMissing(m.peak_allocated_mb) || a > m.peak_allocated_mb)) m.peak_allocated_mb = a;
-      });
+      },
+      rows);
 }
 
 std::vector<LiveAllocation> DbLiveAt(MemoryDb& db, const RankTable& t, int64_t rel_ns) {
   std::vector<LiveAllocation> live;
+  if (!db.HasTable("OP_MEMORY") || !db.HasTable("STRING_IDS")) return live;
+  const uint64_t rows = db.Rows("OP_MEMORY");
   db.Query("SELECT o.rowid, COALESCE(s.value, CAST(o.name AS TEXT)), o.size, o.allocationTime, o.releaseTime "
            "FROM OP_MEMORY o LEFT JOIN STRING_IDS s ON s.id = o.name ORDER BY o.rowid",
            [&](sqlite3_stmt* st) {
@@ -147,7 +164,8 @@ std::vector<LiveAllocation> DbLiveAt(MemoryDb& db, const RankTable& t, int64_t r
              if (!Null(st, 4) && sqlite3_column_int64(st, 4) - t.base_ns <= rel_ns) return;  // released before
              live.push_back({Text(st, 1), double(sqlite3_column_int64(st, 2)) / kMb,
                              static_cast<uint64_t>(sqlite3_column_int64(st, 0))});
-           });
+           },
+           rows);
   std::stable_sort(live.begin(), live.end(), [](const LiveAllocation& x, const LiveAllocation& y) { return x.size_mb > y.size_mb; });
   if (live.size() > 5) live.resize(5);
   return live;

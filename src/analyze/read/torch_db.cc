@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 #include <tuple>
+#include <type_traits>
 #include <unordered_map>
 
 #include "analyze/read/export_db.h"
@@ -29,15 +30,23 @@ class Db {
     if (OpenExportDb(path, &db_) != SQLITE_OK)
       return BadInputError("{}: cannot open as SQLite: {}", path_, db_ ? sqlite3_errmsg(db_) : "out of memory");
     // Probe: a non-database file fails here, not at open.
+    // Tables of the db's own only: a view may be recursive and never end (issue 53.7), and a
+    // virtual table is code, not data. Both read as missing; the names are kept for the message.
     sqlite3_stmt* st = nullptr;
-    if (sqlite3_prepare_v2(db_, "SELECT name FROM sqlite_master WHERE type='table'", -1, &st, nullptr) != SQLITE_OK)
+    if (sqlite3_prepare_v2(db_,
+                           "SELECT name, type = 'table' AND upper(substr(ltrim(sql), 1, 14)) <> 'CREATE VIRTUAL' "
+                           "FROM sqlite_master WHERE type IN ('table', 'view')",
+                           -1, &st, nullptr) != SQLITE_OK)
       return BadInputError("{}: not a readable SQLite database ({})", path_, sqlite3_errmsg(db_));
-    while (sqlite3_step(st) == SQLITE_ROW) tables_.insert(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)));
+    while (sqlite3_step(st) == SQLITE_ROW)
+      (sqlite3_column_int(st, 1) ? tables_ : not_tables_).insert(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)));
     int rc = sqlite3_finalize(st);
     if (rc != SQLITE_OK) return BadInputError("{}: not a readable SQLite database ({})", path_, sqlite3_errmsg(db_));
     return Status::Ok();
   }
   bool HasTable(const std::string& t) const { return tables_.count(t) > 0; }
+  // A view or virtual table of that name, not read.
+  bool HasNonTable(const std::string& t) const { return not_tables_.count(t) > 0; }
   std::set<std::string> Columns(const std::string& table) {
     std::set<std::string> out;
     sqlite3_stmt* st = nullptr;
@@ -47,15 +56,28 @@ class Db {
     sqlite3_finalize(st);
     return out;
   }
-  // Runs `sql`, calling fn(stmt) per row.
+  // Runs `sql`, calling fn(stmt) per row; a fn that returns bool stops the query with false.
   template <typename Fn>
   Status Query(const std::string& sql, Fn fn) {
     sqlite3_stmt* st = nullptr;
     if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &st, nullptr) != SQLITE_OK)
       return BadInputError("{}: query failed ({}): {}", path_, sqlite3_errmsg(db_), sql);
     int rc;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) fn(st);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+      if constexpr (std::is_same_v<decltype(fn(st)), bool>) {
+        if (!fn(st)) {
+          rc = SQLITE_DONE;
+          break;
+        }
+      } else {
+        fn(st);
+      }
+    }
     sqlite3_finalize(st);
+    if (rc == SQLITE_INTERRUPT)
+      return BadInputError("{}: reading stopped at the time limit (2 minutes + 1 s per MB of the db): the db is not "
+                           "an export optrace can read in bounded time",
+                           path_);
     if (rc != SQLITE_DONE) return BadInputError("{}: reading failed: {}", path_, sqlite3_errmsg(db_));
     return Status::Ok();
   }
@@ -65,6 +87,7 @@ class Db {
   sqlite3* db_ = nullptr;
   std::string path_;
   std::set<std::string> tables_;
+  std::set<std::string> not_tables_;
 };
 
 // Values by db id (STRING_IDS.id, globalTaskId): a vector while the ids are dense (0..n-1 in
@@ -162,10 +185,15 @@ Status ReadTorchDb(const std::filesystem::path& path, const Rules& rules, String
                    std::vector<DataIssue>& issues) {
   Db db;
   OPTRACE_RETURN_IF_ERROR(db.Open(path));
-  for (const char* t : {"TASK", "STRING_IDS", "COMPUTE_TASK_INFO"})
+  for (const char* t : {"TASK", "STRING_IDS", "COMPUTE_TASK_INFO"}) {
+    if (db.HasNonTable(t))
+      return BadInputError("{}: {} is a view or a virtual table, not a table; a profiler export writes tables, and "
+                           "optrace reads nothing else (a view can run forever)",
+                           path.string(), t);
     if (!db.HasTable(t))
       return BadInputError("{}: missing table {}; expected a torch_npu db export (ascend_pytorch_profiler_<rank>.db)",
                            path.string(), t);
+  }
   // Row counts size the id tables (COUNT(*) of a rowid table is a walk of its pages, no decoding).
   uint64_t string_rows = 0, compute = 0;
   OPTRACE_RETURN_IF_ERROR(db.Query("SELECT COUNT(*) FROM STRING_IDS", [&](sqlite3_stmt* st) {
@@ -280,25 +308,33 @@ Status ReadTorchDb(const std::filesystem::path& path, const Rules& rules, String
   // counted as a data issue, never turned into a 1.7e15 us or 0 us operator.
   uint64_t joined = 0, no_time = 0, backwards = 0, impossible = 0;
   std::string no_time_example, backwards_example, impossible_example;
-  OPTRACE_RETURN_IF_ERROR(db.Query(sql, [&](sqlite3_stmt* st) {
-    ++joined;
+  // globalTaskId names one task: the join gives at most one row per COMPUTE_TASK_INFO row. More
+  // means the id repeats in TASK, and the join could be their product (20,000 x 20,000 rows).
+  int64_t repeated_id = 0;
+  bool too_many = false;
+  OPTRACE_RETURN_IF_ERROR(db.Query(sql, [&](sqlite3_stmt* st) -> bool {
+    if (++joined > compute) {
+      too_many = true;
+      repeated_id = sqlite3_column_int64(st, 13);
+      return false;
+    }
     int64_t start = 0, end = 0;
     switch (ReadTaskTimes(st, 1, 2, &start, &end)) {
       case TaskTime::kOk: break;
       case TaskTime::kMissing:
         if (no_time++ == 0) no_time_example = fmt::format("{}: TASK row {}", path.string(), sqlite3_column_int64(st, 0));
-        return;
+        return true;
       case TaskTime::kBackwards:
         if (backwards++ == 0)
           backwards_example =
               fmt::format("{}: TASK row {}: endNs {} < startNs {}", path.string(), sqlite3_column_int64(st, 0), end, start);
-        return;
+        return true;
       case TaskTime::kImpossible:
         if (impossible++ == 0)
           impossible_example = fmt::format("{}: TASK row {}: startNs {}, endNs {}", path.string(),
                                            sqlite3_column_int64(st, 0), reinterpret_cast<const char*>(sqlite3_column_text(st, 1)),
                                            reinterpret_cast<const char*>(sqlite3_column_text(st, 2)));
-        return;
+        return true;
     }
     Event e;
     e.row = static_cast<uint32_t>(sqlite3_column_int64(st, 0));
@@ -321,7 +357,13 @@ Status ReadTorchDb(const std::filesystem::path& path, const Rules& rules, String
     e.wait = PackWait(Int(st, 14), table.long_waits);
     task_of_event.push_back({table.events.size(), sqlite3_column_int64(st, 13)});
     table.events.push_back(e);
+    return true;
   }));
+  if (too_many)
+    return BadInputError("{}: TASK joined with COMPUTE_TASK_INFO on globalTaskId gives more rows than "
+                         "COMPUTE_TASK_INFO has ({}): globalTaskId {} (at least) repeats in TASK; not a profiler export "
+                         "optrace can read",
+                         path.string(), compute, repeated_id);
   if (pmu_read.valid()) {
     OPTRACE_RETURN_IF_ERROR(pmu_read.get());
     table.pipes.Reserve(table.pipes.size() + task_of_event.size(), kStoredPipeCount);
@@ -507,14 +549,30 @@ Status ReadDbLaunchFlows(const std::filesystem::path& path, std::vector<TraceFlo
     return BadInputError("{}: cannot open as SQLite", path.string());
   }
   sqlite3_stmt* st = nullptr;
-  // No such tables (a db without CANN_API): no flows, not an error.
-  if (sqlite3_prepare_v2(db,
+  // No such tables (a db without CANN_API): no flows, not an error. Views are not read (issue
+  // 53.7); connectionId names one API call and globalTaskId one task, so a join giving more rows
+  // than COMPUTE_TASK_INFO has is a malformed db: no flows from it.
+  uint64_t compute = 0;
+  bool tables = true;
+  for (const char* t : {"TASK", "CANN_API", "COMPUTE_TASK_INFO"}) tables = tables && IsPlainTable(db, t);
+  if (tables && sqlite3_prepare_v2(db, "SELECT COUNT(*) FROM COMPUTE_TASK_INFO", -1, &st, nullptr) == SQLITE_OK) {
+    if (sqlite3_step(st) == SQLITE_ROW) compute = static_cast<uint64_t>(sqlite3_column_int64(st, 0));
+    sqlite3_finalize(st);
+    st = nullptr;
+  }
+  const size_t first = flows.size();
+  if (tables && sqlite3_prepare_v2(db,
                          "SELECT c.startNs, t.startNs FROM TASK t JOIN CANN_API c ON c.connectionId = t.connectionId "
                          "JOIN COMPUTE_TASK_INFO i ON i.globalTaskId = t.globalTaskId "
                          "WHERE c.startNs IS NOT NULL AND t.startNs IS NOT NULL",
                          -1, &st, nullptr) == SQLITE_OK) {
-    while (sqlite3_step(st) == SQLITE_ROW)
+    while (sqlite3_step(st) == SQLITE_ROW) {
+      if (flows.size() - first >= compute) {
+        flows.resize(first);
+        break;
+      }
       flows.push_back({TraceFlow::kHostToDevice, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1)});
+    }
     sqlite3_finalize(st);
   }
   sqlite3_close(db);

@@ -89,5 +89,51 @@ TEST(NormalizeDbRobust, EmptiedTaskTableIsNamedWithTheCounts) {
   EXPECT_NE(i->example.find("0 of "), std::string::npos) << i->example;
 }
 
+// Issue 53.7: a db whose tables are recursive views never finished (SQLite's temp file grew
+// ~85 MB/s). Only tables of the db's own are read.
+constexpr const char* kEndless = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c)";
+
+Result<AnalysisResult> RunTo(const fs::path& root, Stage to) {
+  AnalyzeOptions o;
+  o.roots = {root};
+  o.persist_stages = false;
+  o.to = to;
+  return RunAnalysis(o);
+}
+
+TEST(NormalizeDbRobust, ATaskTableThatIsAViewIsRefusedNotRead) {
+  auto r = RunTo(DbRootWith("task_view", std::string("ALTER TABLE TASK RENAME TO TASK_REAL; CREATE VIEW TASK AS ") +
+                                             kEndless + " SELECT t.* FROM TASK_REAL t, c"),
+                 Stage::kNormalize);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("TASK is a view or a virtual table, not a table"), std::string::npos)
+      << r.status().message();
+}
+
+TEST(NormalizeDbRobust, MemoryRecordAndCannApiViewsAreNotReadAndTheAnalysisEnds) {
+  auto r = RunTo(DbRootWith("side_views", std::string("UPDATE TASK SET connectionId = globalTaskId % 7; "
+                                                      "CREATE VIEW MEMORY_RECORD AS ") +
+                                              kEndless +
+                                              " SELECT x AS component, x AS timestamp, x AS totalAllocated, "
+                                              "x AS totalReserved FROM c ORDER BY x DESC; "
+                                              "CREATE VIEW CANN_API AS " +
+                                              kEndless + " SELECT x % 7 AS connectionId, x AS startNs FROM c"),
+                 Stage::kCrossRank);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_TRUE(r->summaries.memory.empty());
+}
+
+// Issue 53.8: 20,000 TASK and COMPUTE_TASK_INFO rows sharing one globalTaskId joined into 4e8
+// events: std::bad_alloc, exit 134. A repeated id is a malformed db, said at once.
+TEST(NormalizeDbRobust, AGlobalTaskIdRepeatedInTaskIsAnErrorNotAProductOfRows) {
+  auto r = RunTo(DbRootWith("same_id", "CREATE TABLE C2 AS SELECT * FROM COMPUTE_TASK_INFO; DROP TABLE COMPUTE_TASK_INFO; "
+                                     "ALTER TABLE C2 RENAME TO COMPUTE_TASK_INFO; "
+                                     "UPDATE TASK SET globalTaskId = 7; UPDATE COMPUTE_TASK_INFO SET globalTaskId = 7"),
+                 Stage::kNormalize);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("globalTaskId 7 (at least) repeats in TASK"), std::string::npos)
+      << r.status().message();
+}
+
 }  // namespace
 }  // namespace optrace::analyze
