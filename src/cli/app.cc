@@ -1,5 +1,7 @@
 #include <fmt/format.h>
 
+#include <exception>
+#include <new>
 #include <ostream>
 
 #include "cli/command.h"
@@ -25,6 +27,23 @@ int ReportError(std::string_view command, const Status& status, CommandIo& io) {
   return status.code() == StatusCode::kInternal ? kExitFindings + 2 : kExitBadInput;
 }
 
+int RunGuarded(std::string_view command, int (*run)(const CommandArgs&, CommandIo&), const CommandArgs& args,
+               CommandIo& io) {
+  try {
+    return run(args, io);
+  } catch (const std::bad_alloc&) {
+    io.err << "optrace " << command
+           << ": error: out of memory; the input needs more memory than this machine gave: run it on fewer ranks or "
+              "files at a time (or with more memory), and report the input if it is small\n";
+  } catch (const std::exception& e) {
+    io.err << "optrace " << command << ": internal error: " << e.what()
+           << "; please report it with the command line\n";
+  } catch (...) {
+    io.err << "optrace " << command << ": internal error: an unknown exception; please report it with the command line\n";
+  }
+  return kExitInternal;
+}
+
 int RunOptrace(const std::vector<std::string>& argv, CommandIo& io) {
   if (argv.empty()) {
     PrintUsage(io.err);
@@ -40,7 +59,7 @@ int RunOptrace(const std::vector<std::string>& argv, CommandIo& io) {
     return kExitOk;
   }
   for (const CommandInfo& c : AllCommands()) {
-    if (c.name == name) return c.run(CommandArgs(argv.begin() + 1, argv.end()), io);
+    if (c.name == name) return RunGuarded(c.name, c.run, CommandArgs(argv.begin() + 1, argv.end()), io);
   }
   io.err << "optrace: unknown command '" << name << "'\n\n";
   PrintUsage(io.err);

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <exception>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -20,14 +22,26 @@ void ParallelFor(size_t n, int threads, const std::function<void(size_t)>& fn) {
     return;
   }
   std::atomic<size_t> next{0};
+  // An exception in a worker (std::bad_alloc above all) would end the process through
+  // std::terminate: the first one stops the hand-out and is rethrown here, on the caller's
+  // thread, once every worker has stopped, so the command can report it (exit 3).
+  std::mutex failure_mutex;
+  std::exception_ptr failure;
   auto drain = [&] {
-    for (size_t i = next.fetch_add(1); i < n; i = next.fetch_add(1)) fn(i);
+    try {
+      for (size_t i = next.fetch_add(1); i < n; i = next.fetch_add(1)) fn(i);
+    } catch (...) {
+      next.store(n);
+      std::lock_guard<std::mutex> lock(failure_mutex);
+      if (!failure) failure = std::current_exception();
+    }
   };
   std::vector<std::thread> pool;
   pool.reserve(workers - 1);
   for (size_t t = 1; t < workers; ++t) pool.emplace_back(drain);
   drain();
   for (std::thread& t : pool) t.join();
+  if (failure) std::rethrow_exception(failure);
 }
 
 }  // namespace optrace

@@ -1,5 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <new>
+#include <sstream>
+#include <stdexcept>
+
 #include "testing/cli_runner.h"
 
 namespace optrace::cli {
@@ -34,6 +38,24 @@ TEST(AppTest, NoArgumentsPrintsUsageAndFails) {
   auto r = RunCli({});
   EXPECT_EQ(r.exit_code, kExitBadInput);
   EXPECT_NE(r.err.find("Usage: optrace <command>"), std::string::npos);
+}
+
+// Issue 53.8: no uncaught exception in any command. Out of memory is exit 3 with a message.
+TEST(AppTest, OutOfMemoryInACommandIsExit3WithAMessage) {
+  std::ostringstream out, err;
+  CommandIo io{out, err, false};
+  const int rc = RunGuarded("analyze", [](const CommandArgs&, CommandIo&) -> int { throw std::bad_alloc(); }, {}, io);
+  EXPECT_EQ(rc, kExitInternal);
+  EXPECT_NE(err.str().find("optrace analyze: error: out of memory"), std::string::npos) << err.str();
+}
+
+TEST(AppTest, AnyOtherExceptionIsExit3AskingForAReport) {
+  std::ostringstream out, err;
+  CommandIo io{out, err, false};
+  const int rc =
+      RunGuarded("scan", [](const CommandArgs&, CommandIo&) -> int { throw std::runtime_error("boom"); }, {}, io);
+  EXPECT_EQ(rc, kExitInternal);
+  EXPECT_NE(err.str().find("optrace scan: internal error: boom; please report it"), std::string::npos) << err.str();
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <exception>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -186,13 +187,20 @@ Result<SweepResult> RunSweep(const SweepOptions& opt, const SweepProgress& on_ro
   std::atomic<size_t> next{0};
   size_t finished = 0;
   std::mutex mu;
+  std::exception_ptr failure;  // the first exception of a worker, rethrown here (see ParallelFor)
   auto worker = [&] {
-    for (size_t i = next++; i < jobs.size(); i = next++) {
-      SweepRoot r = AnalyzeOne(shared, jobs[i]);
+    try {
+      for (size_t i = next++; i < jobs.size(); i = next++) {
+        SweepRoot r = AnalyzeOne(shared, jobs[i]);
+        std::lock_guard<std::mutex> lock(mu);
+        s.roots[i] = std::move(r);
+        ++finished;
+        if (on_root_done) on_root_done(s.roots[i], finished, jobs.size());
+      }
+    } catch (...) {
+      next = jobs.size();
       std::lock_guard<std::mutex> lock(mu);
-      s.roots[i] = std::move(r);
-      ++finished;
-      if (on_root_done) on_root_done(s.roots[i], finished, jobs.size());
+      if (!failure) failure = std::current_exception();
     }
   };
   size_t threads = std::min<size_t>(static_cast<size_t>(opt.jobs), jobs.size());
@@ -200,6 +208,7 @@ Result<SweepResult> RunSweep(const SweepOptions& opt, const SweepProgress& on_ro
   for (size_t i = 1; i < threads; ++i) pool.emplace_back(worker);
   worker();
   for (std::thread& t : pool) t.join();
+  if (failure) std::rethrow_exception(failure);
   s.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   for (const SweepRoot& r : s.roots) (r.ok ? s.ok_count : s.failed_count)++;
 
