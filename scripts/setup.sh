@@ -3,14 +3,15 @@
 #   scripts/setup.sh           what building the optrace binary needs (the demo)
 #   scripts/setup.sh --tests   that, and what the test suite needs: GoogleTest, Google Benchmark,
 #                              clang with its sanitizer and fuzzer runtimes, lld, numpy, and
-#                              chromium for the headless check of the HTML reports
+#                              chromium for the headless check of the HTML reports, cmark-gfm
+#                              (a CommonMark renderer that judges report.md's escaping)
 set -euo pipefail
 pkgs=(cmake ninja-build g++ pkg-config python3
       libfmt-dev libcli11-dev nlohmann-json3-dev
       zlib1g-dev libsqlite3-dev libxlsxwriter-dev)
 if [[ ${1:-} == --tests ]]; then
   pkgs+=(clang libclang-rt-14-dev lld python3-numpy libgtest-dev libgmock-dev libbenchmark-dev
-         chromium)  # chromium: headless check of report.html (ctest label browser)
+         chromium cmark-gfm)  # chromium: headless check of report.html (ctest label browser)
 fi
 missing=()
 for p in "${pkgs[@]}"; do

@@ -6,8 +6,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <sstream>
 #include <nlohmann/json.hpp>
 
+#include "core/markdown_escape.h"
 #include "core/json_text.h"
 #include "evidence/environment_text.h"
 
@@ -321,7 +323,7 @@ Result<EnvironmentInfo> EnvironmentFromJson(std::string_view text, std::string_v
   return env;
 }
 
-void WriteEnvironmentMarkdown(const EnvironmentInfo& env, std::ostream& out) {
+static void WriteEnvironmentMarkdownUnescaped(const EnvironmentInfo& env, std::ostream& out) {
   out << "# Environment (optrace env)\n\n";
   out << fmt::format(
       "Probed at {}. Each value names where it came from; `{}` means the probe looked there "
@@ -343,6 +345,13 @@ void WriteEnvironmentMarkdown(const EnvironmentInfo& env, std::ostream& out) {
   for (std::string_view k : KnownFieldKeys()) {
     if (!env.Field(k)) out << fmt::format("| {} | {} |\n", k, kNotFound);
   }
+}
+
+void WriteEnvironmentMarkdown(const EnvironmentInfo& env, std::ostream& out) {
+  // Names and values from the user's files: no inline HTML reaches a Markdown viewer.
+  std::ostringstream md;
+  WriteEnvironmentMarkdownUnescaped(env, md);
+  out << EscapeMarkdownHtml(md.str());
 }
 
 }  // namespace optrace::evidence

@@ -6,7 +6,9 @@
 #include <cmath>
 #include <set>
 #include <tuple>
+#include <sstream>
 
+#include "core/markdown_escape.h"
 #include "core/file_io.h"
 #include "core/quantile.h"
 
@@ -531,7 +533,7 @@ void WriteExplainText(const Explanation& e, std::ostream& out) {
   for (const std::string& w : e.warnings) out << "warning: " << w << "\n";
 }
 
-void WriteExplainMarkdown(const Explanation& e, std::ostream& out) {
+static void WriteExplainMarkdownUnescaped(const Explanation& e, std::ostream& out) {
   out << "# optrace explain\n\n";
   out << fmt::format("Inputs: {} ({}). {} rank(s); kernel wall {:.3f} us (per rank: ", fmt::join(e.inputs, ", "),
                      e.source, e.ranks.size(), e.kernel_wall_us);
@@ -565,6 +567,13 @@ void WriteExplainMarkdown(const Explanation& e, std::ostream& out) {
     out << "\n## Warnings\n\n";
     for (const std::string& w : e.warnings) out << "- " << w << "\n";
   }
+}
+
+void WriteExplainMarkdown(const Explanation& e, std::ostream& out) {
+  // Names and values from the user's files: no inline HTML reaches a Markdown viewer.
+  std::ostringstream md;
+  WriteExplainMarkdownUnescaped(e, md);
+  out << EscapeMarkdownHtml(md.str());
 }
 
 }  // namespace optrace::explain

@@ -119,7 +119,7 @@ TEST(ReportCompareCommandTest, SectionFourComparesBeforeWithTheLatencyRun) {
   auto r = RunCli({"report", "--latency", Data("compare_after.csv"), "--compare", Data("compare_before.csv"),
                    "--factor", "AIV count 56 -> 48"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_THAT(r.out, HasSubstr("## 4. Controlled comparison\n\n- The one factor changed: AIV count 56 -> 48\n"));
+  EXPECT_THAT(r.out, HasSubstr("## 4. Controlled comparison\n\n- The one factor changed: AIV count 56 -&gt; 48\n"));
   EXPECT_THAT(r.out, HasSubstr("- Before: " + Data("compare_before.csv") + "; after: " + Data("compare_after.csv") +
                                " (kernel timing on both sides; 2 ranks)\n"));
   EXPECT_THAT(r.out, HasSubstr("- Repeats: before 20 complete iterations (20 measured), after 20 (20 measured)\n"));

@@ -218,13 +218,28 @@ TEST(ReportComparisonTest, SectionFourShowsFactorRepeatsAndStatistics) {
   std::ostringstream out;
   WriteEvidenceReport(in, out);
   const std::string md = out.str();
-  EXPECT_THAT(md, HasSubstr("## 4. Controlled comparison\n\n- The one factor changed: unroll 4 -> 2 in "
+  // The user's text, with '>' as an entity like every '<', '>', '&' outside code spans (issue 53.11).
+  EXPECT_THAT(md, HasSubstr("## 4. Controlled comparison\n\n- The one factor changed: unroll 4 -&gt; 2 in "
                             "simt_write_wqe_v4\n"));
   EXPECT_THAT(md, HasSubstr("- Repeats: before 20 complete iterations (20 measured), after 20 (20 measured)\n"));
   EXPECT_THAT(md, HasSubstr("| per-iteration max median | 109.500 ["));
   EXPECT_THAT(md, HasSubstr("| +20.0% | yes |"));
   EXPECT_THAT(md, HasSubstr("Before run latency data: every rank has every iteration."));
   EXPECT_THAT(md, HasSubstr("After run latency data: every rank has every iteration."));  // no --latency here
+}
+
+// Issue 53.11, the class: every Markdown optrace writes holds names from the user's files.
+TEST(ReportComparisonTest, HtmlInTheUsersTextReachesTheReportAsText) {
+  EvidenceInputs in;
+  auto c = Compare("compare_before.csv", "compare_after.csv");
+  ASSERT_TRUE(c.ok());
+  c->factor = "x\\`<img src=x onerror=alert(1)>` <script>alert(2)</script>";
+  in.comparison = *c;
+  std::ostringstream out;
+  WriteEvidenceReport(in, out);
+  EXPECT_EQ(out.str().find("<img"), std::string::npos);
+  EXPECT_EQ(out.str().find("<script"), std::string::npos);
+  EXPECT_THAT(out.str(), HasSubstr("&lt;script&gt;alert(2)&lt;/script&gt;"));
 }
 
 TEST(ReportComparisonTest, UnstatedFactorStaysBlankAndSameRunDoesNotMove) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "analyze/report/table.h"
+#include "core/markdown_escape.h"
 
 namespace optrace::analyze::report::internal {
 
@@ -34,54 +35,8 @@ inline std::string Cellify(std::string s) {
   return out;
 }
 
-// `<`, `>` and `&` outside code spans as entities: operator names, keys and paths come from the
-// capture, and a viewer that renders inline HTML would otherwise run them. A code span (a run
-// of N backticks up to the next run of exactly N on the line) is literal in Markdown: kept.
-inline std::string EscapeMarkdownHtml(std::string_view md) {
-  std::string out;
-  out.reserve(md.size() + md.size() / 32);
-  size_t i = 0;
-  auto run_at = [&](size_t p) {
-    size_t q = p;
-    while (q < md.size() && md[q] == '`') ++q;
-    return q - p;
-  };
-  while (i < md.size()) {
-    char c = md[i];
-    if (c == '`') {
-      size_t n = run_at(i);
-      size_t eol = md.find('\n', i);
-      if (eol == std::string_view::npos) eol = md.size();
-      size_t close = std::string_view::npos;
-      for (size_t p = i + n; p < eol;) {
-        if (md[p] != '`') {
-          ++p;
-          continue;
-        }
-        size_t m = run_at(p);
-        if (m == n) {
-          close = p;
-          break;
-        }
-        p += m;
-      }
-      if (close != std::string_view::npos) {
-        out.append(md.substr(i, close + n - i));
-        i = close + n;
-        continue;
-      }
-      out.append(md.substr(i, n));  // no closing run: literal backticks
-      i += n;
-      continue;
-    }
-    if (c == '<') out += "&lt;";
-    else if (c == '>') out += "&gt;";
-    else if (c == '&') out += "&amp;";
-    else out += c;
-    ++i;
-  }
-  return out;
-}
+// report.md's escaping of HTML outside code spans (core/markdown_escape.h).
+using ::optrace::EscapeMarkdownHtml;
 
 inline void MdTable(std::ostream& out, const Row& header, const std::vector<Row>& rows) {
   out << "|";

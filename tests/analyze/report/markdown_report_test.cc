@@ -2,10 +2,13 @@
 
 #include <gtest/gtest.h>
 
-#include "analyze/efficiency/efficiency.h"
-
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <random>
 #include <sstream>
 
+#include "analyze/efficiency/efficiency.h"
 #include "analyze/report/golden.h"
 #include "analyze/report/markdown_table.h"
 #include "analyze/report/report_fixture.h"
@@ -136,6 +139,56 @@ TEST(MarkdownEscapeTest, CodeSpansStayLiteralAndAnUnclosedBacktickDoesNotHideTex
   EXPECT_EQ(EscapeMarkdownHtml("`a<b>` <i>"), "`a<b>` &lt;i&gt;");
   EXPECT_EQ(EscapeMarkdownHtml("``x ` <y>`` &"), "``x ` <y>`` &amp;");
   EXPECT_EQ(EscapeMarkdownHtml("` <b>\n`"), "` &lt;b&gt;\n`");  // a span does not cross lines here
+}
+
+// Issue 53.11: "\`" is a literal backtick in CommonMark, not a span opener; taking it for one let
+// an operator named x\`<img src=x onerror=alert(1)>` into report.md as live HTML.
+TEST(MarkdownEscapeTest, ABackslashEscapedBacktickOpensNoCodeSpan) {
+  using internal::EscapeMarkdownHtml;
+  EXPECT_EQ(EscapeMarkdownHtml("x\\`<img src=x onerror=alert(1)>`"), "x\\`&lt;img src=x onerror=alert(1)&gt;`");
+  EXPECT_EQ(EscapeMarkdownHtml("\\\\`<b>`"), "\\\\`<b>`");  // an escaped backslash: the backtick opens
+  EXPECT_EQ(EscapeMarkdownHtml("\\<b>"), "\\<b&gt;");          // "\<" is a literal "<", opens no tag
+}
+
+TEST(MarkdownEscapeTest, ASpanIsNotKeptAcrossATableCellBoundary) {
+  using internal::EscapeMarkdownHtml;
+  EXPECT_EQ(EscapeMarkdownHtml("| `a | <img src=1> ` |"), "| `a | &lt;img src=1&gt; ` |");
+}
+
+// The judge is a CommonMark renderer that is not ours (cmark-gfm, tables on, raw HTML let
+// through): escaped hostile names, in paragraphs and table cells, render no tag at all.
+std::string RenderWithCmarkGfm(const std::string& md) {
+  const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / "optrace_cmark";
+  std::filesystem::create_directories(dir);
+  { std::ofstream(dir / "in.md", std::ios::binary) << md; }
+  const std::string cmd = "cmark-gfm --unsafe --extension table " + (dir / "in.md").string() + " > " +
+                          (dir / "out.html").string();
+  if (std::system(cmd.c_str()) != 0) return "cmark-gfm failed";
+  std::ifstream in(dir / "out.html", std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+TEST(MarkdownEscapeTest, HostileNamesRenderAsTextInARealCommonMarkRenderer) {
+  if (std::system("command -v cmark-gfm >/dev/null 2>&1") != 0) GTEST_SKIP() << "cmark-gfm not installed";
+  std::vector<std::string> names = {"x\\`<img src=x onerror=alert(1)>`", "`` ` <img src=1> ``",
+                                    "a|`b|<img src=2>`|", "\\\\<img src=3>", "<img src=4>", "x`<img src=5>\n`",
+                                    "`\\`<img src=6>`", "<script>alert(1)</script>", "<http://e.x/<img src=7>>"};
+  std::mt19937 rng(5311);
+  const std::vector<std::string> pieces = {"`", "``", "\\", "<img src=r>", "|", "a", " ", "\n", "&", "<", ">", "\\`"};
+  for (int i = 0; i < 300; ++i) {
+    std::string n;
+    for (int k = 0; k < 8; ++k) n += pieces[rng() % pieces.size()];
+    names.push_back(n);
+  }
+  std::ostringstream md;  // the table first: a name may open a fenced block that runs to the end
+  std::vector<internal::Row> rows;
+  for (const std::string& n : names) rows.push_back({n, "1.0"});
+  internal::MdTable(md, {"operator", "ms"}, rows);
+  for (const std::string& n : names) md << "- operator " << n << " is slow\n\n";
+  const std::string html = RenderWithCmarkGfm(internal::EscapeMarkdownHtml(md.str()));
+  EXPECT_EQ(html.find("<img"), std::string::npos) << html.substr(0, 4000);
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_NE(html.find("<table>"), std::string::npos);  // the table was read as one
 }
 
 TEST(MarkdownReportTest, AFindingWithoutEvidenceIsMarkedLowConfidence) {
