@@ -2,6 +2,8 @@
 // the errors by who owns them.
 #include "source/compile/compile_check.h"
 
+#include "core/shell_quote.h"
+
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -88,20 +90,6 @@ class LineCache {
  private:
   std::map<fs::path, std::vector<std::string>> files_;
 };
-
-// One argument of a command line to paste into a shell: left bare only when every character is
-// one no shell gives a meaning to (letters, digits, - _ . / = : , +); else single-quoted, so a
-// file named with ` > ; | & * ? ~ ( ) or a newline runs nothing when pasted (issue 53.12).
-std::string Quote(const std::string& a) {
-  auto plain = [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' ||
-           c == '.' || c == '/' || c == '=' || c == ':' || c == ',' || c == '+';
-  };
-  if (!a.empty() && std::all_of(a.begin(), a.end(), plain)) return a;
-  std::string q = "'";
-  for (char c : a) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
 
 }  // namespace
 
@@ -309,8 +297,8 @@ Result<CompileCheckReport> RunCompileCheck(const CompileCheckOptions& options, c
       CompileUnitResult r;
       r.entry = Canonical(unit.entry).lexically_relative(op_root).generic_string();
       r.core = host ? "host" : aic ? "AIC" : "AIV";
-      r.command = Quote(compiler);
-      for (const std::string& a : args) r.command += " " + Quote(a);
+      r.command = ShellWord(compiler);
+      for (const std::string& a : args) r.command += " " + ShellWord(a);
       auto t0 = std::chrono::steady_clock::now();
       ProcessRun run = RunProcess(compiler, args, options.timeout, true, kMaxCompilerOutput);
       r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -1,4 +1,6 @@
 #include "source/hook/hook.h"
+
+#include "core/shell_quote.h"
 #include "core/bounded_regex.h"
 
 #include <fmt/format.h>
@@ -176,15 +178,6 @@ bool OnPath(const std::string& name) {
     p = p.substr(colon + 1);
   }
   return false;
-}
-
-std::string ShellQuote(std::string_view s) {
-  std::string out = "'";
-  for (char c : s) {
-    if (c == '\'') out += "'\\''";
-    else out += c;
-  }
-  return out + "'";
 }
 
 // The value of `OPTRACE_DEFAULT='...'` (the '\'' escapes undone), or nullopt.
