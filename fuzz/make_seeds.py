@@ -61,6 +61,13 @@ for core, events in ((0x01, [(0x10, 100), (0x11, 200)]), (0x02 | (1 << 32), [(0x
         slot[HEADER + 2 * i + 1] = t
     words += slot
 write("fuzz_collect_native", "built", struct.pack("<%dQ" % len(words), *words))
+seed("fuzz_pftrace_vs_json", ["format/*.bin", "**/rank*.bin"])
+write("fuzz_pftrace_vs_json", "built", struct.pack("<%dQ" % len(words), *words))
+# fuzz_escaping: selector 0 = CSV cell, 1 = shell word, 2 = Markdown.
+for i, text in enumerate([b"=cmd|' /C calc'!A0", b"-1.5e3", b'a,"b"\r\nc', b"x\\`<img src=x onerror=alert(1)>`",
+                          b"it's a `$(id)` > f; echo", b"| `a | <b> ` |", b"\xef\xbb\xbf\t@SUM(1)"]):
+    for sel in range(3):
+        write("fuzz_escaping", f"e{i}_{sel}", text, sel)
 seed("fuzz_collect_legacy", ["collect/**/*.pt"])
 seed("fuzz_point_map_roles", ["collect/**/point_map.json", "**/point_map*.json"], 0)
 seed("fuzz_point_map_roles", ["evidence/opprof/roles*.txt", "**/roles*.txt"], 1)
@@ -151,3 +158,20 @@ seed("fuzz_hook", ["hook/*.sh"])
 write("fuzz_hook", "minimal", b"#!/bin/bash\nset -e\ncp -r src dst\nbash build.sh\n")
 for t in sorted(os.listdir(out)):
     print(f"{t}: {len(os.listdir(os.path.join(out, t)))} seed(s)")
+
+# fuzz_export_db_sql: SQL run on a copy of tp_l0_db's db (the shapes of issue 53's db campaign).
+endless = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c)"
+for i, sql in enumerate([
+        "SELECT 1;",
+        "ALTER TABLE TASK RENAME TO T0; CREATE VIEW TASK AS " + endless + " SELECT T0.* FROM T0, c;",
+        "CREATE VIEW MEMORY_RECORD AS " + endless + " SELECT x AS component, x AS timestamp, x AS totalAllocated, "
+        "x AS totalReserved FROM c; CREATE VIEW CANN_API AS " + endless + " SELECT x % 7 AS connectionId, x AS startNs FROM c;",
+        "CREATE TABLE C2 AS SELECT * FROM COMPUTE_TASK_INFO; DROP TABLE COMPUTE_TASK_INFO; "
+        "ALTER TABLE C2 RENAME TO COMPUTE_TASK_INFO; UPDATE TASK SET globalTaskId = 7; UPDATE COMPUTE_TASK_INFO SET globalTaskId = 7;",
+        "UPDATE TASK SET startNs = NULL WHERE rowid % 3 = 0; UPDATE TASK SET endNs = 'x' WHERE rowid % 5 = 0;",
+        "CREATE TABLE MEMORY_RECORD (component INTEGER, timestamp INTEGER, totalAllocated INTEGER, totalReserved INTEGER); "
+        "INSERT INTO MEMORY_RECORD SELECT id, id * 1000, id, id FROM STRING_IDS;",
+        "DROP TABLE STRING_IDS; CREATE TABLE STRING_IDS (id INTEGER, value TEXT); INSERT INTO STRING_IDS VALUES (1, 'a'), (1, 'b');",
+]):
+    write("fuzz_export_db_sql", f"sql{i}", sql.encode())
+
