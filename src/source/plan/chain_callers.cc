@@ -245,6 +245,44 @@ bool IsDeviceSynchronize(std::string_view n) {
          n == "aclrtSynchronizeDeviceWithTimeout" || n == "cudaDeviceSynchronize" || n == "cudaStreamSynchronize";
 }
 
+// The last token of `if (cond) {...}` or `if (cond) stmt;` starting at `if_at`, when token
+// `in_cond` lies in its condition and no else follows; t.size() otherwise.
+size_t IfWithoutElseEnd(const std::vector<Token>& t, size_t if_at, size_t in_cond) {
+  size_t open = NextCode(t, if_at);
+  if (open >= t.size() || !t[open].Is("(")) return t.size();
+  size_t close = MatchingClose(t, open);
+  if (close >= t.size() || in_cond <= open || in_cond >= close) return t.size();
+  size_t body = NextCode(t, close);
+  if (body >= t.size()) return t.size();
+  size_t end = t[body].Is("{") ? MatchingClose(t, body) : StatementEnd(t, body);
+  if (end >= t.size()) return t.size();
+  size_t after = NextCode(t, end);
+  if (after < t.size() && t[after].Is("else")) return t.size();
+  return end;
+}
+
+// The last token of a braced `for (...) {...}`, `while (...) {...}` or else-less `if (...) {...}`
+// starting at `at`; t.size() for any other statement.
+size_t ControlStatementEnd(const std::vector<Token>& t, size_t at) {
+  if (at >= t.size() || !(t[at].Is("for") || t[at].Is("while") || t[at].Is("if"))) return t.size();
+  size_t open = NextCode(t, at);
+  if (open >= t.size() || !t[open].Is("(")) return t.size();
+  size_t close = MatchingClose(t, open);
+  size_t body = close < t.size() ? NextCode(t, close) : t.size();
+  if (body >= t.size() || !t[body].Is("{")) return t.size();
+  size_t end = MatchingClose(t, body);
+  if (end >= t.size()) return t.size();
+  size_t after = NextCode(t, end);
+  if (t[at].Is("if") && after < t.size() && t[after].Is("else")) return t.size();
+  return end;
+}
+
+bool IsControlKeyword(const Token& tok) {
+  for (const char* k : {"if", "else", "for", "while", "do", "switch", "case", "default", "try", "catch"})
+    if (tok.Is(k)) return true;
+  return false;
+}
+
 bool IncludesCstdio(const SourceFile& f) {
   for (const Directive& d : f.lex.directives)
     if (d.kind == DirectiveKind::kInclude && (d.include_path == "cstdio" || d.include_path == "stdio.h")) return true;
@@ -277,6 +315,31 @@ void ChainBuilder::Launchers() {
                          "as its last argument and save it after a device synchronize",
                          k->name, kWords));
   }
+}
+
+std::set<std::string> ChainBuilder::Synchronizers() {
+  std::map<std::string, bool> always;  // name -> every definition synchronizes
+  for (const SourceFile* f : set_.Files()) {
+    const auto& t = f->lex.tokens;
+    const CodeStructure& cs = Structure(f);
+    for (size_t bi = 0; bi < cs.blocks.size(); ++bi) {
+      const Block& b = cs.blocks[bi];
+      if (b.kind != BlockKind::kFunction || b.name.empty() || b.close >= t.size()) continue;
+      bool syncs = false;
+      for (size_t k = b.open + 1; k + 1 < b.close && !syncs; ++k) {
+        if (!Code(t[k]) || !IsDeviceSynchronize(t[k].text) || !t[k + 1].Is("(")) continue;
+        if (cs.InnermostBlock(k) != static_cast<int>(bi)) continue;
+        size_t stmt = TopLevelStatement(t, b, k);
+        syncs = stmt < t.size() && !IsControlKeyword(t[stmt]);
+      }
+      auto [it, fresh] = always.emplace(b.name, syncs);
+      if (!fresh) it->second = it->second && syncs;
+    }
+  }
+  std::set<std::string> out;
+  for (const auto& [name, yes] : always)
+    if (yes && !IsDeviceSynchronize(name)) out.insert(name);
+  return out;
 }
 
 // The launches of one host function. The function's signature is never changed (its declarations
@@ -364,13 +427,36 @@ void ChainBuilder::LaunchesIn(const SourceFile& f, int fn, const std::vector<con
   // complete there, and freeing it there frees it on every path that allocated it. Without one
   // (a launcher that returns to its caller) a buffer made here could be neither saved nor freed,
   // and the file may not even see the runtime's allocation API (a kernel source's launcher).
+  // A call of a helper that always synchronizes counts (Synchronizers), and so does a synchronize
+  // in the condition of an `if` without else (`if (!SyncStream(buf)) { ...; return false; }`):
+  // the write-back goes after the whole if statement, where the device has synchronized.
+  const std::set<std::string>& helpers = *(synchronizers_ ? synchronizers_ : (synchronizers_ = Synchronizers()));
   size_t sync_end = t.size();
   for (size_t k = last.close; k < b.close && k + 1 < t.size(); ++k) {
-    if (!Code(t[k]) || !IsDeviceSynchronize(t[k].text) || !t[k + 1].Is("(")) continue;
+    if (!Code(t[k]) || !(IsDeviceSynchronize(t[k].text) || helpers.count(std::string(t[k].text))) || !t[k + 1].Is("("))
+      continue;
+    if (k > 0 && (t[k - 1].Is(".") || t[k - 1].Is("->"))) continue;  // a method of that name, not the helper
     size_t stmt = TopLevelStatement(t, b, k);
     size_t end = StatementEnd(t, stmt);
+    if (end >= t.size() && t[stmt].Is("if")) end = IfWithoutElseEnd(t, stmt, k);
     if (cs.InnermostBlock(k) == fn && end < t.size() && LastOnLine(t, end) && FirstOnLine(t, stmt)) sync_end = end;
     break;
+  }
+  // A loop that launches and then synchronizes in the same block (`for (cfg : list) { k<<<...>>>(...);
+  // CHECK_ACL(aclrtSynchronizeStream(s)); ... }`): every launch has synchronized once the whole
+  // top-level statement has run, so the write-back goes after it.
+  if (sync_end >= t.size()) {
+    const int launch_block = cs.InnermostBlock(last.first);
+    const size_t outer = TopLevelStatement(t, b, last.first);
+    const size_t outer_end = ControlStatementEnd(t, outer);
+    for (size_t k = last.close; launch_block != fn && k < outer_end && outer_end < t.size() && k + 1 < t.size(); ++k) {
+      if (!Code(t[k]) || !(IsDeviceSynchronize(t[k].text) || helpers.count(std::string(t[k].text))) ||
+          !t[k + 1].Is("(") || cs.InnermostBlock(k) != launch_block)
+        continue;
+      if (k > 0 && (t[k - 1].Is(".") || t[k - 1].Is("->"))) continue;
+      if (LastOnLine(t, outer_end) && FirstOnLine(t, outer)) sync_end = outer_end;
+      break;
+    }
   }
   if (sync_end >= t.size()) {
     pass_null(fmt::format("{} does not synchronize the device after it: its caller must provide the buffer", b.name));

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <climits>
 #include <filesystem>
+#include <optional>
 #include <set>
 
 #include "source/index/call_resolver.h"
@@ -136,6 +137,12 @@ class ChainBuilder {
   // EXEC_KERNEL_CMD(name, ...).
   void Launchers();
   void LaunchesIn(const SourceFile& f, int fn, const std::vector<const KernelLaunch*>& launches, bool& cstdio);
+  // Host functions of the tree that always synchronize the device: every definition of the name
+  // calls aclrtSynchronizeStream / cudaDeviceSynchronize / ... in a statement at the top level
+  // of its body that is no if, loop or switch (`bool SyncStream(...) { return
+  // CheckAcl(aclrtSynchronizeStream(s), ...); }`). A call of one counts as a synchronize.
+  std::set<std::string> Synchronizers();
+  std::optional<std::set<std::string>> synchronizers_;
 
   // Python drivers that call the operator: unpacking, synchronize and save are the user's.
   void Samples();

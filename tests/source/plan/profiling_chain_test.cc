@@ -351,6 +351,70 @@ TEST(ProfilingChainTest, DirectLaunchWithoutASynchronizeAfterItPassesNullptrAndI
   EXPECT_THAT(lint.out, HasSubstr("passes nullptr as its profiling buffer (argument 2), so the kernel writes no trace"));
 }
 
+// cann-samples' cv_datapath (14 samples): the synchronize is in a helper of the tree, called in
+// an if's condition: `if (!SyncStream(buf, "...")) { return 1; }`. That is a synchronize: the
+// buffer is made here and written back after the whole if statement.
+TEST(ProfilingChainTest, AHelperThatAlwaysSynchronizesCalledInAnIfConditionCountsAsTheSynchronize) {
+  TempTree t({{"include/runner.h",
+               "#pragma once\n#include \"acl/acl.h\"\n"
+               "inline bool CheckAcl(int rc, const char* what) { return rc == 0; }\n"
+               "inline bool SyncStream(aclrtStream s, const char* stage)\n{\n"
+               "    return CheckAcl(aclrtSynchronizeStream(s), stage);\n}\n"
+               "inline bool MaybeSync(aclrtStream s, bool yes)\n{\n"
+               "    if (yes) {\n        aclrtSynchronizeStream(s);\n    }\n    return true;\n}\n"},
+              {"main.asc",
+               "#include \"runner.h\"\n#include \"kernel_operator.h\"\n\n"
+               "__global__ __aicore__ void k(GM_ADDR x)\n{\n    for (int i = 0; i < 2; ++i) {\n        Step(x);\n    }\n}\n\n"
+               "int run(aclrtStream s, void* x)\n{\n"
+               "    k<<<8, nullptr, s>>>(x);\n"
+               "    if (!SyncStream(s, \"k\")) {\n        return 1;\n    }\n"
+               "    return 0;\n}\n\n"
+               "int run_maybe(aclrtStream s, void* x)\n{\n"
+               "    k<<<8, nullptr, s>>>(x);\n"
+               "    MaybeSync(s, true);\n"
+               "    return 0;\n}\n"}});
+  auto r = RunBinary({"instrument", "--op", t.path()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string s = t.Read("main.asc");
+  // run: allocated before the launch, written back after the if statement.
+  const size_t run = s.find("int run(");
+  const size_t alloc = s.find("aclrtMalloc(&profiling_data", run);
+  ASSERT_NE(alloc, std::string::npos) << s;
+  EXPECT_LT(alloc, s.find("    k<<<8, nullptr, s>>>(x, profiling_data);", run));
+  const size_t if_end = s.find("        return 1;\n    }\n", run);
+  ASSERT_NE(if_end, std::string::npos) << s;
+  EXPECT_LT(if_end, s.find("aclrtMemcpy(optrace_host", run)) << s;
+  EXPECT_LT(s.find("aclrtFree(profiling_data);", run), s.find("    return 0;\n}", run)) << s;
+  // run_maybe: a helper that synchronizes only under a condition is no synchronize.
+  const size_t maybe = s.find("int run_maybe(");
+  EXPECT_THAT(s.substr(maybe), HasSubstr("k<<<8, nullptr, s>>>(x, nullptr);"));
+  EXPECT_THAT(r.out, HasSubstr("(run_maybe does not synchronize the device after it"));
+  auto revert = RunBinary({"instrument", "--op", t.path(), "--revert"});
+  ASSERT_EQ(revert.exit_code, 0) << revert.err;
+}
+
+// cann-samples' mem_bandwidth: main launches and synchronizes inside a loop over configurations;
+// the buffer is made before the loop and written back after it.
+TEST(ProfilingChainTest, ALoopThatLaunchesAndSynchronizesGetsTheBufferAroundTheLoop) {
+  TempTree t({{"main.asc",
+               "#include \"acl/acl.h\"\n#include \"kernel_operator.h\"\n\n"
+               "__global__ __aicore__ void k(GM_ADDR x)\n{\n    for (int i = 0; i < 2; ++i) {\n        Step(x);\n    }\n}\n\n"
+               "int main()\n{\n    aclrtStream s = nullptr;\n    void* x = nullptr;\n"
+               "    for (int c = 0; c < 3; ++c) {\n"
+               "        k<<<8, nullptr, s>>>(x);\n"
+               "        CHECK_ACL(aclrtSynchronizeStream(s));\n"
+               "        Check(x);\n"
+               "    }\n"
+               "    return 0;\n}\n"}});
+  auto r = RunBinary({"instrument", "--op", t.path()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string s = t.Read("main.asc");
+  EXPECT_THAT(s, HasSubstr("k<<<8, nullptr, s>>>(x, profiling_data);"));
+  EXPECT_LT(s.find("aclrtMalloc(&profiling_data"), s.find("    for (int c = 0;")) << s;
+  EXPECT_LT(s.find("        Check(x);\n    }\n"), s.find("aclrtMemcpy(optrace_host")) << s;
+  EXPECT_LT(s.find("aclrtFree(profiling_data);"), s.find("    return 0;\n}")) << s;
+}
+
 TEST(ProfilingChainTest, AKernelWrittenWithAMacroFromAHeaderGetsTheBuffer) {
   TempTree t({{"op_kernel/defs.h", "#define OP_GLOBAL extern \"C\" __global__ __aicore__\n"},
               {"op_kernel/k.cpp",
