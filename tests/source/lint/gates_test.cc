@@ -109,6 +109,23 @@ TEST(GatesTest, SamplesThatNeverSaveFailG4) {
   EXPECT_EQ(r.gates[4].state, GateState::kSatisfied);
 }
 
+// Issue 51: the source toolchain's own sample calls the helper through its module
+// (`trace_utils.save_profiling_data(profiling, rank, output_dir)`) after a synchronize; G4 called
+// that "not satisfied" (only a bare call counted as saving).
+TEST(GatesTest, AModuleQualifiedSaveAfterASynchronizeSatisfiesG4) {
+  optrace::testing::TempTree t;
+  optrace::testing::CopyExampleOperator(t);
+  fs::remove(t.path("examples/moe_dispatch_combine_sample.py"));
+  t.Write("examples/run.py",
+          "import torch\nimport torch_npu\nimport trace_utils\n\n"
+          "def main(rank, output_dir):\n"
+          "    profiling = torch.zeros(4, dtype=torch.int64).npu()\n"
+          "    torch_npu.npu.synchronize()\n"
+          "    trace_utils.save_profiling_data(profiling, rank, output_dir)\n");
+  LintReport r = LintGates(t.path());
+  EXPECT_EQ(r.gates[3].state, GateState::kSatisfied) << r.gates[3].reason;
+}
+
 TEST(GatesTest, UninstrumentedKernelFailsG2) {
   optrace::testing::TempTree t({{"op_kernel/k.cpp", "extern \"C\" __global__ void k(GM_ADDR x, GM_ADDR y) {\n}\n"}});
   LintReport r = LintGates(t.path());
