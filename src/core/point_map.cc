@@ -1,10 +1,12 @@
 #include "core/point_map.h"
 #include "core/json_text.h"
 
+#include <climits>
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "core/file_io.h"
+#include "core/json_number.h"
 
 namespace optrace {
 namespace {
@@ -71,8 +73,8 @@ Result<PointMap> ParsePointMap(std::string_view json_text, std::string_view orig
     }
     info.event_type = type[0];
     if (value.contains("file") && value["file"].is_string()) info.file = value["file"].get<std::string>();
-    if (value.contains("line") && value["line"].is_number_integer()) info.line = value["line"].get<int>();
-    if (value.contains("column") && value["column"].is_number_integer()) info.column = value["column"].get<int>();
+    if (value.contains("line")) info.line = static_cast<int>(JsonInteger(value["line"], 0, INT_MAX).value_or(0));
+    if (value.contains("column")) info.column = static_cast<int>(JsonInteger(value["column"], 0, INT_MAX).value_or(0));
     if (value.contains("event_id") && value["event_id"].is_number_integer()) {
       info.event_id = value["event_id"].get<int64_t>();
     }

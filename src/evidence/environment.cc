@@ -289,7 +289,7 @@ Result<EnvironmentInfo> EnvironmentFromJson(std::string_view text, std::string_v
     return BadInputError("{}: no integer \"schema_version\"; expected the environment.json of `optrace env -o DIR`",
                          path);
   }
-  int version = doc["schema_version"].get<int>();
+  int64_t version = doc["schema_version"].get<int64_t>();
   if (version != kEnvironmentSchemaVersion) {
     return BadInputError("{}: schema_version {} is not {}; regenerate it with this optrace's `optrace env`", path,
                          version, kEnvironmentSchemaVersion);

@@ -7,9 +7,11 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <utility>
 #include <nlohmann/json.hpp>
 
 #include "core/file_io.h"
+#include "core/json_number.h"
 #include "core/subprocess.h"
 
 namespace optrace::analyze {
@@ -36,9 +38,13 @@ Result<HardwarePeaks> EntryFromJson(const std::string& origin, const json& j) {
   if (j.contains("aliases") && j["aliases"].is_array())
     for (const json& a : j["aliases"])
       if (a.is_string()) h.aliases.push_back(a.get<std::string>());
-  double cc = Num(j, "cube_core_count"), vc = Num(j, "vector_core_count");
-  h.cube_core_count = std::isnan(cc) ? -1 : int(cc);
-  h.vector_core_count = std::isnan(vc) ? -1 : int(vc);
+  for (auto [key, out] : {std::pair{"cube_core_count", &h.cube_core_count}, {"vector_core_count", &h.vector_core_count}}) {
+    *out = -1;  // not stated
+    if (!j.contains(key) || !j[key].is_number()) continue;
+    std::optional<int64_t> n = JsonInteger(j[key], 0, 100000);
+    if (!n) return BadInputError("{}: {}: '{}' must be a whole number from 0 to 100000", origin, h.name, key);
+    *out = static_cast<int>(*n);
+  }
   h.cube_freq_mhz = Num(j, "cube_freq_mhz");
   h.cube_fp16_tflops = Num(j, "cube_fp16_tflops");
   h.cube_bf16_tflops = Num(j, "cube_bf16_tflops");

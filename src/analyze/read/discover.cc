@@ -1,6 +1,7 @@
 // Discovery of rank directories and their files.
 #include "analyze/read/discover.h"
 
+#include <climits>
 #include <algorithm>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -9,6 +10,7 @@
 
 #include "analyze/read/capture.h"
 #include "core/file_io.h"
+#include "core/json_number.h"
 
 namespace optrace::analyze {
 namespace fs = std::filesystem;
@@ -92,7 +94,7 @@ void FillTorchRank(const fs::path& dir, RankInput& in) {
       auto j = nlohmann::json::parse(*text, nullptr, false);
       if (j.is_object() && j.contains("rank_id")) {
         const auto& v = j["rank_id"];
-        if (v.is_number_integer()) in.rank = v.get<int>();
+        if (v.is_number_integer()) in.rank = static_cast<int>(JsonInteger(v, 0, INT_MAX).value_or(in.rank));
         else if (v.is_string()) {
           try {
             in.rank = std::stoi(v.get<std::string>());

@@ -1,8 +1,10 @@
 // The rank's metadata files: profiler_metadata.json (parallel_group_info: the parallel groups and
 // their ranks) and profiler_info_<rank>.json (profiler level, AIC metrics, torch_npu and CANN versions).
+#include <climits>
 #include <nlohmann/json.hpp>
 
 #include "analyze/read/json_file.h"
+#include "core/json_number.h"
 #include "analyze/read/normalize.h"
 
 namespace optrace::analyze {
@@ -23,7 +25,7 @@ Status ReadProfilerMetadata(const std::filesystem::path& path, RankTable& table)
     g.kind = ParallelKind(g.pg_name);
     if (info.contains("global_ranks") && info["global_ranks"].is_array())
       for (const json& r : info["global_ranks"])
-        if (r.is_number_integer()) g.global_ranks.push_back(r.get<int>());
+        if (std::optional<int64_t> n = JsonInteger(r, 0, INT_MAX)) g.global_ranks.push_back(static_cast<int>(*n));
     std::sort(g.global_ranks.begin(), g.global_ranks.end());
     table.parallel_groups.push_back(std::move(g));
   }

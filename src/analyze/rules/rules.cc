@@ -6,6 +6,7 @@
 #include <charconv>
 
 #include "core/file_io.h"
+#include "core/json_number.h"
 
 namespace optrace::analyze {
 namespace {
@@ -72,10 +73,9 @@ Status ApplyTaxonomy(Rules& rules, const std::string& origin, const json& j) {
 
 Status ApplySegmentation(Rules& rules, const std::string& origin, const json& j) {
   if (j.contains("min_anchor_count")) {
-    if (!j["min_anchor_count"].is_number_integer() || j["min_anchor_count"].get<int64_t>() < 0 ||
-        j["min_anchor_count"].get<int64_t>() > 1000000)
-      return BadInputError("{}: 'min_anchor_count' must be an integer from 0 to 1000000", origin);
-    rules.min_anchor_count = j["min_anchor_count"].get<int>();
+    std::optional<int64_t> n = JsonInteger(j["min_anchor_count"], 0, 1000000);
+    if (!n) return BadInputError("{}: 'min_anchor_count' must be an integer from 0 to 1000000", origin);
+    rules.min_anchor_count = static_cast<int>(*n);
   }
   OPTRACE_ASSIGN_OR_RETURN(rules.layer_anchors, RuleList(origin, j, "layer_anchors", "family"));
   return Status::Ok();
@@ -102,8 +102,12 @@ Status ApplyDiagnosis(Rules& rules, const std::string& origin, const json& j) {
   auto num = [&](const char* key, double& out) {
     if (j.contains(key) && j[key].is_number()) out = j[key].get<double>();
   };
+  Status bad = Status::Ok();
   auto integer = [&](const char* key, int& out) {
-    if (j.contains(key) && j[key].is_number()) out = j[key].get<int>();
+    if (!j.contains(key) || !j[key].is_number()) return;
+    std::optional<int64_t> n = JsonInteger(j[key], 0, 1000000);
+    if (n) out = static_cast<int>(*n);
+    else if (bad.ok()) bad = BadInputError("{}: '{}' must be an integer from 0 to 1000000", origin, key);
   };
   num("bubble_gap_min_us", t.bubble_gap_min_us);
   num("bubble_gap_min_wall_share", t.bubble_gap_min_wall_share);
@@ -150,7 +154,7 @@ Status ApplyDiagnosis(Rules& rules, const std::string& origin, const json& j) {
   num("small_packet_mb", t.small_packet_mb);
   num("small_packet_time_share", t.small_packet_time_share);
   num("small_packet_min_ms", t.small_packet_min_ms);
-  return Status::Ok();
+  return bad;
 }
 
 Status ApplyDixon(Rules& rules, const std::string& origin, const json& j) {

@@ -71,7 +71,7 @@ LayerCuts FindLayerCuts(const AnalysisResult& res, const Rules& rules, Step& ste
   }
   int chosen = -1;
   for (size_t k = 0; k < counts.size(); ++k)
-    if (counts[k] >= rules.min_anchor_count) {
+    if (counts[k] > 0 && counts[k] >= rules.min_anchor_count) {  // a rule cuts only where it matched
       chosen = static_cast<int>(k);
       break;
     }

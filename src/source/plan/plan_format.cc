@@ -1,4 +1,5 @@
 // Plan output: the text tree, the JSON plan (schema_version 1) and reading it back.
+#include <climits>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -7,6 +8,7 @@
 
 #include "source/lexer/trace_calls.h"
 #include "core/json_text.h"
+#include "core/json_number.h"
 #include "source/plan/plan.h"
 
 namespace optrace::source {
@@ -199,9 +201,9 @@ Result<Plan> PlanFromJson(std::string_view text, const std::string& path) {
     return BadInputError("{}: not valid JSON; write the plan with `optrace plan --format json`", path);
   if (!j.contains("schema_version") || !j["schema_version"].is_number_integer())
     return BadInputError("{}: no \"schema_version\"; not an optrace plan", path);
-  if (j["schema_version"].get<int>() > kSchemaVersion)
+  if (j["schema_version"].get<int64_t>() > kSchemaVersion)
     return BadInputError("{}: schema_version {} is newer than this optrace reads ({})", path,
-                         j["schema_version"].get<int>(), kSchemaVersion);
+                         j["schema_version"].get<int64_t>(), kSchemaVersion);
   if (!j.contains("sites") || !j["sites"].is_array())
     return BadInputError("{}: no \"sites\" array; not an optrace plan", path);
   Plan plan;
@@ -240,7 +242,7 @@ Result<Plan> PlanFromJson(std::string_view text, const std::string& path) {
     s.file = field("file");
     s.name = field("name");
     s.label = field("label");
-    s.line = x.contains("line") && x["line"].is_number_integer() ? x["line"].get<int>() : 0;
+    s.line = x.contains("line") ? static_cast<int>(JsonInteger(x["line"], 0, INT_MAX).value_or(0)) : 0;
     s.in_macro = x.contains("in_macro") && x["in_macro"].is_boolean() && x["in_macro"].get<bool>();
     if (s.file.empty() || s.line <= 0)
       return BadInputError("{}: site {}: needs \"file\" and a positive \"line\"", path, s.id);

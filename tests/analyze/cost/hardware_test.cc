@@ -1,5 +1,6 @@
 #include "analyze/cost/hardware.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "analyze/analyze_test_util.h"
@@ -44,6 +45,17 @@ TEST(HardwareTest, ANameAndAnAliasFindThePartCaseInsensitively) {
   auto alias = HardwareByName(Table(), "910B2");
   ASSERT_TRUE(alias.ok());
   EXPECT_EQ(alias->name, "Ascend910B2");
+}
+
+TEST(HardwareTest, ACoreCountPastAnyIntIsAnErrorNotACast) {
+  // 1e300 was cast to int (undefined behaviour; fuzz_plan_rules, UBSan).
+  for (const char* v : {"1e300", "-1", "2.5", "4294967297"}) {
+    auto t = ParseHardwareTable(
+        "hw.json", fmt::format(R"({{"schema_version": 1, "hardware": [{{"name": "X", "cube_core_count": {}}}]}})", v));
+    ASSERT_FALSE(t.ok()) << v;
+    EXPECT_NE(t.status().message().find("'cube_core_count' must be a whole number from 0 to 100000"), std::string::npos)
+        << t.status().message();
+  }
 }
 
 TEST(HardwareTest, AFamilyAliasNamingSeveralPartsIsRefused) {

@@ -121,6 +121,18 @@ TEST(SegmentTest, AnchorRulesComeFromData) {
   EXPECT_EQ(r.steps[0].layer_anchor, "custom");
 }
 
+TEST(SegmentTest, AMinAnchorCountOfZeroNeverCutsAtARuleWithNoMatch) {
+  // min_anchor_count 0 chose the first rule though nothing matched it, and its anchors' back()
+  // was read from an empty list (fuzz_plan_rules, UBSan).
+  Rules rules = testing::BuiltinRules();
+  rules.min_anchor_count = 0;
+  AnalysisResult r = OneRank({{"MatMul", 0, 10, 1}, {"Softmax", 20, 10, 1}});
+  SegmentRanks(r, rules);
+  ASSERT_EQ(r.steps.size(), 1u);
+  EXPECT_TRUE(r.layers.empty());
+  EXPECT_TRUE(r.steps[0].layer_anchor.empty());
+}
+
 TEST(SegmentTest, InterleavedStepIdsGiveEachStepItsFirstToLastEvent) {
   AnalysisResult r = OneRank({{"a", 0, 10, 1}, {"b", 20, 10, 1}, {"c", 40, 10, 2}, {"d", 60, 10, 1},
                               {"e", 80, 10, 2}, {"f", 100, 10, 3}});

@@ -1,0 +1,44 @@
+#include "analyze/rules/rules.h"
+
+#include <gtest/gtest.h>
+
+#include "testing/temp_tree.h"
+
+namespace optrace::analyze {
+namespace {
+
+using testing::TempTree;
+
+// A diagnosis rules file whose one integer threshold is `value`.
+Result<Rules> WithTopOperators(const std::string& value) {
+  TempTree tree({{"rules/diagnosis_rules.json", R"({"schema_version": 1, "top_operators": )" + value + "}"}});
+  return LoadRules(tree.path("rules"));
+}
+
+TEST(RulesTest, AnIntegerThresholdInRangeIsRead) {
+  auto rules = WithTopOperators("7");
+  ASSERT_TRUE(rules.ok()) << rules.status().message();
+  EXPECT_EQ(rules->thresholds.top_operators, 7);
+}
+
+TEST(RulesTest, AnIntegerThresholdPastIntIsAnErrorNotACast) {
+  // 1e300 was converted by a cast (undefined behaviour: fuzz_plan_rules, UBSan); 4294967297
+  // truncated to 1.
+  for (const char* v : {"1e300", "-1e300", "4294967297", "-3", "2.5"}) {
+    auto rules = WithTopOperators(v);
+    ASSERT_FALSE(rules.ok()) << v;
+    EXPECT_NE(rules.status().message().find("'top_operators' must be an integer from 0 to 1000000"),
+              std::string::npos)
+        << rules.status().message();
+  }
+}
+
+TEST(RulesTest, AMinAnchorCountAsAWholeFloatIsRead) {
+  TempTree tree({{"rules/segmentation_rules.json", R"({"schema_version": 1, "min_anchor_count": 3.0})"}});
+  auto rules = LoadRules(tree.path("rules"));
+  ASSERT_TRUE(rules.ok()) << rules.status().message();
+  EXPECT_EQ(rules->min_anchor_count, 3);
+}
+
+}  // namespace
+}  // namespace optrace::analyze
