@@ -53,10 +53,8 @@ int OpenExportDb(const std::filesystem::path& path, sqlite3** db) {
 
 bool IsPlainTable(sqlite3* db, const char* name) {
   sqlite3_stmt* st = nullptr;
-  if (sqlite3_prepare_v2(db,
-                         "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1 AND "
-                         "upper(substr(ltrim(sql), 1, 14)) <> 'CREATE VIRTUAL'",
-                         -1, &st, nullptr) != SQLITE_OK)
+  const std::string sql = "SELECT 1 FROM sqlite_master WHERE name = ?1 AND " + std::string(kPlainTableSql);
+  if (sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr) != SQLITE_OK)
     return false;
   sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
   const bool found = sqlite3_step(st) == SQLITE_ROW;

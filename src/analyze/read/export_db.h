@@ -15,6 +15,7 @@
 
 #include <filesystem>
 #include <string>
+#include <string_view>
 
 namespace optrace::analyze {
 
@@ -27,6 +28,9 @@ int OpenExportDb(const std::filesystem::path& path, sqlite3** db);
 // the only objects optrace reads. A view can be recursive (WITH RECURSIVE ... with no end), and
 // reading one ran forever while SQLite's temp file grew (issue 53.7); an export writes tables.
 bool IsPlainTable(sqlite3* db, const char* name);
+// The sqlite_master condition IsPlainTable tests, for queries that list tables themselves.
+inline constexpr std::string_view kPlainTableSql =
+    "type = 'table' AND upper(substr(ltrim(sql), 1, 14)) <> 'CREATE VIRTUAL'";
 
 // The "file:" URI that opens `path` (made absolute) immutable (the path encoded by UriPath).
 std::string ImmutableDbUri(const std::filesystem::path& path);

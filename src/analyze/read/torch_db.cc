@@ -33,10 +33,9 @@ class Db {
     // Tables of the db's own only: a view may be recursive and never end (issue 53.7), and a
     // virtual table is code, not data. Both read as missing; the names are kept for the message.
     sqlite3_stmt* st = nullptr;
-    if (sqlite3_prepare_v2(db_,
-                           "SELECT name, type = 'table' AND upper(substr(ltrim(sql), 1, 14)) <> 'CREATE VIRTUAL' "
-                           "FROM sqlite_master WHERE type IN ('table', 'view')",
-                           -1, &st, nullptr) != SQLITE_OK)
+    const std::string sql =
+        "SELECT name, " + std::string(kPlainTableSql) + " FROM sqlite_master WHERE type IN ('table', 'view')";
+    if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &st, nullptr) != SQLITE_OK)
       return BadInputError("{}: not a readable SQLite database ({})", path_, sqlite3_errmsg(db_));
     while (sqlite3_step(st) == SQLITE_ROW)
       (sqlite3_column_int(st, 1) ? tables_ : not_tables_).insert(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)));

@@ -1,5 +1,7 @@
 // Profiling chain, the callers: launch macros and adapters pass the buffer, the aclnn API allocates
 // and returns it, Python samples unpack and save it.
+#include <cstdint>
+
 #include "source/lexer/kernel_launches.h"
 #include "source/plan/profiling_chain_builder.h"
 
@@ -245,32 +247,21 @@ bool IsDeviceSynchronize(std::string_view n) {
          n == "aclrtSynchronizeDeviceWithTimeout" || n == "cudaDeviceSynchronize" || n == "cudaStreamSynchronize";
 }
 
-// The last token of `if (cond) {...}` or `if (cond) stmt;` starting at `if_at`, when token
-// `in_cond` lies in its condition and no else follows; t.size() otherwise.
-size_t IfWithoutElseEnd(const std::vector<Token>& t, size_t if_at, size_t in_cond) {
-  size_t open = NextCode(t, if_at);
-  if (open >= t.size() || !t[open].Is("(")) return t.size();
-  size_t close = MatchingClose(t, open);
-  if (close >= t.size() || in_cond <= open || in_cond >= close) return t.size();
-  size_t body = NextCode(t, close);
-  if (body >= t.size()) return t.size();
-  size_t end = t[body].Is("{") ? MatchingClose(t, body) : StatementEnd(t, body);
-  if (end >= t.size()) return t.size();
-  size_t after = NextCode(t, end);
-  if (after < t.size() && t[after].Is("else")) return t.size();
-  return end;
-}
-
 // The last token of a braced `for (...) {...}`, `while (...) {...}` or else-less `if (...) {...}`
-// starting at `at`; t.size() for any other statement.
-size_t ControlStatementEnd(const std::vector<Token>& t, size_t at) {
+// starting at `at`; t.size() for any other statement. With `braceless_if`, an else-less
+// `if (cond) stmt;` counts too. With `in_cond`, token in_cond must lie in the condition.
+size_t ControlStatementEnd(const std::vector<Token>& t, size_t at, bool braceless_if = false,
+                           size_t in_cond = SIZE_MAX) {
   if (at >= t.size() || !(t[at].Is("for") || t[at].Is("while") || t[at].Is("if"))) return t.size();
   size_t open = NextCode(t, at);
   if (open >= t.size() || !t[open].Is("(")) return t.size();
   size_t close = MatchingClose(t, open);
-  size_t body = close < t.size() ? NextCode(t, close) : t.size();
-  if (body >= t.size() || !t[body].Is("{")) return t.size();
-  size_t end = MatchingClose(t, body);
+  if (close >= t.size() || (in_cond != SIZE_MAX && (in_cond <= open || in_cond >= close))) return t.size();
+  size_t body = NextCode(t, close);
+  if (body >= t.size()) return t.size();
+  const bool braced = t[body].Is("{");
+  if (!braced && !(braceless_if && t[at].Is("if"))) return t.size();
+  size_t end = braced ? MatchingClose(t, body) : StatementEnd(t, body);
   if (end >= t.size()) return t.size();
   size_t after = NextCode(t, end);
   if (t[at].Is("if") && after < t.size() && t[after].Is("else")) return t.size();
@@ -431,14 +422,17 @@ void ChainBuilder::LaunchesIn(const SourceFile& f, int fn, const std::vector<con
   // in the condition of an `if` without else (`if (!SyncStream(buf)) { ...; return false; }`):
   // the write-back goes after the whole if statement, where the device has synchronized.
   const std::set<std::string>& helpers = *(synchronizers_ ? synchronizers_ : (synchronizers_ = Synchronizers()));
+  // A call of a device synchronize or of such a helper (a method of that name is neither).
+  auto sync_call = [&](size_t k) {
+    return Code(t[k]) && (IsDeviceSynchronize(t[k].text) || helpers.count(std::string(t[k].text))) &&
+           k + 1 < t.size() && t[k + 1].Is("(") && !(k > 0 && (t[k - 1].Is(".") || t[k - 1].Is("->")));
+  };
   size_t sync_end = t.size();
   for (size_t k = last.close; k < b.close && k + 1 < t.size(); ++k) {
-    if (!Code(t[k]) || !(IsDeviceSynchronize(t[k].text) || helpers.count(std::string(t[k].text))) || !t[k + 1].Is("("))
-      continue;
-    if (k > 0 && (t[k - 1].Is(".") || t[k - 1].Is("->"))) continue;  // a method of that name, not the helper
+    if (!sync_call(k)) continue;
     size_t stmt = TopLevelStatement(t, b, k);
     size_t end = StatementEnd(t, stmt);
-    if (end >= t.size() && t[stmt].Is("if")) end = IfWithoutElseEnd(t, stmt, k);
+    if (end >= t.size() && t[stmt].Is("if")) end = ControlStatementEnd(t, stmt, true, k);
     if (cs.InnermostBlock(k) == fn && end < t.size() && LastOnLine(t, end) && FirstOnLine(t, stmt)) sync_end = end;
     break;
   }
@@ -450,10 +444,7 @@ void ChainBuilder::LaunchesIn(const SourceFile& f, int fn, const std::vector<con
     const size_t outer = TopLevelStatement(t, b, last.first);
     const size_t outer_end = ControlStatementEnd(t, outer);
     for (size_t k = last.close; launch_block != fn && k < outer_end && outer_end < t.size() && k + 1 < t.size(); ++k) {
-      if (!Code(t[k]) || !(IsDeviceSynchronize(t[k].text) || helpers.count(std::string(t[k].text))) ||
-          !t[k + 1].Is("(") || cs.InnermostBlock(k) != launch_block)
-        continue;
-      if (k > 0 && (t[k - 1].Is(".") || t[k - 1].Is("->"))) continue;
+      if (!sync_call(k) || cs.InnermostBlock(k) != launch_block) continue;
       if (LastOnLine(t, outer_end) && FirstOnLine(t, outer)) sync_end = outer_end;
       break;
     }
