@@ -1,6 +1,7 @@
 // Readers of the memory records, text and db layouts (memory_export.h).
 #include "analyze/read/memory_export.h"
 
+#include <limits>
 #include <sqlite3.h>
 
 #include <algorithm>
@@ -8,13 +9,20 @@
 #include <filesystem>
 
 #include "analyze/read/export_db.h"
+#include "core/saturating.h"
 #include "core/csv_reader.h"
 
 namespace optrace::analyze {
 namespace fs = std::filesystem;
 namespace {
 
-int64_t UsToNs(double us) { return static_cast<int64_t>(std::llround(us * 1000.0)); }
+// Clamped first: llround of a value past int64 is unspecified (a crafted 1e300 us).
+int64_t UsToNs(double us) {
+  const double ns = us * 1000.0;
+  if (!(ns > -9.2e18)) return std::numeric_limits<int64_t>::min();  // and NaN
+  if (ns > 9.2e18) return std::numeric_limits<int64_t>::max();
+  return static_cast<int64_t>(std::llround(ns));
+}
 
 
 // Per component maxima and samples of memory_record.csv; false when the file cannot be read.
@@ -39,7 +47,7 @@ bool ReadRecords(const fs::path& path, const RankTable& t, std::map<std::string,
     std::optional<double> at = ParseCsvNumber(rec.Field(*ts));
     std::optional<double> a = alloc ? ParseCsvNumber(rec.Field(*alloc)) : std::nullopt;
     if (res && at) {
-      const int64_t rel = UsToNs(*at) - t.base_ns;
+      const int64_t rel = SubSaturating(UsToNs(*at), t.base_ns);
       cr.samples.push_back({rel, *res, a ? *a : kMissing});
       if (IsMissing(m.peak_reserved_mb) || *res > m.peak_reserved_mb) {
         m.peak_reserved_mb = *res;
@@ -67,9 +75,9 @@ std::vector<LiveAllocation> LiveAt(const fs::path& path, const RankTable& t, int
     auto more = reader->Next(rec);
     if (!more.ok() || !*more) break;
     std::optional<double> kb = ParseCsvNumber(rec.Field(*size)), a = ParseCsvNumber(rec.Field(*alloc));
-    if (!kb || !a || UsToNs(*a) - t.base_ns > rel_ns) continue;
+    if (!kb || !a || SubSaturating(UsToNs(*a), t.base_ns) > rel_ns) continue;
     std::optional<double> rel = release ? ParseCsvNumber(rec.Field(*release)) : std::nullopt;
-    if (rel && UsToNs(*rel) - t.base_ns <= rel_ns) continue;  // released before the peak
+    if (rel && SubSaturating(UsToNs(*rel), t.base_ns) <= rel_ns) continue;  // released before the peak
     live.push_back({std::string(rec.Field(*name)), *kb / 1024.0, rec.line});
   }
   std::stable_sort(live.begin(), live.end(), [](const LiveAllocation& x, const LiveAllocation& y) { return x.size_mb > y.size_mb; });
@@ -140,7 +148,7 @@ bool ReadDbRecords(MemoryDb& db, const RankTable& t, std::map<std::string, Compo
         const double a = Null(st, 3) ? kMissing : double(sqlite3_column_int64(st, 3)) / kMb;
         if (!Null(st, 4) && !Null(st, 2)) {
           const double res = double(sqlite3_column_int64(st, 4)) / kMb;
-          const int64_t rel = sqlite3_column_int64(st, 2) - t.base_ns;
+          const int64_t rel = SubSaturating(sqlite3_column_int64(st, 2), t.base_ns);
           cr.samples.push_back({rel, res, a});
           if (IsMissing(m.peak_reserved_mb) || res > m.peak_reserved_mb) {
             m.peak_reserved_mb = res;
@@ -160,8 +168,8 @@ std::vector<LiveAllocation> DbLiveAt(MemoryDb& db, const RankTable& t, int64_t r
   db.Query("SELECT o.rowid, COALESCE(s.value, CAST(o.name AS TEXT)), o.size, o.allocationTime, o.releaseTime "
            "FROM OP_MEMORY o LEFT JOIN STRING_IDS s ON s.id = o.name ORDER BY o.rowid",
            [&](sqlite3_stmt* st) {
-             if (Null(st, 2) || Null(st, 3) || sqlite3_column_int64(st, 3) - t.base_ns > rel_ns) return;
-             if (!Null(st, 4) && sqlite3_column_int64(st, 4) - t.base_ns <= rel_ns) return;  // released before
+             if (Null(st, 2) || Null(st, 3) || SubSaturating(sqlite3_column_int64(st, 3), t.base_ns) > rel_ns) return;
+             if (!Null(st, 4) && SubSaturating(sqlite3_column_int64(st, 4), t.base_ns) <= rel_ns) return;  // released before
              live.push_back({Text(st, 1), double(sqlite3_column_int64(st, 2)) / kMb,
                              static_cast<uint64_t>(sqlite3_column_int64(st, 0))});
            },
