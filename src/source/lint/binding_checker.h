@@ -147,6 +147,7 @@ class BindingChecker {
 
   // The data arguments of one launch: profiling last, REQUIRED outputs not null.
   void CheckOutputArgs(const SourceFile* f, size_t call, const std::vector<std::pair<size_t, size_t>>& data);
+  void NullThroughVariable(const SourceFile* f, size_t call, std::pair<size_t, size_t> arg);
 
   // A `return` written as a macro argument (`CHECK_RET(ret == ACL_SUCCESS, return ret);`) is an
   // early exit inside the macro, not the function's own return.

@@ -129,6 +129,11 @@ std::vector<GateVerdict> JudgeGates(const std::vector<Diagnostic>& diagnostics, 
     set(4, GateState::kNotSatisfied, fmt::format("{} finding(s) below", errors[4]));
   } else if (facts.samples == 0) {
     set(4, GateState::kNotCheckable, "no Python sample to check");
+  } else if (warnings[4] > 0) {
+    set(4, GateState::kNotCheckable,
+        fmt::format("{} spawn call(s) hand workers arguments lint cannot follow (finding(s) below): check by hand "
+                    "that every path among them is resolved before the spawn",
+                    warnings[4]));
   } else {
     set(4, GateState::kSatisfied,
         facts.spawning_samples > 0 ? "every path handed to spawned workers is resolved before the spawn"

@@ -95,6 +95,9 @@ const std::vector<LintRule>& AllLintRules() {
       {"binding-pybind", Severity::kError, "binding",
        "pybind passes profiling to EXEC_NPU_CMD or a direct aclnn*GetWorkspaceSize call last and returns it last",
        "allocate the profiling tensor, pass it after the main outputs and return it last"},
+      {"binding-pybind-maybe-null", Severity::kWarning, "binding",
+       "the profiling tensor an adapter passes is not set empty (nullopt) on some path",
+       "allocate the profiling tensor on every path; an optional profiling output needs a real tensor when traced"},
       {"binding-example", Severity::kWarning, "binding",
        "C++ aclnn example programs (a main() calling aclnn*GetWorkspaceSize) pass the profiling tensor after the outputs",
        "create an int64 aclTensor of [blocks * 3 * PROF_SIZE_PER_CORE], pass it after the outputs, save it after a synchronize"},
@@ -109,7 +112,7 @@ const std::vector<LintRule>& AllLintRules() {
        "a kernel that records marks sets up its per-core buffer and writes it back in its entry",
        "call OPTRACE_KERNEL_BEGIN() first and OPTRACE_KERNEL_END(profiling_data) last in the __global__ function"},
       {"no-profiling-op", Severity::kError, "binding",
-       "profiling is added to the operator itself: no second *_profiling / *_with_profiling op or torch.ops entry",
+       "profiling is added to the operator itself: no second *_profiling / *_with_profiling op, nor a *_prof / *_traced twin of a registered op, nor its torch.ops entry",
        "delete the second op and add profiling_data as the last output of the original one"},
       {"sample-sync", Severity::kError, "sample", "save_profiling_data runs after a device synchronize",
        "call torch_npu.npu.synchronize() (or torch.cuda.synchronize()) before saving"},
@@ -117,14 +120,17 @@ const std::vector<LintRule>& AllLintRules() {
        "a sample that calls the operator unpacks its profiling output and saves it",
        "unpack one more output (`*outs, profiling_data = op(...)`) and call save_profiling_data after a synchronize"},
       {"sample-path-resolve", Severity::kError, "sample",
-       "path-like arguments handed to spawn (args=...) come from variables last assigned through .expanduser().resolve()",
+       "path-like arguments handed to spawn (args=...), and the path attributes of a namespace handed over whole, were last assigned through .expanduser().resolve()",
        "resolve the path in the parent process before multiprocessing.spawn"},
+      {"sample-spawn-args-unfollowed", Severity::kWarning, "sample",
+       "spawn's args are a tuple lint can read (written in the call, or assigned a tuple in this file): otherwise G5 is not checkable statically",
+       "build the args tuple in the spawn call from resolved paths"},
     };
     // The seed's delivery gates: G1 build hook, G2 output binding, G3 full build (labels,
     // compile safety and coverage are its static pre-checks), G4 sample, G5 paths.
     for (LintRule& r : rules) {
       std::string_view g = r.group, id = r.id;
-      r.gate = g == "hook" ? "G1" : g == "binding" ? "G2" : g == "sample" ? (id == "sample-path-resolve" ? "G5" : "G4") : "G3";
+      r.gate = g == "hook" ? "G1" : g == "binding" ? "G2" : g == "sample" ? (id == "sample-path-resolve" || id == "sample-spawn-args-unfollowed" ? "G5" : "G4") : "G3";
     }
     return rules;
   }();

@@ -226,30 +226,47 @@ std::string BindingChecker::BufferName(std::string_view name) {
 }
 
 void BindingChecker::SecondProfilingOp() {
-  auto profiling_name = [](std::string_view n) {
-    std::string x = NormalizeName(n);
-    return x.size() > 9 && (x.ends_with("profiling") || x.ends_with("withprofiling"));
+  // Every operator the tree registers: class X : public OpDef, OP_ADD(X), m.def("x(...)").
+  struct Registration {
+    const SourceFile* f;
+    size_t at;
+    std::string name;
   };
+  std::vector<Registration> ops;
   for (const SourceFile* f : ctx_.files) {
     const auto& t = f->lex.tokens;
-    for (size_t i = 0; i + 4 < t.size(); ++i) {
+    for (size_t i = 0; i < t.size(); ++i) {
       if (!t[i].active || t[i].in_directive) continue;
-      // class XProfiling : public OpDef / OP_ADD(XProfiling)
-      bool opdef = t[i].Is("class") && t[i + 2].Is(":") && t[i + 4].Is("OpDef") && profiling_name(t[i + 1].text);
-      bool op_add = t[i].Is("OP_ADD") && t[i + 1].Is("(") && profiling_name(t[i + 2].text);
+      if (i + 4 < t.size() && t[i].Is("class") && t[i + 2].Is(":") && t[i + 4].Is("OpDef"))
+        ops.push_back({f, i, std::string(t[i + 1].text)});
+      if (i + 2 < t.size() && t[i].Is("OP_ADD") && t[i + 1].Is("(")) ops.push_back({f, i, std::string(t[i + 2].text)});
       std::string value;
-      bool schema = t[i].kind == TokenKind::kString && StringLiteralValue(t[i], &value) && i > 1 && t[i - 1].Is("(") &&
-                    (t[i - 2].Is("def") || t[i - 2].Is("impl"));
-      if (schema) {
-        std::string op = value.substr(0, value.find('('));
-        schema = profiling_name(op);
-      }
-      if (!opdef && !op_add && !schema) continue;
-      ctx_.Report(f, t[i].line, t[i].column, "no-profiling-op",
-                  fmt::format("{} registers a second, profiling-only operator; add profiling_data as the last "
-                              "output of the original operator instead (same op and torch.ops name)",
-                              opdef || op_add ? std::string(t[i + (opdef ? 1 : 2)].text) : value));
+      if (t[i].kind == TokenKind::kString && StringLiteralValue(t[i], &value) && i > 1 && t[i - 1].Is("(") &&
+          (t[i - 2].Is("def") || t[i - 2].Is("impl")))
+        ops.push_back({f, i, value.substr(0, value.find('('))});
     }
+  }
+  std::set<std::string> names;
+  for (const Registration& r : ops) names.insert(NormalizeName(r.name));
+  // *_profiling / *_with_profiling is a profiling-only op by its name alone; a shorter suffix
+  // (_prof, _profiled, _traced, _with_trace) is one only when the operator without it is
+  // registered too: `foo_prof` beside `foo` is a second entry, `foo_prof` alone may be its name.
+  auto second_op = [&](const std::string& raw) {
+    std::string x = NormalizeName(raw);
+    if (x.size() > 9 && (x.ends_with("profiling") || x.ends_with("withprofiling"))) return true;
+    for (std::string_view suffix : {"withprof", "prof", "profiled", "withtrace", "traced"})
+      if (x.size() > suffix.size() && x.ends_with(suffix) && names.count(x.substr(0, x.size() - suffix.size())))
+        return true;
+    return false;
+  };
+  std::set<std::pair<const SourceFile*, size_t>> reported;
+  for (const Registration& r : ops) {
+    if (!second_op(r.name) || !reported.insert({r.f, r.at}).second) continue;
+    const Token& at = r.f->lex.tokens[r.at];
+    ctx_.Report(r.f, at.line, at.column, "no-profiling-op",
+                fmt::format("{} registers a second, profiling-only operator; add profiling_data as the last "
+                            "output of the original operator instead (same op and torch.ops name)",
+                            r.name));
   }
 }
 

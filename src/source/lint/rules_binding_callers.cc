@@ -88,13 +88,98 @@ void BindingChecker::CheckOutputArgs(const SourceFile* f, size_t call,
       ctx_.Report(f, t[call].line, t[call].column, "binding-pybind",
                   fmt::format("{} does not pass the profiling tensor; pass it as the last output", t[call].text));
     }
-  } else if (static_cast<size_t>(prof_pos) + 1 != data.size()) {
+  } else if (static_cast<size_t>(prof_pos) + 1 == data.size()) {
+    NullThroughVariable(f, call, data.back());
+  } else {
     auto r = data[static_cast<size_t>(prof_pos)];
     ctx_.Report(f, t[r.first].line, t[r.first].column, "binding-pybind",
                 fmt::format("the profiling tensor is argument {} of {} passed to {}; it must be the last "
                             "(after the main outputs)",
                             prof_pos + 1, data.size(), t[call].text));
   }
+}
+
+// The profiling tensor passed as a variable that holds no tensor at the call: `auto prof =
+// c10::nullopt; EXEC_NPU_CMD(..., prof)` passes nothing, as `nullopt` written in the call does.
+// The last assignment before the call, in the call's block or one around it, being null is
+// certain (an error); a null among the earlier or conditional ones, or a ternary with a null arm,
+// is a warning (the profiling tensor may be absent at run time).
+void BindingChecker::NullThroughVariable(const SourceFile* f, size_t call, std::pair<size_t, size_t> arg) {
+  const auto& t = f->lex.tokens;
+  if (arg.second != arg.first + 1 || t[arg.first].kind != TokenKind::kIdentifier) return;
+  const CodeStructure& cs = ctx_.Structure(f);
+  const int fn = cs.EnclosingFunction(call);
+  if (fn < 0) return;
+  const Block& body = cs.blocks[static_cast<size_t>(fn)];
+  const std::string_view name = t[arg.first].text;
+  struct Assignment {
+    size_t at;
+    bool null, maybe_null;
+  };
+  std::vector<Assignment> assignments;
+  std::vector<size_t> uses;  // every mention: one that is not an assignment may fill it (prof.emplace(...))
+  for (size_t k = body.open + 1; k + 1 < call; ++k) {
+    if (!t[k].active || t[k].in_directive || !t[k].Is(name)) continue;
+    if (t[k - 1].Is(".") || t[k - 1].Is("->") || t[k - 1].Is("::")) continue;
+    uses.push_back(k);
+    size_t begin = 0, end = 0;
+    if (t[k + 1].Is("=")) {  // `prof = ...;`, `auto prof = ...;`: up to the ';'
+      begin = end = k + 2;
+      for (int depth = 0; end < call && !(depth == 0 && t[end].Is(";")); ++end) {
+        if (t[end].Is("(") || t[end].Is("{") || t[end].Is("[")) ++depth;
+        if (t[end].Is(")") || t[end].Is("}") || t[end].Is("]")) --depth;
+      }
+    } else if ((t[k + 1].Is("(") || t[k + 1].Is("{")) &&
+               (t[k - 1].kind == TokenKind::kIdentifier || t[k - 1].Is(">")) && !t[k - 1].Is("return")) {
+      begin = k + 2;  // `T prof(...)`, `T prof{...}`
+      end = MatchingClose(t, k + 1);
+    } else if (t[k + 1].Is(";") && (t[k - 1].Is(">") || t[k - 1].kind == TokenKind::kIdentifier) &&
+               !t[k - 1].Is("return")) {  // `c10::optional<at::Tensor> prof;`: empty until assigned
+      size_t type = k;
+      while (type > body.open + 1 && !t[type - 1].Is(";") && !t[type - 1].Is("{") && !t[type - 1].Is("}")) --type;
+      bool optional = false;
+      for (size_t x = type; x < k; ++x) optional = optional || t[x].Is("optional");
+      if (optional) assignments.push_back({k, true, false});
+      continue;
+    } else {
+      continue;
+    }
+    if (end >= call) continue;
+    // nullptr / nullopt / 0, an empty `T prof{}` / `T prof()`, or `c10::optional<at::Tensor>()`.
+    bool empty_optional = false;
+    if (end >= begin + 2 && ((t[end - 2].Is("(") && t[end - 1].Is(")")) || (t[end - 2].Is("{") && t[end - 1].Is("}"))))
+      for (size_t x = begin; x + 2 < end; ++x) empty_optional = empty_optional || t[x].Is("optional");
+    const bool null = (end > begin && IsNullArg(t, {begin, end})) || empty_optional || (begin == end && !t[k + 1].Is("="));
+    bool ternary = false, null_arm = false;
+    for (size_t x = begin; x < end; ++x) {
+      ternary = ternary || t[x].Is("?");
+      null_arm = null_arm || t[x].Is("nullopt") || t[x].Is("nullptr") || t[x].Is("NULL");
+    }
+    const bool maybe = ternary && null_arm;
+    assignments.push_back({k, null, maybe && !null});
+  }
+  if (assignments.empty()) return;
+  const Assignment& last = assignments.back();
+  const int last_block = cs.InnermostBlock(last.at);
+  const bool reaches_call = (last_block == fn || cs.Within(cs.InnermostBlock(call), last_block)) &&
+                            uses.back() == last.at;
+  const int line = t[last.at].line;
+  if (last.null && reaches_call) {
+    ctx_.Report(f, t[arg.first].line, t[arg.first].column, "binding-pybind",
+                fmt::format("\"{}\" passed to {} holds no tensor (set empty at line {}): the kernel gets no "
+                            "profiling buffer; allocate a [128 * 3 * PROF_SIZE_PER_CORE] int64 tensor instead",
+                            name, t[call].text, line));
+    return;
+  }
+  if (!last.null && !last.maybe_null && reaches_call) return;  // overwritten with a tensor on every path
+  for (const Assignment& a : assignments)
+    if (a.null || a.maybe_null) {
+      ctx_.Report(f, t[arg.first].line, t[arg.first].column, "binding-pybind-maybe-null",
+                  fmt::format("\"{}\" passed to {} may hold no tensor (line {} {}): on that path the kernel "
+                              "gets no profiling buffer",
+                              name, t[call].text, t[a.at].line, a.null ? "sets it empty" : "may set it empty"));
+      return;
+    }
 }
 
 // Whether a function declared to return `head` (the tokens before its name) can return the

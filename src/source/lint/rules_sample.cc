@@ -7,6 +7,7 @@
 #include <cctype>
 #include <map>
 #include <regex>
+#include <set>
 
 #include "core/file_io.h"
 #include "core/bounded_regex.h"
@@ -132,12 +133,61 @@ size_t MatchingParen(const std::string& text, size_t open) {
   return std::string::npos;
 }
 
-bool IsPathLikeName(std::string name) {
-  name = name.substr(name.rfind('.') == std::string::npos ? 0 : name.rfind('.') + 1);
-  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  for (const char* w : {"dir", "path", "file", "map", "trace", "out"})
-    if (name.find(w) != std::string::npos) return true;
+
+bool IsIdentifier(const std::string& s) {
+  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
+// The right-hand side of `name = value` (trimmed), empty when the line is not such an assignment.
+std::string AssignedValue(const std::string& code) {
+  size_t eq = code.find('=');
+  if (eq == std::string::npos || (eq + 1 < code.size() && code[eq + 1] == '=')) return {};
+  size_t b = code.find_first_not_of(" \t", eq + 1);
+  if (b == std::string::npos) return {};
+  size_t e = code.find_last_not_of(" \t\r");
+  return code.substr(b, e + 1 - b);
+}
+
+// A name that holds a path (of `a.b.name`, the last part): a word of it is dir / path / file /
+// folder / map (profiling_dir, point_map, trace_file), it ends in dir / path / folder (outdir), or
+// it is the seed's chrome_trace. Substrings are not enough: `out_data_type`, `recvout`, `timeout`
+// and a `--profile` or `--trace` switch are no paths (each was a false sample-path-resolve error).
+bool IsPathLikeName(const std::string& chain) {
+  std::string n = chain.substr(chain.rfind('.') == std::string::npos ? 0 : chain.rfind('.') + 1);
+  for (char& c : n) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (n == "chrome_trace") return true;
+  for (const char* end : {"dir", "path", "folder", "file"})  // outDir, traceFile; not a `profile` switch
+    if (n.ends_with(end) && !n.ends_with("profile")) return true;
+  size_t b = 0;
+  while (b <= n.size()) {
+    size_t e = n.find('_', b);
+    if (e == std::string::npos) e = n.size();
+    std::string_view word(n.data() + b, e - b);
+    for (const char* w : {"dir", "path", "file", "folder", "map", "dirs", "paths", "files"})
+      if (word == w) return true;
+    b = e + 1;
+  }
   return false;
+}
+
+// The path-like attributes a namespace `ns` may carry: `ns.<attr>` read anywhere in the file
+// (text, strings blanked), and, when the file parses arguments, the destinations of its
+// add_argument("--x-dir") calls (raw: the option names are strings).
+std::set<std::string> PathLikeAttributes(const std::string& text, const std::string& raw, const std::string& ns) {
+  std::set<std::string> out;
+  const std::regex attr("\\b" + ns + R"(\.([A-Za-z_][A-Za-z0-9_]*)\b)");
+  for (auto m = std::sregex_iterator(text.begin(), text.end(), attr); m != std::sregex_iterator(); ++m)
+    if (IsPathLikeName(m->str(1)) && text.compare(static_cast<size_t>(m->position(0) + m->length(0)), 1, "(") != 0)
+      out.insert(m->str(1));
+  if (text.find("parse_args") == std::string::npos) return out;
+  static const std::regex kOption(R"(add_argument\(\s*['"]--([A-Za-z0-9_-]+)['"])");
+  for (auto m = std::sregex_iterator(raw.begin(), raw.end(), kOption); m != std::sregex_iterator(); ++m) {
+    std::string dest = m->str(1);
+    std::replace(dest.begin(), dest.end(), '-', '_');
+    if (IsPathLikeName(dest)) out.insert(dest);
+  }
+  return out;
 }
 
 // G5: every path-like argument handed to spawned workers (multiprocessing.spawn / mp.spawn /
@@ -190,8 +240,30 @@ void CheckSpawnPaths(LintContext& ctx, const std::string& rel, const std::string
       value = call_args[1];
     size_t v = value.find_first_not_of(" \t\r\n");
     if (v == std::string::npos) continue;
-    value = value.substr(v);
-    if (value[0] != '(' && value[0] != '[') continue;  // a tuple built elsewhere: not followed
+    value = value.substr(v, value.find_last_not_of(" \t\r\n") + 1 - v);
+    // The last assignment `chain = ...` before the call.
+    auto last_before = [&](const std::string& chain) -> const PyLine* {
+      auto it = assignments.find(chain);
+      if (it == assignments.end()) return nullptr;
+      auto after_call = std::lower_bound(it->second.begin(), it->second.end(), line,
+                                         [](const PyLine* l, int n) { return l->number < n; });
+      return after_call == it->second.begin() ? nullptr : *(after_call - 1);
+    };
+    if (value[0] != '(' && value[0] != '[') {
+      // A tuple built in a variable (`spawn_args = (rank, out_dir)`, then args=spawn_args) is
+      // followed to that assignment; one lint cannot follow leaves G5 not checkable.
+      const PyLine* def = IsIdentifier(value) ? last_before(value) : nullptr;
+      std::string rhs = def ? AssignedValue(def->code) : std::string();
+      if (rhs.empty() || (rhs[0] != '(' && rhs[0] != '[') || MatchingParen(rhs, 0) == std::string::npos) {
+        ctx.Report(rel, line, static_cast<int>(at - line_start) + 1, "sample-spawn-args-unfollowed",
+                   fmt::format("the arguments of {}( ({}) are not a tuple written in this file, so whether they "
+                               "carry unresolved paths is not checkable statically; build the tuple in the call "
+                               "from resolved paths",
+                               name, value.size() > 40 ? value.substr(0, 40) + "..." : value));
+        continue;
+      }
+      value = rhs;
+    }
     size_t vclose = MatchingParen(value, 0);
     if (vclose == std::string::npos) continue;
     for (const std::string& element : SplitTopLevel(value, 1, vclose)) {
@@ -200,14 +272,30 @@ void CheckSpawnPaths(LintContext& ctx, const std::string& rel, const std::string
         size_t after = static_cast<size_t>(c->position(0) + c->length(0));
         size_t next = element.find_first_not_of(" \t", after);
         if (next != std::string::npos && element[next] == '(') continue;  // a function: str(x), Path(x)
-        if (!IsPathLikeName(chain)) continue;
-        // The last assignment `chain = ...` before the call.
-        const PyLine* last = nullptr;
-        if (auto it = assignments.find(chain); it != assignments.end()) {
-          auto after_call = std::lower_bound(it->second.begin(), it->second.end(), line,
-                                             [](const PyLine* l, int n) { return l->number < n; });
-          if (after_call != it->second.begin()) last = *(after_call - 1);
+        if (!IsPathLikeName(chain)) {
+          // A namespace handed over whole (`args=(args,)`, the seed's own sample): each path-like
+          // attribute it carries (an add_argument of the file, or `args.x_dir` read anywhere in
+          // it) must be resolved on it before the spawn: `args.profiling_dir = str(Path(
+          // args.profiling_dir).expanduser().resolve())`.
+          if (chain.find('.') != std::string::npos) continue;
+          for (const std::string& attr : PathLikeAttributes(text, raw, chain)) {
+            const PyLine* last = last_before(chain + "." + attr);
+            if (last && last->code.find("expanduser()") != std::string::npos &&
+                last->code.find(".resolve()") != std::string::npos)
+              continue;
+            ctx.Report(rel, line, static_cast<int>(at - line_start) + 1, "sample-path-resolve",
+                       fmt::format("\"{0}.{1}\" reaches the spawned workers unresolved inside \"{0}\" ({2}); set "
+                                   "{0}.{1} = str(Path({0}.{1}).expanduser().resolve()) before {3}(",
+                                   chain, attr,
+                                   last ? fmt::format("its last assignment (line {}) does not go through "
+                                                      ".expanduser().resolve()",
+                                                      last->number)
+                                        : "it is never resolved in this file",
+                                   name));
+          }
+          continue;
         }
+        const PyLine* last = last_before(chain);
         bool resolved = last && last->code.find("expanduser()") != std::string::npos &&
                         last->code.find(".resolve()") != std::string::npos;
         if (resolved) continue;

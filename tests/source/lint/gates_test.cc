@@ -55,6 +55,38 @@ TEST(GatesTest, CorpusWithoutHookFailsG1AndLeavesG3ToTheTeamsBuild) {
   EXPECT_THAT(r.gates[2].reason, HasSubstr("final gate is the team's full OPP (and whl) build: bash compile_ascend_proj.sh"));
 }
 
+TEST(GatesTest, SpawnArgumentsLintCannotFollowLeaveG5NotCheckable) {
+  // issue 51: a G5 that cannot see the paths is not "satisfied".
+  optrace::testing::TempTree t;
+  optrace::testing::CopyExampleOperator(t);
+  const std::string sample = t.path("examples/moe_dispatch_combine_sample.py");
+  std::string py = *ReadFileToString(sample);
+  const std::string call = "args=(args.world_size, profiling_dir)";
+  ASSERT_NE(py.find(call), std::string::npos);
+  py.replace(py.find(call), call.size(), "args=spawn_arguments(args)");
+  ASSERT_TRUE(WriteFileAtomic(sample, py).ok());
+  LintReport r = LintGates(t.path());
+  ASSERT_EQ(r.gates.size(), 5u);
+  EXPECT_EQ(r.gates[4].state, GateState::kNotCheckable);
+  EXPECT_THAT(r.gates[4].reason, HasSubstr("lint cannot follow"));
+  EXPECT_THAT(Findings(r), ::testing::Contains("sample-spawn-args-unfollowed@examples/moe_dispatch_combine_sample.py:48"));
+}
+
+TEST(GatesTest, TheSeedsNamespaceShapeWithAnUnresolvedDirectoryFailsG5) {
+  optrace::testing::TempTree t;
+  optrace::testing::CopyExampleOperator(t);
+  const std::string sample = t.path("examples/moe_dispatch_combine_sample.py");
+  std::string py = *ReadFileToString(sample);
+  const std::string call = "args=(args.world_size, profiling_dir)";
+  py.replace(py.find(call), call.size(), "args=(args,)");
+  ASSERT_TRUE(WriteFileAtomic(sample, py).ok());
+  LintReport r = LintGates(t.path());
+  ASSERT_EQ(r.gates.size(), 5u);
+  EXPECT_EQ(r.gates[4].state, GateState::kNotSatisfied);
+  // --profiling_dir, --point_map and --chrome_trace ride in args unresolved.
+  EXPECT_THAT(Findings(r), ::testing::Contains("sample-path-resolve@examples/moe_dispatch_combine_sample.py:48"));
+}
+
 TEST(GatesTest, InstalledHookSatisfiesG1) {
   optrace::testing::TempTree t;
   optrace::testing::CopyExampleOperator(t);

@@ -191,6 +191,46 @@ TEST(BindingRulesTest, NulloptForRequiredProfilingIsRequiredNull) {
               ElementsAre("binding-required-null@pybind/op.cpp:4"));
 }
 
+// issue 51: nullopt through a variable was "satisfied" (only nullopt written in the call was found).
+std::string PybindWithProfiling(const std::string& setup) {
+  return "std::tuple<at::Tensor, at::Tensor> op(const at::Tensor& x, bool trace) {\n"
+         "  at::Tensor y = at::empty_like(x);\n" + setup +
+         "  EXEC_NPU_CMD(aclnnOp, x, y, profiling);\n  return std::make_tuple(y, profiling);\n}\n";
+}
+
+std::vector<std::string> LintPybind(const std::string& setup) {
+  return LintFiles({{"op_host/op.cpp", OpDef("OPTIONAL")}, {"op_host/op_infer.cpp", kInfer},
+                    {"pybind/op.cpp", PybindWithProfiling(setup)}},
+                   true);
+}
+
+TEST(BindingRulesTest, NulloptThroughAVariableIsBindingPybind) {
+  EXPECT_THAT(LintPybind("  c10::optional<at::Tensor> profiling = c10::nullopt;\n"),
+              ElementsAre("binding-pybind@pybind/op.cpp:4"));
+  EXPECT_THAT(LintPybind("  auto profiling = c10::nullopt;\n"), ElementsAre("binding-pybind@pybind/op.cpp:4"));
+  EXPECT_THAT(LintPybind("  c10::optional<at::Tensor> profiling;\n"), ElementsAre("binding-pybind@pybind/op.cpp:4"));
+}
+
+TEST(BindingRulesTest, ATernaryWithANullArmIsAWarningNotAnError) {
+  EXPECT_THAT(LintPybind("  auto profiling = trace ? c10::optional<at::Tensor>(at::zeros({8})) : c10::nullopt;\n"),
+              ElementsAre("binding-pybind-maybe-null@pybind/op.cpp:4"));
+}
+
+TEST(BindingRulesTest, AVariableFilledAfterItsNullStartIsAWarningAtMost) {
+  // Set empty, then filled on one path: not certain either way.
+  EXPECT_THAT(LintPybind("  c10::optional<at::Tensor> profiling = c10::nullopt;\n"
+                         "  if (trace) { profiling = at::zeros({8}); }\n"),
+              ElementsAre("binding-pybind-maybe-null@pybind/op.cpp:5"));
+  EXPECT_THAT(LintPybind("  c10::optional<at::Tensor> profiling;\n  profiling.emplace(at::zeros({8}));\n"),
+              ElementsAre("binding-pybind-maybe-null@pybind/op.cpp:5"));
+}
+
+TEST(BindingRulesTest, AVariableHoldingATensorIsClean) {
+  EXPECT_THAT(LintPybind("  at::Tensor profiling = at::zeros({8});\n"), IsEmpty());
+  EXPECT_THAT(LintPybind("  c10::optional<at::Tensor> profiling = c10::nullopt;\n  profiling = at::zeros({8});\n"),
+              IsEmpty());
+}
+
 TEST(BindingRulesTest, DirectlyLaunchedKernelWithMarksButNoProfilingParameterIsKernelOrder) {
   LintReport r;
   EXPECT_THAT(LintFiles({{"op_kernel/k.cpp", Kernel("")}}, true, &r), ElementsAre("binding-kernel-order@op_kernel/k.cpp:2"));
@@ -269,6 +309,26 @@ TEST(BindingRulesTest, SecondProfilingOperatorIsNoProfilingOp) {
                          {"op_host/op_profiling.cpp", "class OpWithProfiling : public OpDef {};\nOP_ADD(OpWithProfiling);\n"}},
                         true),
               ElementsAre("no-profiling-op@op_host/op_profiling.cpp:1", "no-profiling-op@op_host/op_profiling.cpp:2"));
+}
+
+TEST(BindingRulesTest, AProfSuffixTwinOfARegisteredOperatorIsNoProfilingOp) {
+  // issue 51: only *_profiling / *_with_profiling were caught.
+  EXPECT_THAT(LintFiles({{"op_host/op.cpp", OpDef() + "OP_ADD(Op);\n"}, {"op_host/op_infer.cpp", kInfer},
+                         {"op_host/op_prof.cpp", "class OpProf : public OpDef {};\nOP_ADD(OpProf);\n"}},
+                        true),
+              ElementsAre("no-profiling-op@op_host/op_prof.cpp:1", "no-profiling-op@op_host/op_prof.cpp:2"));
+  EXPECT_THAT(LintFiles({{"op_host/op.cpp", OpDef() + "OP_ADD(Op);\n"}, {"op_host/op_infer.cpp", kInfer},
+                         {"pybind/reg.cpp", "TORCH_LIBRARY(ns, m) {\n  m.def(\"op(Tensor x) -> Tensor\");\n"
+                                            "  m.def(\"op_prof(Tensor x) -> (Tensor, Tensor)\");\n}\n"}},
+                        true),
+              ::testing::Contains("no-profiling-op@pybind/reg.cpp:3"));
+}
+
+TEST(BindingRulesTest, AProfSuffixWithoutATwinIsNotASecondOperator) {
+  EXPECT_THAT(LintFiles({{"op_host/op.cpp", OpDef()}, {"op_host/op_infer.cpp", kInfer},
+                         {"op_host/gprof.cpp", "class GProf : public OpDef {};\nOP_ADD(GProf);\n"}},
+                        true),
+              ::testing::Not(::testing::Contains(::testing::StartsWith("no-profiling-op"))));
 }
 
 TEST(BindingRulesTest, ProfilingDtypeGeInt64IsFine) {
@@ -377,6 +437,37 @@ TEST(SampleRulesTest, ProcessArgsAreCheckedAndNonPathArgumentsIgnored) {
                           "    p = mp.get_context(\"spawn\").Process(\n        target=run,\n"
                           "        args=(args.n, args.map_path))\n"}}),
               ElementsAre("sample-path-resolve@op_sample.py:2"));
+}
+
+TEST(SampleRulesTest, ANamespaceHandedToSpawnCarriesItsUnresolvedPathAttributes) {
+  // issue 51: the seed's own shape, `--profiling_dir` parsed into args and args handed to
+  // mp.spawn whole, was "satisfied".
+  const std::string parse =
+      "def main():\n    parser = argparse.ArgumentParser()\n"
+      "    parser.add_argument(\"--profiling_dir\", default=\"prof\")\n"
+      "    parser.add_argument(\"--timeout\", type=int)\n    args = parser.parse_args()\n";
+  EXPECT_THAT(LintFiles({{"op_sample.py", parse + "    mp.spawn(run, args=(args,), nprocs=2)\n"}}),
+              ElementsAre("sample-path-resolve@op_sample.py:6"));
+  EXPECT_THAT(LintFiles({{"op_sample.py",
+                          parse + "    args.profiling_dir = str(Path(args.profiling_dir).expanduser().resolve())\n"
+                                  "    mp.spawn(run, args=(args,), nprocs=2)\n"}}),
+              IsEmpty());
+}
+
+TEST(SampleRulesTest, AnArgsTupleBuiltInAVariableIsFollowed) {
+  EXPECT_THAT(LintFiles({{"op_sample.py",
+                          "def main(args):\n    out_dir = args.out_dir\n    spawn_args = (2, out_dir)\n"
+                          "    mp.spawn(run, args=spawn_args, nprocs=2)\n"}}),
+              ElementsAre("sample-path-resolve@op_sample.py:4"));
+  EXPECT_THAT(LintFiles({{"op_sample.py",
+                          "def main(args):\n    out_dir = Path(args.out_dir).expanduser().resolve()\n"
+                          "    spawn_args = (2, out_dir)\n    mp.spawn(run, args=spawn_args, nprocs=2)\n"}}),
+              IsEmpty());
+}
+
+TEST(SampleRulesTest, ArgumentsLintCannotFollowAreAWarning) {
+  EXPECT_THAT(LintFiles({{"op_sample.py", "def main(args):\n    mp.spawn(run, args=make_args(args), nprocs=2)\n"}}),
+              ElementsAre("sample-spawn-args-unfollowed@op_sample.py:2"));
 }
 
 std::vector<std::string> LintSample(const std::string& py) {
