@@ -1,9 +1,8 @@
 // The Perfetto writer against the Chrome JSON writer (issue 53.1): a native dump from the fuzz
-// input goes through collect to both; every slice of the protobuf trace, decoded here with a
-// protobuf reader of this file's own, must be a slice of the JSON trace with the same name,
-// start and duration (to the nanosecond), and the counts must match. A difference aborts.
-#include <zlib.h>
-
+// input goes through collect to both; every slice of the protobuf trace, decoded with the tests'
+// protobuf reader (tests/testing/protobuf_wire.h), must be a slice of the JSON trace with the
+// same name, start and duration (to the nanosecond), and the counts must match. A difference
+// aborts.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -13,76 +12,30 @@
 #include <tuple>
 
 #include "fuzz_harness.h"
+#include "testing/protobuf_wire.h"
 #include "fuzz_target.h"
 
 namespace {
 
-struct Field {
-  uint32_t number = 0;
-  uint64_t varint = 0;
-  std::string_view bytes;
-};
+using Field = optrace::testing::WireField;
 
 [[noreturn]] void Mismatch(const std::string& what) {
   std::fprintf(stderr, "fuzz_pftrace_vs_json: %s\n", what.c_str());
   std::abort();
 }
 
-bool Varint(std::string_view s, size_t& p, uint64_t& v) {
-  v = 0;
-  for (int shift = 0; p < s.size() && shift < 64; shift += 7) {
-    const uint8_t b = static_cast<uint8_t>(s[p++]);
-    v |= uint64_t{b & 0x7fu} << shift;
-    if (!(b & 0x80)) return true;
-  }
-  return false;
-}
-
 std::vector<Field> Fields(std::string_view s) {
-  std::vector<Field> out;
-  size_t p = 0;
-  while (p < s.size()) {
-    uint64_t key = 0;
-    if (!Varint(s, p, key)) Mismatch("a truncated key");
-    Field f;
-    f.number = static_cast<uint32_t>(key >> 3);
-    if ((key & 7) == 0) {
-      if (!Varint(s, p, f.varint)) Mismatch("a truncated varint");
-    } else if ((key & 7) == 2) {
-      uint64_t n = 0;
-      if (!Varint(s, p, n) || n > s.size() - p) Mismatch("a length past the message");
-      f.bytes = s.substr(p, n);
-      p += n;
-    } else {
-      Mismatch("an unexpected wire type");
-    }
-    out.push_back(f);
-  }
+  std::string error;
+  std::vector<Field> out = optrace::testing::WireFields(s, &error);
+  if (!error.empty()) Mismatch(error);
   return out;
 }
 
-const Field* Get(const std::vector<Field>& fs, uint32_t number) {
-  for (const Field& f : fs)
-    if (f.number == number) return &f;
-  return nullptr;
-}
+const Field* Get(const std::vector<Field>& fs, uint32_t number) { return optrace::testing::WireGet(fs, number); }
 
 std::string Inflate(std::string_view z) {
-  z_stream zs{};
-  inflateInit(&zs);
-  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(z.data()));
-  zs.avail_in = static_cast<uInt>(z.size());
   std::string out;
-  char chunk[1 << 14];
-  int rc = Z_OK;
-  while (rc == Z_OK) {
-    zs.next_out = reinterpret_cast<Bytef*>(chunk);
-    zs.avail_out = sizeof chunk;
-    rc = inflate(&zs, Z_NO_FLUSH);
-    out.append(chunk, sizeof chunk - zs.avail_out);
-  }
-  inflateEnd(&zs);
-  if (rc != Z_STREAM_END) Mismatch("compressed packets that do not inflate");
+  if (!optrace::testing::Inflate(z, &out)) Mismatch("compressed packets that do not inflate");
   return out;
 }
 

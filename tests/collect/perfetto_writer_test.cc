@@ -5,7 +5,6 @@
 #include "collect/chrome_writer.h"
 
 #include <gtest/gtest.h>
-#include <zlib.h>
 
 #include <map>
 #include <set>
@@ -14,57 +13,22 @@
 #include <tuple>
 #include <vector>
 
+#include "testing/protobuf_wire.h"
+
 namespace optrace::collect {
 namespace {
 
-// --- a minimal protobuf reader: fields of one message --------------------------------------
-struct Field {
-  uint32_t number = 0;
-  uint64_t varint = 0;
-  std::string bytes;  // length-delimited
-  bool is_bytes = false;
-};
+// --- the protobuf reader (tests/testing/protobuf_wire.h), failures as test failures ------
+using Field = optrace::testing::WireField;
 
-uint64_t ReadVarint(const std::string& s, size_t& p) {
-  uint64_t v = 0;
-  for (int shift = 0; p < s.size(); shift += 7) {
-    const uint8_t b = static_cast<uint8_t>(s[p++]);
-    v |= uint64_t{b & 0x7fu} << shift;
-    if (!(b & 0x80)) return v;
-  }
-  ADD_FAILURE() << "truncated varint";
-  return v;
-}
-
-std::vector<Field> Fields(const std::string& s) {
-  std::vector<Field> out;
-  size_t p = 0;
-  while (p < s.size()) {
-    const uint64_t key = ReadVarint(s, p);
-    Field f;
-    f.number = static_cast<uint32_t>(key >> 3);
-    if ((key & 7) == 0) {
-      f.varint = ReadVarint(s, p);
-    } else if ((key & 7) == 2) {
-      const uint64_t n = ReadVarint(s, p);
-      EXPECT_LE(p + n, s.size());
-      f.bytes = s.substr(p, n);
-      f.is_bytes = true;
-      p += n;
-    } else {
-      ADD_FAILURE() << "unexpected wire type " << (key & 7);
-      return out;
-    }
-    out.push_back(f);
-  }
+std::vector<Field> Fields(std::string_view s) {
+  std::string error;
+  std::vector<Field> out = optrace::testing::WireFields(s, &error);
+  EXPECT_TRUE(error.empty()) << error;
   return out;
 }
 
-const Field* Get(const std::vector<Field>& fs, uint32_t number) {
-  for (const Field& f : fs)
-    if (f.number == number) return &f;
-  return nullptr;
-}
+const Field* Get(const std::vector<Field>& fs, uint32_t number) { return optrace::testing::WireGet(fs, number); }
 
 // --- decoding the trace into tracks and slices ---------------------------------------------
 struct Slice {
@@ -94,21 +58,8 @@ struct SequenceTables {
 
 // zlib-inflates a compressed_packets payload.
 std::string Inflate(const std::string& z) {
-  z_stream zs{};
-  EXPECT_EQ(inflateInit(&zs), Z_OK);
-  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(z.data()));
-  zs.avail_in = static_cast<uInt>(z.size());
   std::string out;
-  char chunk[1 << 16];
-  int rc = Z_OK;
-  while (rc == Z_OK) {
-    zs.next_out = reinterpret_cast<Bytef*>(chunk);
-    zs.avail_out = sizeof chunk;
-    rc = inflate(&zs, Z_NO_FLUSH);
-    out.append(chunk, sizeof chunk - zs.avail_out);
-  }
-  EXPECT_EQ(rc, Z_STREAM_END);
-  inflateEnd(&zs);
+  EXPECT_TRUE(optrace::testing::Inflate(z, &out));
   return out;
 }
 
