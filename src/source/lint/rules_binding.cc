@@ -259,9 +259,8 @@ void BindingChecker::SecondProfilingOp() {
         return true;
     return false;
   };
-  std::set<std::pair<const SourceFile*, size_t>> reported;
   for (const Registration& r : ops) {
-    if (!second_op(r.name) || !reported.insert({r.f, r.at}).second) continue;
+    if (!second_op(r.name)) continue;
     const Token& at = r.f->lex.tokens[r.at];
     ctx_.Report(r.f, at.line, at.column, "no-profiling-op",
                 fmt::format("{} registers a second, profiling-only operator; add profiling_data as the last "
