@@ -61,6 +61,13 @@ struct Step {
   StepAnatomy anatomy;
   int64_t prelaunch_gap_ns = -1;  // idle before it since the previous step on the rank; -1 unknown
   int64_t tail_gap_ns = -1;       // idle after it until the next step; -1 unknown
+  // The profiler's own step (issue 52): the host step window (db STEP_TIME, trace_view ProfilerStep)
+  // holds host time before the first device task ("Preparing") and after the last one; the device
+  // wall above does not. Without a window, step_trace_time's Preparing + the device wall. -1 unknown.
+  int64_t profiler_step_ns = -1;
+  int64_t host_prepare_ns = -1;  // host step start to the first device task
+  int64_t host_tail_ns = -1;     // last device task end to the host step end (window only)
+  std::string profiler_step_source;  // "STEP_TIME", "trace_view.json", "step_trace_time.csv", ""
   int64_t comm_ns = 0;            // union of communication (and mix_comm_aiv) event time
   int64_t compute_ns = 0;         // union of the other events
   // Communication hidden under compute: |comm ∩ compute| = comm + compute - busy.

@@ -249,7 +249,8 @@ void Io(A& a, RankTable& x) {
 template <typename A>
 void Io(A& a, Step& x) {
   IoAll(a, x.rank, x.step_id, x.step_source, x.events, x.start_ns, x.end_ns, x.complete, x.partial_capture_boundary,
-        x.anatomy, x.prelaunch_gap_ns, x.tail_gap_ns, x.comm_ns, x.compute_ns, x.layers, x.layer_anchor, x.step_class,
+        x.anatomy, x.prelaunch_gap_ns, x.tail_gap_ns, x.profiler_step_ns, x.host_prepare_ns, x.host_tail_ns,
+        x.profiler_step_source, x.comm_ns, x.compute_ns, x.layers, x.layer_anchor, x.step_class,
         x.anomaly_tags);
 }
 template <typename A>

@@ -541,6 +541,34 @@ Status ReadAnalysisDbCommunication(const std::filesystem::path& path, RankTable&
   return Status::Ok();
 }
 
+// analysis.db's StepTraceTime: step_trace_time.csv as a table (same columns, microseconds).
+Status ReadAnalysisDbStepTrace(const std::filesystem::path& path, RankTable& table) {
+  Db db;
+  OPTRACE_RETURN_IF_ERROR(db.Open(path));
+  if (!db.HasTable("StepTraceTime")) return Status::Ok();
+  auto num = [](sqlite3_stmt* st, int col) {
+    return sqlite3_column_type(st, col) == SQLITE_NULL ? kMissing : sqlite3_column_double(st, col);
+  };
+  return db.Query(
+      "SELECT step, computing, communication_not_overlapped, overlapped, communication, free, stage, bubble, "
+      "preparing FROM StepTraceTime ORDER BY rowid",
+      [&](sqlite3_stmt* st) {
+        const unsigned char* v = sqlite3_column_text(st, 0);
+        auto id = ParseCsvInt(v ? reinterpret_cast<const char*>(v) : "");
+        StepTraceRow r;
+        r.step_id = id ? *id : -1;
+        r.computing_us = num(st, 1);
+        r.comm_not_overlapped_us = num(st, 2);
+        r.overlapped_us = num(st, 3);
+        r.communication_us = num(st, 4);
+        r.free_us = num(st, 5);
+        r.stage_us = num(st, 6);
+        r.bubble_us = num(st, 7);
+        r.preparing_us = num(st, 8);
+        table.step_trace.push_back(r);
+      });
+}
+
 Status ReadDbLaunchFlows(const std::filesystem::path& path, std::vector<TraceFlow>& flows) {
   sqlite3* db = nullptr;
   if (OpenExportDb(path, &db) != SQLITE_OK) {

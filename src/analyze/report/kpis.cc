@@ -14,8 +14,10 @@ Kpis ComputeKpis(const AnalysisResult& r) {
   k.step_count = static_cast<int>(r.steps.size());
   k.layer_count = static_cast<int>(r.layers.size());
 
-  std::vector<double> complete, all;
+  std::vector<double> complete, all, profiler, prepare;
   for (const Step& s : r.steps) {
+    if (s.complete && s.profiler_step_ns >= 0) profiler.push_back(static_cast<double>(s.profiler_step_ns) / 1e6);
+    if (s.complete && s.host_prepare_ns >= 0) prepare.push_back(static_cast<double>(s.host_prepare_ns) / 1e6);
     double wall = static_cast<double>(s.anatomy.wall_ns) / 1e6;
     all.push_back(wall);
     if (s.complete) {
@@ -29,6 +31,8 @@ Kpis ComputeKpis(const AnalysisResult& r) {
     k.comm_ms_sum += static_cast<double>(s.comm_ns) / 1e6;
   }
   k.step_wall_ms = Summarize(complete.empty() ? all : complete);
+  k.profiler_step_ms = Summarize(profiler);
+  k.host_prepare_ms = Summarize(prepare);
   k.bubble_ratio = Share(k.bubble_ms_sum, k.wall_ms_sum);
   k.comm_share = Share(k.comm_ms_sum, k.wall_ms_sum);
 

@@ -23,6 +23,9 @@ struct Kpis {
   int step_count = 0, complete_step_count = 0, layer_count = 0;
   double wall_ms_sum = 0;   // summed step wall over all steps of all ranks
   SummaryStats step_wall_ms;  // over complete steps (all steps when none is complete)
+  // The profiler's own step (host window or Preparing + device wall) and its host part, over the
+  // steps that have one (count 0: the export states none).
+  SummaryStats profiler_step_ms, host_prepare_ms;
   double busy_ms_sum = 0, bubble_ms_sum = 0, bubble_ratio = 0;
   double comm_ms_sum = 0, comm_share = 0;  // communication union time / wall
   int bubbling_step_count = 0;

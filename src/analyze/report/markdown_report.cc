@@ -50,6 +50,11 @@ void ExecutiveSummary(const AnalysisResult& r, const Kpis& k, std::ostream& out)
       Ms(k.step_wall_ms.p50),
       Ms(k.step_wall_ms.p90), Ms(k.step_wall_ms.max), Pct(k.comm_share), Ms(k.hccl_total_ms),
       k.hccl_top_kind.empty() ? "-" : k.hccl_top_kind, Pct(k.bubble_ratio));
+  if (k.profiler_step_ms.count > 0)
+    out << fmt::format(
+        "The profiler's own step (host step window, or Preparing + device wall): p50 {} ms, of which host time "
+        "before the first device task p50 {} ms; the step wall above is the device part.\n\n",
+        Ms(k.profiler_step_ms.p50), k.host_prepare_ms.count > 0 ? Ms(k.host_prepare_ms.p50) : std::string("-"));
   out << fmt::format("Findings: {} high, {} medium, {} low, {} info.\n\n", k.finding_counts.at("high"),
                      k.finding_counts.at("medium"), k.finding_counts.at("low"), k.finding_counts.at("info"));
   size_t shown = 0;

@@ -162,6 +162,8 @@ Json KpisJson(const Kpis& k) {
               {"layer_count", k.layer_count},
               {"wall_ms_sum", R6(k.wall_ms_sum)},
               {"step_wall_ms", StatsJson(k.step_wall_ms)},
+              {"profiler_step_ms", StatsJson(k.profiler_step_ms)},
+              {"host_prepare_ms", StatsJson(k.host_prepare_ms)},
               {"busy_ms_sum", R6(k.busy_ms_sum)},
               {"bubble_ms_sum", R6(k.bubble_ms_sum)},
               {"bubble_ratio", R6(k.bubble_ratio)},

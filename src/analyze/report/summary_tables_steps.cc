@@ -38,7 +38,8 @@ Table StepSummaryTable(const AnalysisResult& r) {
           {"rank", "step_id", "step_source", "step_class_id", "complete", "event_count", "start_us", "end_us", "wall_ms",
            "busy_ms", "bubble_ms", "comm_ms", "compute_ms", "comm_share", "exposed_comm_ms", "comm_overlap_ratio",
            "layer_count", "layer_anchor",
-           "prelaunch_gap_ms", "tail_gap_ms", "anomaly_tags", "source_file", "first_row", "last_row"},
+           "prelaunch_gap_ms", "tail_gap_ms", "profiler_step_ms", "host_prepare_ms", "host_tail_ms",
+           "profiler_step_source", "anomaly_tags", "source_file", "first_row", "last_row"},
           {}};
   for (const Step& s : r.steps) {
     const StepAnatomy& a = s.anatomy;
@@ -49,7 +50,8 @@ Table StepSummaryTable(const AnalysisResult& r) {
                           D(NsToMs(s.exposed_comm_ns())),
                           D(Ratio(static_cast<double>(s.comm_overlap_ns()), static_cast<double>(s.comm_ns))),
                           I(static_cast<int64_t>(s.layers.size())), S(s.layer_anchor), KnownMs(s.prelaunch_gap_ns),
-                          KnownMs(s.tail_gap_ns), S(Join(s.anomaly_tags, "|"))};
+                          KnownMs(s.tail_gap_ns), KnownMs(s.profiler_step_ns), KnownMs(s.host_prepare_ns),
+                          KnownMs(s.host_tail_ns), S(s.profiler_step_source), S(Join(s.anomaly_tags, "|"))};
     AppendRows(r, s.rank, s.events, row);
     t.rows.push_back(std::move(row));
   }

@@ -150,6 +150,33 @@ void FlagLayerOutliers(AnalysisResult& res, const Thresholds& th) {
   }
 }
 
+// The profiler's own step beside the device wall: the host step window when the export has one
+// (db STEP_TIME, trace_view.json ProfilerStep#N), else step_trace_time's Preparing before the
+// device wall (the export's Stage is that wall: issue 52).
+void FillProfilerSteps(const RankTable& t, Step* first, Step* last) {
+  std::map<int64_t, const StepMarker*> window;
+  for (const StepMarker& m : t.step_markers)
+    if (m.end_ns >= m.start_ns) window.emplace(m.step_id, &m);
+  std::map<int64_t, const StepTraceRow*> trace;
+  for (const StepTraceRow& r : t.step_trace)
+    if (r.step_id >= 0) trace.emplace(r.step_id, &r);
+  for (Step* s = first; s != last; ++s) {
+    if (s->step_source == "whole_capture") continue;
+    if (auto w = window.find(s->step_id); w != window.end()) {
+      const StepMarker& m = *w->second;
+      s->profiler_step_ns = m.end_ns - m.start_ns;
+      s->host_prepare_ns = std::max<int64_t>(0, s->start_ns - m.start_ns);
+      s->host_tail_ns = std::max<int64_t>(0, m.end_ns - s->end_ns);
+      s->profiler_step_source = m.source;
+    } else if (auto r = trace.find(s->step_id); r != trace.end() && !IsMissing(r->second->preparing_us) &&
+                                                 r->second->preparing_us >= 0) {
+      s->host_prepare_ns = std::llround(r->second->preparing_us * 1000.0);
+      s->profiler_step_ns = s->anatomy.wall_ns + s->host_prepare_ns;
+      s->profiler_step_source = "step_trace_time.csv";
+    }
+  }
+}
+
 }  // namespace
 
 StepAnatomy ComputeAnatomy(const RankTable& t, EventRange r, const Thresholds& th) {
@@ -240,6 +267,7 @@ void SegmentRanks(AnalysisResult& res, const Rules& rules, int threads) {
       if (s.anatomy.has_bubble) s.anomaly_tags.push_back("BUBBLE");
     });
     if (t.has_timeline()) TagCaptureEdges(res, first_step, th);
+    if (t.has_timeline()) FillProfilerSteps(t, res.steps.data() + first_step, res.steps.data() + res.steps.size());
     for (size_t i = first_step; i < res.steps.size(); ++i) {
       Step& s = res.steps[i];
       if (s.step_source == "whole_capture") continue;

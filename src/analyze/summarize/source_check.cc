@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 #include "analyze/read/normalize.h"
@@ -16,6 +17,52 @@ namespace {
 double Ratio(double kernel, double summary) {
   if (IsMissing(kernel) || IsMissing(summary) || summary <= 1e-3) return kMissing;
   return kernel / summary;
+}
+
+double Ms(int64_t ns) { return double(ns) / 1e6; }
+
+// Every number the export states about a step is checked against ours (issue 52): the device wall
+// against Stage (2%), communication, exposed communication and idle time against Communication,
+// Communication(Not Overlapped) and Free (3%). A difference is named, never chosen silently: the
+// export's table is the profiler's own reference, ours comes from the operator rows.
+void CheckStepTrace(AnalysisResult& res, const RankTable& t, const std::map<int64_t, const StepTraceRow*>& rows) {
+  struct Quantity {
+    const char* name;
+    const char* column;
+    double ours_ms, theirs_us, tolerance;
+  };
+  int steps = 0;
+  std::string first;
+  for (const Step& st : res.steps) {
+    if (st.rank != t.rank || st.step_source == "whole_capture") continue;
+    auto row = rows.find(st.step_id);
+    if (row == rows.end()) continue;
+    const StepTraceRow& r = *row->second;
+    const Quantity qs[] = {
+        {"device wall", "Stage", Ms(st.anatomy.wall_ns), r.stage_us, 0.02},
+        {"communication", "Communication", Ms(st.comm_ns), r.communication_us, 0.03},
+        {"exposed communication", "Communication(Not Overlapped)", Ms(st.exposed_comm_ns()), r.comm_not_overlapped_us,
+         0.03},
+        {"idle", "Free", Ms(st.anatomy.bubble_ns), r.free_us, 0.03},
+    };
+    std::string parts;
+    for (const Quantity& q : qs) {
+      if (IsMissing(q.theirs_us)) continue;
+      double theirs = q.theirs_us / 1e3, diff = std::abs(q.ours_ms - theirs);
+      if (diff <= 0.05 || diff <= q.tolerance * std::max(std::abs(theirs), std::abs(q.ours_ms))) continue;
+      parts += fmt::format("{}{} {:.3f} ms, the export's {} {:.3f} ms", parts.empty() ? "" : "; ", q.name, q.ours_ms,
+                           q.column, theirs);
+    }
+    if (parts.empty()) continue;
+    if (++steps == 1) first = fmt::format("step {}: {}", st.step_id, parts);
+  }
+  if (steps == 0) return;
+  res.issues.push_back(
+      {"step_trace_mismatch", "mismatch",
+       fmt::format("rank {}: the operator rows and the export's own step trace disagree in {} step(s) ({}); the "
+                   "step trace is the profiler's reference, the operator-row numbers are what optrace can attribute",
+                   t.rank, steps, first),
+       static_cast<uint64_t>(steps), t.dir});
 }
 
 }  // namespace
@@ -35,6 +82,7 @@ void CheckSources(AnalysisResult& res, const Rules& rules) {
     std::map<int64_t, int> json_ops;
     for (const CommOp& op : t->comm_ops) ++json_ops[StepOfCommKey(op.step)];
     const bool have_json = !t->comm_ops.empty();
+    CheckStepTrace(res, *t, rows);
     const StepCoverage* worst = nullptr;
     size_t first = S.coverage.size();
     for (const Step& st : res.steps) {
