@@ -101,6 +101,52 @@ void GroupSkews(AnalysisResult& res) {
   }
 }
 
+// Per rank, what its late arrivals cost: the waits it caused summed, against the aligned steps'
+// wall (the mean across ranks per step) and, per step, against the waiting rank's own wall.
+void Lateness(CrossRank& C) {
+  std::map<int64_t, std::map<int, double>> wall;  // step key -> rank -> wall ms
+  C.aligned_wall_ms = 0;
+  for (const AlignedStep& a : C.steps) {
+    double sum = 0;
+    for (const RankValue& v : a.wall_ms) {
+      wall[a.step_id][v.rank] = v.value;
+      sum += v.value;
+    }
+    if (!a.wall_ms.empty()) C.aligned_wall_ms += sum / double(a.wall_ms.size());
+  }
+  std::map<int, RankLateness> by_rank;
+  std::map<std::pair<int, int64_t>, std::pair<double, double>> per_step;  // (rank, step) -> (wait ms, wall ms)
+  for (const AlignedCollective& c : C.collectives) {
+    if (c.waiter_rank < 0) continue;
+    RankLateness& l = by_rank[c.shortest_rank];
+    l.rank = c.shortest_rank;
+    ++l.late_collectives;
+    double ms = c.wait_caused_us / 1e3;
+    l.caused_wait_ms += ms;
+    l.worst_wait_ms = std::max(l.worst_wait_ms, ms);
+    auto& [wait, step_wall] = per_step[{c.shortest_rank, c.step_id}];
+    wait += ms;
+    auto w = wall.find(c.step_id);
+    if (w != wall.end() && w->second.count(c.waiter_rank)) step_wall = std::max(step_wall, w->second[c.waiter_rank]);
+  }
+  for (auto& [key, v] : per_step) {
+    RankLateness& l = by_rank[key.first];
+    double share = v.second > 0 ? v.first / v.second : 0;
+    if (l.worst_step_id < 0 || share > l.worst_step_share) {
+      l.worst_step_share = share;
+      l.worst_step_id = key.second;
+    }
+  }
+  C.lateness.clear();
+  for (auto& [r, l] : by_rank) {
+    l.caused_wait_share = C.aligned_wall_ms > 0 ? l.caused_wait_ms / C.aligned_wall_ms : 0;
+    C.lateness.push_back(l);
+  }
+  std::sort(C.lateness.begin(), C.lateness.end(), [](const RankLateness& a, const RankLateness& b) {
+    return a.caused_wait_ms != b.caused_wait_ms ? a.caused_wait_ms > b.caused_wait_ms : a.rank < b.rank;
+  });
+}
+
 }  // namespace
 
 void CrossRankAnalyze(AnalysisResult& res, const Rules& rules) {
@@ -239,10 +285,24 @@ void CrossRankAnalyze(AnalysisResult& res, const Rules& rules) {
       c.outlier_rank = c.shortest_rank;
       ++votes[c.shortest_rank];
     }
+    // A collective ends together on every rank: the one that arrived last has the shortest
+    // duration, and the longest one waited for it that much longer.
+    const RankValue* lo = &c.dur_us.front();
+    const RankValue* hi = &c.dur_us.front();
+    for (const RankValue& x : c.dur_us) {
+      if (x.value < lo->value) lo = &x;
+      if (x.value > hi->value) hi = &x;
+    }
+    if (hi->value > lo->value) {
+      c.shortest_rank = lo->rank;
+      c.waiter_rank = hi->rank;
+      c.wait_caused_us = hi->value - lo->value;
+    }
     C.collectives.push_back(std::move(c));  // the map is not read again
   }
   for (auto& [r, n] : votes)
     C.votes.push_back({r, n, C.tested_collectives ? double(n) / C.tested_collectives : 0});
+  Lateness(C);
   GroupSkews(res);
   std::sort(C.votes.begin(), C.votes.end(), [](const SlowRankVote& a, const SlowRankVote& b) {
     return a.votes != b.votes ? a.votes > b.votes : a.rank < b.rank;

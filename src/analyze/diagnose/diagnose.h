@@ -3,8 +3,9 @@
 //   Diagnose(result, rules);   // fills result.findings (ids F001.., by severity) and limitations
 //
 // Finding types and triggers (thresholds: diagnosis_rules.json):
-//   slow_rank                     high    top slow-rank votes >= slow_rank_min_votes and
-//                                         vote share >= slow_rank_min_vote_share
+//   slow_rank                     high/medium/low  the rank whose late arrivals cost the others the
+//                                         most wait, net of the next rank's, >= slow_rank_min_wait_ms and
+//                                         slow_rank_min_wait_share of the step wall (low on low-confidence ranks)
 //   communication_dominated_step  medium  per rank: steps whose comm union >= comm_dominated_share of wall
 //   exposed_communication         medium  per rank: steps whose comm not hidden under compute >=
 //                                         exposed_comm_min_share of wall, overlap <= comm_overlap_max_ratio

@@ -84,10 +84,10 @@ void WaitingRanks(const AnalysisResult& res, const Thresholds& th, int slow_rank
   if (ranks.size() >= 2 && least->wait_ratio <= th.comm_wait_ratio_high) {
     late = fmt::format(" Rank {} waits least ({:.0f}%): it arrives last, the likely late rank", least->rank,
                        least->wait_ratio * 100);
-    late += slow_rank < 0 ? "; the collective-duration vote names no slow rank."
+    late += slow_rank < 0 ? "; the lateness measure names no slow rank."
             : slow_rank == least->rank
-                ? fmt::format("; the collective-duration vote names the same rank ({}).", slow_rank)
-                : fmt::format("; the collective-duration vote names rank {} instead.", slow_rank);
+                ? fmt::format("; the slow_rank finding names the same rank ({}).", slow_rank)
+                : fmt::format("; the slow_rank finding names rank {} instead.", slow_rank);
   }
   double worst = 0;
   for (const CommRankSummary* r : waiting) worst = std::max(worst, r->wait_ratio);

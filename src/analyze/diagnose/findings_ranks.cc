@@ -1,4 +1,4 @@
-// Findings across ranks: the slow rank (collective votes), rank step skew and compute imbalance,
+// Findings across ranks: the slow rank (the wait its late arrivals cost), rank step skew and compute imbalance,
 // collectives that differ across ranks, and an operator consistently slower on one rank.
 #include <fmt/format.h>
 
@@ -12,45 +12,84 @@
 
 namespace optrace::analyze::findings {
 
+// The slow rank is the one whose late arrivals cost the others the most wait, in time, net of the
+// next rank's: a pair (or any ranks) late by turns is a tie, not a finding, and a count of late
+// arrivals decides nothing (issue 52). Severity follows the cost's share of the step wall, and never
+// outranks the confidence of the ranks it rests on.
 void SlowRank(AnalysisResult& res, const Rules& rules, Builder& b) {
   const CrossRank& C = res.cross_rank;
   const Thresholds& th = rules.thresholds;
-  if (C.votes.empty()) return;
-  const SlowRankVote& top = C.votes.front();
-  if (top.votes < th.slow_rank_min_votes || top.vote_share < th.slow_rank_min_vote_share) return;
+  if (C.lateness.empty() || C.aligned_wall_ms <= 0) return;
+  const RankLateness& top = C.lateness.front();
+  const double next_ms = C.lateness.size() > 1 ? C.lateness[1].caused_wait_ms : 0.0;
+  const double net_ms = top.caused_wait_ms - next_ms;
+  const double net_share = net_ms / C.aligned_wall_ms;
+  if (net_ms < th.slow_rank_min_wait_ms || net_share < th.slow_rank_min_wait_share) return;
   Finding f;
-  f.severity = Severity::kHigh;
+  f.severity = net_share >= th.slow_rank_high_wait_share     ? Severity::kHigh
+               : net_share >= th.slow_rank_medium_wait_share ? Severity::kMedium
+                                                             : Severity::kLow;
   f.type = "slow_rank";
   f.rank = top.rank;
-  double wait_sum = 0;
-  int n = 0;
+  f.step_id = top.worst_step_id;
+  std::vector<const AlignedCollective*> late;
+  int compared = 0;
   for (const AlignedCollective& c : C.collectives) {
-    if (c.outlier_rank != top.rank) continue;
-    std::vector<double> v;
-    double mine = 0;
-    for (const RankValue& x : c.dur_us) {
-      v.push_back(x.value);
-      if (x.rank == top.rank) mine = x.value;
-    }
-    std::sort(v.begin(), v.end());
-    wait_sum += v[v.size() / 2] - mine;
-    ++n;
-    for (const auto& w : c.events)
-      if (w.rank == top.rank)
-        f.evidence.push_back(
-            b.RangeEvidence(w.rank, {w.event, w.event + 1}, c.step_id,
-                            fmt::format("{} #{} ({}): rank {} {:.1f} us, median {:.1f} us ({})", res.Str(c.name),
-                                        c.occurrence, c.kind, top.rank, mine, v[v.size() / 2], c.test)));
+    if (c.dur_us.size() < 2) continue;
+    ++compared;
+    if (c.waiter_rank >= 0 && c.shortest_rank == top.rank) late.push_back(&c);
   }
-  double late_us = n ? wait_sum / n : 0;
+  std::stable_sort(late.begin(), late.end(), [](const AlignedCollective* a, const AlignedCollective* c) {
+    return a->wait_caused_us > c->wait_caused_us;
+  });
+  std::vector<int> low_confidence;
+  for (const RankSummary& r : res.summaries.ranks)
+    if (r.low_confidence) low_confidence.push_back(r.rank);
+  std::string caveat;
+  if (!low_confidence.empty()) {
+    f.severity = Severity::kLow;
+    caveat = fmt::format(" Low confidence: rank(s) {} miss operator rows (data issue kernel_rows_incomplete).",
+                         FormatRankList(low_confidence));
+  }
+  const AlignedCollective& worst = *late.front();
+  std::string others =
+      C.lateness.size() > 1
+          ? fmt::format(" The next rank, {}, cost {:.2f} ms in {} collective(s); net {:.2f} ms.", C.lateness[1].rank,
+                        next_ms, C.lateness[1].late_collectives, net_ms)
+          : "";
   f.summary = fmt::format(
-      "Rank {} arrived last at {} of {} matched collectives ({:.0f}%): its collectives are on average {:.1f} us "
-      "shorter than the median because the other ranks wait for it.",
-      top.rank, top.votes, C.tested_collectives, 100 * top.vote_share, late_us);
-  f.numbers = {{"votes", double(top.votes)},
-               {"tested_collectives", double(C.tested_collectives)},
-               {"vote_share", top.vote_share},
-               {"mean_lateness_us", late_us}};
+      "Rank {} arrived last at {} of {} matched collectives and the others waited {:.2f} ms for it, {:.1f}% of the "
+      "step wall (worst step {}: {:.1f}%; worst collective {} #{} in step {}: rank {} waited {:.2f} ms).{}{}",
+      top.rank, top.late_collectives, compared, top.caused_wait_ms, 100 * top.caused_wait_share, top.worst_step_id,
+      100 * top.worst_step_share, res.Str(worst.name), worst.occurrence, worst.step_id, worst.waiter_rank,
+      worst.wait_caused_us / 1e3, others, caveat);
+  f.numbers = {{"caused_wait_ms", top.caused_wait_ms},
+               {"caused_wait_share", top.caused_wait_share},
+               {"net_wait_ms", net_ms},
+               {"net_wait_share", net_share},
+               {"late_collectives", double(top.late_collectives)},
+               {"compared_collectives", double(compared)},
+               {"worst_step_share", top.worst_step_share}};
+  // Its row of each collective where it was last, most costly first, the worst one's waiter second.
+  auto dur_of = [](const AlignedCollective& c, int rank) {
+    for (const RankValue& x : c.dur_us)
+      if (x.rank == rank) return x.value;
+    return 0.0;
+  };
+  for (const AlignedCollective* c : late)
+    for (const auto& w : c->events)
+      if (w.rank == top.rank)
+        f.evidence.push_back(b.RangeEvidence(
+            w.rank, {w.event, w.event + 1}, c->step_id,
+            fmt::format("{} #{} ({}) in step {}: rank {} {:.1f} us, arrived last; rank {} waited {:.1f} us longer",
+                        res.Str(c->name), c->occurrence, c->kind, c->step_id, w.rank, dur_of(*c, w.rank),
+                        c->waiter_rank, c->wait_caused_us)));
+  for (const auto& w : worst.events)
+    if (w.rank == worst.waiter_rank)
+      f.evidence.insert(f.evidence.begin() + (f.evidence.empty() ? 0 : 1), b.RangeEvidence(w.rank, {w.event, w.event + 1}, worst.step_id,
+                                           fmt::format("{} #{} in step {}: rank {} {:.1f} us, waiting for rank {}",
+                                                       res.Str(worst.name), worst.occurrence, worst.step_id, w.rank,
+                                                       dur_of(worst, w.rank), top.rank)));
   b.Add(std::move(f));
 }
 
@@ -130,18 +169,23 @@ void CrossRankFindings(AnalysisResult& res, const Rules& rules, Builder& b) {
         f.evidence.push_back(
             b.RangeEvidence(s.rank, s.events, s.step_id,
                             fmt::format("rank {} step {} compute {:.3f} ms", s.rank, s.step_id, Ms(s.compute_ns))));
+    // The cause is named only as far as the capture shows it: expert load where expert-parallel
+    // groups were measured, otherwise the candidates.
+    const bool moe = !C.expert_load.empty();
     f.summary = fmt::format(
-        "Compute time differs across ranks by {:.1f}% (rank {} {:.3f} ms vs rank {} {:.3f} ms): expert / data "
-        "imbalance makes the others wait.",
-        100 * C.compute_imbalance_ratio, per.back().second, per.back().first, per.front().second, per.front().first);
+        "Compute time differs across ranks by {:.1f}% (rank {} {:.3f} ms vs rank {} {:.3f} ms): {}",
+        100 * C.compute_imbalance_ratio, per.back().second, per.back().first, per.front().second, per.front().first,
+        moe ? "uneven expert load (see expert_load_imbalance) makes the others wait."
+            : "the ranks did different work (inputs of different size, another program path) or one device is "
+              "slower; the ranks that finish early wait at the next collective.");
     f.numbers = {{"imbalance_ratio", C.compute_imbalance_ratio}};
     b.Add(std::move(f));
   }
 }
 
 // Collectives whose duration differs across ranks by more than collective_skew_ratio, one
-// finding per HCCL op kind. Collectives already explained by the slow_rank finding (its outlier
-// votes) are left to that finding.
+// finding per HCCL op kind. Collectives where the slow_rank finding's rank arrived last are left to
+// that finding.
 void CollectiveSkew(AnalysisResult& res, const Rules& rules, Builder& b, int slow_rank) {
   const Thresholds& th = rules.thresholds;
   const CrossRank& C = res.cross_rank;
@@ -151,7 +195,7 @@ void CollectiveSkew(AnalysisResult& res, const Rules& rules, Builder& b, int slo
     if (c.dur_us.size() < 2) continue;
     ++tested[c.kind];
     if (c.skew_ratio <= th.collective_skew_ratio) continue;
-    if (slow_rank >= 0 && c.outlier_rank == slow_rank) continue;
+    if (slow_rank >= 0 && c.waiter_rank >= 0 && c.shortest_rank == slow_rank) continue;
     over[c.kind].push_back(&c);
   }
   for (auto& [kind, list] : over) {

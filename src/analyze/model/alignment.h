@@ -30,6 +30,10 @@ struct AlignedCollective {
   double skew_ratio = 0;
   int shortest_rank = -1;  // arrived last (the others waited for it)
   int outlier_rank = -1;   // shortest_rank when the outlier test flagged it, else -1
+  // Lateness as time (issue 52): the rank that waited longest for shortest_rank, and how long
+  // (its duration minus the shortest): what the late arrival cost this collective.
+  int waiter_rank = -1;
+  double wait_caused_us = 0;
   std::string test;        // "dixon_q", "three_sigma", "two_rank_skew", "none"
   double statistic = 0, critical = 0;
   struct Where { int rank; uint32_t event; };  // event index on each rank (evidence)
@@ -116,6 +120,18 @@ struct SlowRankVote {
   double vote_share = 0;  // votes / tested collectives
 };
 
+// What one rank's late arrivals cost the others: the wait it caused, summed over the collectives
+// where it arrived last, and its share of the aligned steps' wall.
+struct RankLateness {
+  int rank = -1;
+  int late_collectives = 0;   // collectives where it arrived last (durations not all equal)
+  double caused_wait_ms = 0;  // sum of wait_caused_us over them
+  double caused_wait_share = 0;  // caused_wait_ms / the aligned steps' wall (mean across ranks)
+  double worst_wait_ms = 0;      // the largest single wait it caused
+  int64_t worst_step_id = -1;
+  double worst_step_share = 0;   // the wait it caused in its worst step / that step's wall (waiter's)
+};
+
 struct CrossRank {
   std::vector<int> ranks;
   std::string alignment_method;  // "step_id", "step_ordinal", "single_rank"
@@ -123,6 +139,8 @@ struct CrossRank {
   std::vector<AlignedCollective> collectives;
   int tested_collectives = 0;
   std::vector<SlowRankVote> votes;  // sorted by votes desc
+  std::vector<RankLateness> lateness;  // sorted by caused_wait_ms desc
+  double aligned_wall_ms = 0;          // sum over aligned steps of the mean wall across ranks
   double max_step_skew_ratio = 0;
   double max_collective_skew_ratio = 0;
   double compute_imbalance_ratio = 0;  // (max - min) / mean of per-rank compute over all aligned steps

@@ -169,6 +169,11 @@ void Io(A& a, SlowRankVote& x) {
   IoAll(a, x.rank, x.votes, x.vote_share);
 }
 template <typename A>
+void Io(A& a, RankLateness& x) {
+  IoAll(a, x.rank, x.late_collectives, x.caused_wait_ms, x.caused_wait_share, x.worst_wait_ms, x.worst_step_id,
+        x.worst_step_share);
+}
+template <typename A>
 void Io(A& a, AlignedCollective::Where& x) {
   IoAll(a, x.rank, x.event);
 }
@@ -348,8 +353,8 @@ void Io(A& a, AlignedStep& x) {
 }
 template <typename A>
 void Io(A& a, AlignedCollective& x) {
-  IoAll(a, x.step_id, x.name, x.occurrence, x.kind, x.dur_us, x.skew_ratio, x.shortest_rank, x.outlier_rank, x.test,
-        x.statistic, x.critical, x.events);
+  IoAll(a, x.step_id, x.name, x.occurrence, x.kind, x.dur_us, x.skew_ratio, x.shortest_rank, x.outlier_rank,
+        x.waiter_rank, x.wait_caused_us, x.test, x.statistic, x.critical, x.events);
 }
 template <typename A>
 void Io(A& a, StepLaunch& x) {
@@ -372,7 +377,8 @@ void Io(A& a, PipelineStage& x) {
 }
 template <typename A>
 void Io(A& a, CrossRank& x) {
-  IoAll(a, x.ranks, x.alignment_method, x.steps, x.collectives, x.tested_collectives, x.votes, x.max_step_skew_ratio,
+  IoAll(a, x.ranks, x.alignment_method, x.steps, x.collectives, x.tested_collectives, x.votes, x.lateness, x.aligned_wall_ms,
+        x.max_step_skew_ratio,
         x.max_collective_skew_ratio, x.compute_imbalance_ratio, x.groups, x.bubbles, x.bubbles_without_trace,
         x.launches, x.launch_ranks_without_flows, x.expert_load, x.pipeline_stages);
 }

@@ -121,8 +121,10 @@ Status ApplyDiagnosis(Rules& rules, const std::string& origin, const json& j) {
   num("rank_skew_ratio", t.rank_skew_ratio);
   num("compute_imbalance_ratio", t.compute_imbalance_ratio);
   num("collective_skew_ratio", t.collective_skew_ratio);
-  integer("slow_rank_min_votes", t.slow_rank_min_votes);
-  num("slow_rank_min_vote_share", t.slow_rank_min_vote_share);
+  num("slow_rank_min_wait_ms", t.slow_rank_min_wait_ms);
+  num("slow_rank_min_wait_share", t.slow_rank_min_wait_share);
+  num("slow_rank_medium_wait_share", t.slow_rank_medium_wait_share);
+  num("slow_rank_high_wait_share", t.slow_rank_high_wait_share);
   num("slow_rank_two_rank_skew", t.slow_rank_two_rank_skew);
   num("three_sigma_k", t.three_sigma_k);
   num("aicpu_min_exposed_us", t.aicpu_min_exposed_us);

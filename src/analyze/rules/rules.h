@@ -50,8 +50,14 @@ struct Thresholds {
   double exposed_comm_min_share = 0.10;
   double comm_overlap_max_ratio = 0.20;
   double rank_skew_ratio = 0.05, compute_imbalance_ratio = 0.05, collective_skew_ratio = 0.05;
-  int slow_rank_min_votes = 2;
-  double slow_rank_min_vote_share = 0.20, slow_rank_two_rank_skew = 0.05, three_sigma_k = 3.0;
+  // slow_rank: the rank whose late arrivals cost the others the most wait (ms), net of the next
+  // rank's (two ranks are a pair: a tie is no finding), at least slow_rank_min_wait_ms and
+  // slow_rank_min_wait_share of the aligned steps' wall; medium from slow_rank_medium_wait_share,
+  // high from slow_rank_high_wait_share. The outlier votes (slow_rank_two_rank_skew, three_sigma_k)
+  // are reported beside it, they decide nothing.
+  double slow_rank_min_wait_ms = 1.0, slow_rank_min_wait_share = 0.005, slow_rank_medium_wait_share = 0.03,
+         slow_rank_high_wait_share = 0.10;
+  double slow_rank_two_rank_skew = 0.05, three_sigma_k = 3.0;
   double aicpu_min_exposed_us = 50, aicpu_min_wall_share = 0.01;
   int top_operators = 5;
   double bound_mixed_margin = 0.10, dominant_core_share = 0.60;

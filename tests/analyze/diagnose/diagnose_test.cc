@@ -84,40 +84,39 @@ TEST(DiagnoseTest, SyntheticRootYieldsExactlyThePlantedFindings) {
   EXPECT_EQ(problems, (std::multiset<std::string>{"slow_rank@5", "recurring_bubble_pattern@2"}));
   EXPECT_EQ(top_ops, 5);
   ASSERT_FALSE(r.findings.empty());
-  EXPECT_EQ(r.findings[0].type, "slow_rank");  // high severity first
+  for (size_t i = 1; i < r.findings.size(); ++i)  // the most severe first
+    EXPECT_GE(r.findings[i - 1].severity, r.findings[i].severity);
   EXPECT_EQ(r.findings[0].id, "F001");
 }
 
-TEST(DiagnoseTest, SlowRankEvidencePointsAtTheLateCollectiveRows) {
+TEST(DiagnoseTest, SlowRankIsNamedWithTheWaitItCausedAndItsRows) {
+  // Rank 5 launches 600 us late in each of 5 steps of ~64.5 ms: the others wait ~3 ms for it, 1%
+  // of the wall: a low finding (its cost, not its count of late arrivals, sets the severity).
   AnalysisResult r = Analyze(Sample("synthetic_8rank"));
   const Finding* f = FindType(r, "slow_rank");
   ASSERT_NE(f, nullptr);
-  EXPECT_EQ(f->severity, Severity::kHigh);
-  ASSERT_EQ(f->evidence.size(), 5u);  // the first allreduce of each of the 5 steps
+  EXPECT_EQ(f->rank, 5);
+  EXPECT_EQ(f->severity, Severity::kLow);
+  EXPECT_NEAR(Number(*f, "caused_wait_ms"), 3.1, 0.2);
+  EXPECT_NEAR(Number(*f, "caused_wait_share"), 3.1 / 322.9, 0.001);
+  EXPECT_GT(Number(*f, "net_wait_ms"), 2.9);
   const RankTable& t = *r.FindRank(5);
   std::set<int64_t> steps;
   for (const Evidence& e : f->evidence) {
-    EXPECT_EQ(e.rank, 5);
+    if (e.rank != 5) continue;  // the waiting rank's row is beside it
     EXPECT_NE(e.file.find("node0_4005_"), std::string::npos) << e.file;
     EXPECT_EQ(e.row_first, e.row_last);
-    steps.insert(e.step_id);
-    // The row is the allreduce of layer 0 and the window is exactly that event.
     const Event* ev = nullptr;
     for (const Event& x : t.events)
       if (x.row == e.row_first) ev = &x;
     ASSERT_NE(ev, nullptr);
-    EXPECT_EQ(r.Str(ev->name), "hcom_allReduce__358_0_1");
+    if (r.Str(ev->name) != "hcom_allReduce__358_0_1") continue;
+    steps.insert(e.step_id);
     EXPECT_EQ(e.window_start_ns, t.AbsNs(ev->start_ns));
     EXPECT_EQ(e.window_end_ns, t.AbsNs(ev->end_ns()));
   }
+  // The planted late allreduce of each step carries the most wait: its rows come first.
   EXPECT_EQ(steps, (std::set<int64_t>{10, 11, 12, 13, 14}));
-  double votes = 0, lateness = 0;
-  for (auto& [k, v] : f->numbers) {
-    if (k == "votes") votes = v;
-    if (k == "mean_lateness_us") lateness = v;
-  }
-  EXPECT_EQ(votes, 5);
-  EXPECT_NEAR(lateness, 600, 30);  // the planted 600 us late launch
 }
 
 TEST(DiagnoseTest, RecurringBubbleEvidenceIsTheIdleWindowOfEachBubblingStep) {
@@ -150,7 +149,7 @@ TEST(DiagnoseTest, TopOperatorsCarryBoundFamilyAndRowRanges) {
 TEST(DiagnoseTest, RaisedThresholdsSilenceTheFindings) {
   Rules rules = testing::BuiltinRules();
   AnalysisResult r = Analyze(Sample("synthetic_8rank"));
-  rules.thresholds.slow_rank_min_votes = 6;          // 5 votes no longer enough
+  rules.thresholds.slow_rank_min_wait_share = 0.9;    // its waits are far below 90% of the wall
   rules.thresholds.recurring_bubble_min_ratio = 0.9;  // 80% of steps no longer enough
   Diagnose(r, rules);
   EXPECT_EQ(FindType(r, "slow_rank"), nullptr);

@@ -338,7 +338,7 @@ TEST(PipelineTest, FromStageRefusesStageFilesOfOtherRoots) {
 
 TEST(PipelineTest, FromStageRefusesStageFilesMadeWithOtherRules) {
   TempDir tmp;
-  tmp.Write("rules/diagnosis_rules.json", "{\"slow_rank_min_votes\": 99}");
+  tmp.Write("rules/diagnosis_rules.json", "{\"slow_rank_min_wait_ms\": 99}");
   AnalyzeOptions first;
   first.roots = {Sample("tp_l1_text")};
   first.out_dir = tmp.path() / "out";
@@ -535,7 +535,7 @@ TEST(PipelineTest, StageNamesParse) {
 
 TEST(PipelineTest, RulesDirectoryOverridesBuiltinThresholds) {
   TempDir rules;
-  rules.Write("diagnosis_rules.json", "{\"slow_rank_min_votes\": 99}");
+  rules.Write("diagnosis_rules.json", "{\"slow_rank_min_wait_ms\": 99}");
   AnalyzeOptions opt;
   opt.roots = {Sample("synthetic_8rank")};
   opt.persist_stages = false;
