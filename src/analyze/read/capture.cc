@@ -3,10 +3,13 @@
 
 #include <algorithm>
 #include <ctime>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/csv_reader.h"
 #include "core/file_io.h"
 
 namespace optrace::analyze {
@@ -147,6 +150,79 @@ std::string FormatUtc(int64_t ns) {
   return buf;
 }
 
+// The device-time window of an msprof export, in us: its first task's start and the latest end
+// among its last rows. An export is in time order: the first record and the last 64 KiB are read,
+// not the file. {-1, -1} when the columns or numbers are not there.
+std::pair<double, double> MsprofWindow(const RankInput& in) {
+  std::pair<double, double> none{-1, -1}, w = none;
+  auto columns = [](const CsvRecord& header, std::optional<size_t>* start, std::optional<size_t>* dur) {
+    CsvHeader h(header);
+    *start = h.FindAny({"Task Start Time(us)", "Start Time(us)"});
+    *dur = h.FindAny({"Task Duration(us)", "Duration(us)"});
+    return *start && *dur;
+  };
+  std::optional<size_t> start, dur;
+  {
+    auto reader = CsvReader::Open(in.kernel_details, 64 << 10);
+    if (!reader.ok()) return none;
+    CsvRecord rec;
+    auto head = reader->Next(rec);
+    if (!head.ok() || !*head || !columns(rec, &start, &dur)) return none;
+    auto first = reader->Next(rec);
+    if (!first.ok() || !*first) return none;
+    auto s = ParseCsvNumber(rec.Field(*start));
+    if (!s) return none;
+    w.first = *s;
+  }
+  const fs::path& last = in.kernel_slices.empty() ? in.kernel_details : in.kernel_slices.back();
+  std::error_code ec;
+  uint64_t size = fs::file_size(last, ec);
+  if (ec) return none;
+  std::ifstream f(last, std::ios::binary);
+  uint64_t from = size > (64u << 10) ? size - (64u << 10) : 0;
+  f.seekg(static_cast<std::streamoff>(from));
+  std::string tail((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  size_t nl = tail.find('\n');
+  if (nl == std::string::npos) return none;
+  tail.erase(0, nl + 1);  // a partial record, or the header (a slice has its own)
+  CsvReader rows = CsvReader::FromString(std::move(tail), last.string());
+  CsvRecord rec;
+  while (true) {
+    auto more = rows.Next(rec);
+    if (!more.ok() || !*more) break;
+    auto s = ParseCsvNumber(rec.Field(*start)), d = ParseCsvNumber(rec.Field(*dur));
+    if (s && d && *d >= 0) w.second = std::max(w.second, *s + *d);
+  }
+  if (w.second < w.first) return none;
+  return w;
+}
+
+// msprof runs of one kernel or script, one after another, share a configuration and a time of day,
+// and have no rank id: ranks of one job run at the same time, so exports whose device-time windows
+// do not overlap at all are separate runs, each its own capture (issue 52).
+std::vector<Capture> SplitSequentialRuns(Capture c, const std::vector<RankInput>& ranks) {
+  if (c.members.size() < 2) return {std::move(c)};
+  std::vector<std::pair<std::pair<double, double>, size_t>> windows;
+  for (size_t m : c.members) {
+    const RankInput& in = ranks[m];
+    if (in.kind != InputKind::kMsprof || in.rank >= 0) return {std::move(c)};
+    auto w = MsprofWindow(in);
+    if (w.first < 0) return {std::move(c)};
+    windows.push_back({w, m});
+  }
+  std::sort(windows.begin(), windows.end());
+  for (size_t i = 1; i < windows.size(); ++i)
+    if (windows[i].first.first <= windows[i - 1].first.second) return {std::move(c)};  // overlap: one job
+  std::vector<Capture> runs;
+  for (auto& [w, m] : windows) {
+    Capture one = c;
+    one.members = {m};
+    one.summary += fmt::format(", device time {:.3f} s", (w.second - w.first) / 1e6);
+    runs.push_back(std::move(one));
+  }
+  return runs;
+}
+
 }  // namespace
 
 std::vector<Capture> GroupCaptures(const std::vector<RankInput>& ranks) {
@@ -188,7 +264,7 @@ std::vector<Capture> GroupCaptures(const std::vector<RankInput>& ranks) {
     std::map<fs::path, std::vector<size_t>> by_parent;
     for (size_t m : c.members) by_parent[ranks[m].dir.parent_path()].push_back(m);
     if (!dup || by_parent.size() < 2) {
-      split.push_back(std::move(c));
+      for (Capture& run : SplitSequentialRuns(std::move(c), ranks)) split.push_back(std::move(run));
       continue;
     }
     for (auto& [parent, members] : by_parent) {

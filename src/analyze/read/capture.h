@@ -10,7 +10,8 @@
 // the time collection ended (profiler_info end_info.collectionTimeEnd, else the timestamp in the
 // directory name), within kCaptureTimeTolerance of each other. Ranks with no time join the group of
 // their configuration. A group holding one rank id twice is split by parent directory (two jobs
-// with one configuration at the same time, each in its own folder).
+// with one configuration at the same time, each in its own folder). msprof exports without a rank
+// id whose device-time windows do not overlap are runs one after another, one capture each.
 #pragma once
 
 #include <cstdint>

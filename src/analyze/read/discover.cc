@@ -256,7 +256,8 @@ Result<Discovery> Discover(const std::vector<fs::path>& roots_in, std::vector<Da
     std::string compare = separable ? fmt::format("\nor analyze every capture and compare them: optrace sweep{} -o OUT", sweep)
                                     : std::string();
     return BadInputError(
-        "{}: holds {} separate captures (different profiler configuration or collection time); analyzing them "
+        "{}: holds {} separate captures (different profiler configuration, collection time, or device time that never "
+        "overlaps); analyzing them "
         "as one run would compare different jobs. Pick one with --run N:{}{}",
         roots, caps.size(), list, compare);
   }

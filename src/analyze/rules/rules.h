@@ -55,7 +55,7 @@ struct Thresholds {
   // slow_rank_min_wait_share of the aligned steps' wall; medium from slow_rank_medium_wait_share,
   // high from slow_rank_high_wait_share. The outlier votes (slow_rank_two_rank_skew, three_sigma_k)
   // are reported beside it, they decide nothing.
-  double slow_rank_min_wait_ms = 1.0, slow_rank_min_wait_share = 0.005, slow_rank_medium_wait_share = 0.03,
+  double slow_rank_min_wait_ms = 1.0, slow_rank_min_wait_share = 0.005, slow_rank_medium_wait_share = 0.05,
          slow_rank_high_wait_share = 0.10;
   double slow_rank_two_rank_skew = 0.05, three_sigma_k = 3.0;
   double aicpu_min_exposed_us = 50, aicpu_min_wall_share = 0.01;

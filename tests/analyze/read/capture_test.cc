@@ -144,5 +144,48 @@ TEST(CaptureTest, RealFolderOfFourExportsIsFourCaptures) {
   }
 }
 
+// An msprof PROF_* export of one kernel run: `calls` tasks of 40 ms from `start_us` on device 0.
+void WriteMsprofRun(const TempDir& tmp, const std::string& dir, double start_us, int calls) {
+  std::string csv =
+      "Device_id,Model ID,Task ID,Stream ID,Op Name,OP Type,OP State,Task Type,Task Start Time(us),"
+      "Task Duration(us),Task Wait Time(us),Block Dim,Input Shapes\n";
+  for (int i = 0; i < calls; ++i)
+    csv += fmt::format("0,4294967295,{},1716,add_kernel,add_kernel,dynamic,AI_VECTOR_CORE,{:.3f}\t,40000.000,0,48,"
+                       "\"8,1024\"\n",
+                       i, start_us + i * 42000.0);
+  tmp.Write(dir + "/mindstudio_profiler_output/op_summary_20260605161708.csv", csv);
+}
+
+TEST(CaptureTest, MsprofRunsOneAfterAnotherAreSeparateCapturesNotRanks) {
+  // Three runs of one kernel, seconds apart (within the collection-time tolerance), no rank id.
+  TempDir tmp;
+  WriteMsprofRun(tmp, "PROF_000001_a", 1.0e12, 5);
+  WriteMsprofRun(tmp, "PROF_000002_b", 1.0e12 + 3.0e6, 5);
+  WriteMsprofRun(tmp, "PROF_000003_c", 1.0e12 + 6.0e6, 5);
+  std::vector<DataIssue> issues;
+  auto d = Discover({tmp.path()}, issues);
+  ASSERT_FALSE(d.ok());
+  const std::string& m = d.status().message();
+  EXPECT_NE(m.find("holds 3 separate captures"), std::string::npos) << m;
+  EXPECT_NE(m.find("--run 2: PROF_000002_b: 1 rank dir(s)"), std::string::npos) << m;
+  EXPECT_NE(m.find("device time 0.208 s"), std::string::npos) << m;
+  auto two = Discover({tmp.path()}, issues, 2);
+  ASSERT_TRUE(two.ok()) << two.status().message();
+  ASSERT_EQ(two->ranks.size(), 1u);
+  EXPECT_NE(two->ranks[0].dir.string().find("PROF_000002_b"), std::string::npos);
+}
+
+TEST(CaptureTest, MsprofExportsRecordedAtTheSameTimeStayOneCapture) {
+  // Two processes of one job, each with its own export, overlapping in device time.
+  TempDir tmp;
+  WriteMsprofRun(tmp, "PROF_000001_a", 1.0e12, 5);
+  WriteMsprofRun(tmp, "PROF_000002_b", 1.0e12 + 10000.0, 5);
+  std::vector<DataIssue> issues;
+  auto d = Discover({tmp.path()}, issues);
+  ASSERT_TRUE(d.ok()) << d.status().message();
+  EXPECT_EQ(d->ranks.size(), 2u);
+  EXPECT_EQ(d->capture_count, 1);
+}
+
 }  // namespace
 }  // namespace optrace::analyze
