@@ -77,6 +77,17 @@ constexpr PipeNames kPipeNames[kPipeCount] = {
 }  // namespace
 
 std::string_view PipeColumnName(Pipe p) { return kPipeNames[static_cast<int>(p)].column; }
+std::string_view Pipe910AColumnName(Pipe p) {
+  switch (p) {
+    case Pipe::kAicMacTime: return "mac_time(us)";
+    case Pipe::kAicScalarTime: return "scalar_time(us)";
+    case Pipe::kAicMte1Time: return "mte1_time(us)";
+    case Pipe::kAicMte2Time: return "mte2_time(us)";
+    case Pipe::kAivVecTime: return "vec_time(us)";
+    case Pipe::kAivMte3Time: return "mte3_time(us)";
+    default: return "";
+  }
+}
 std::string_view PipeDbName(Pipe p) { return kPipeNames[static_cast<int>(p)].db; }
 std::string_view PipeShortName(Pipe p) { return kPipeNames[static_cast<int>(p)].short_name; }
 

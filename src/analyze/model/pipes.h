@@ -32,6 +32,10 @@ inline constexpr int kPipeCount = static_cast<int>(Pipe::kCount);
 std::string_view PipeColumnName(Pipe p);
 std::string_view PipeDbName(Pipe p);   // "aic_mac_time" ("" when the db has no such metric)
 std::string_view PipeShortName(Pipe p);  // "aic_mac_time" — the CSV column name in our outputs
+// The column of an Ascend910A export, whose one AI Core type writes its stages unprefixed
+// ("mac_time(us)", "vec_time(us)", "mte2_time(us)"): the cube-side stages read as aic_*, vec and
+// mte3 as aiv_*. "" when 910A has no such column (fixpipe, the aiv_* totals).
+std::string_view Pipe910AColumnName(Pipe p);
 
 // The pipeline fields an event keeps: the 11 stage times (us) the summaries add up and the bound
 // classification reads. The other columns of the export (ratios, cycles, icache miss rates) are

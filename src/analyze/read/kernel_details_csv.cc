@@ -39,7 +39,11 @@ KernelColumns FindColumns(const CsvHeader& h) {
   c.out_shapes = h.Find("Output Shapes");
   c.in_dtypes = h.Find("Input Data Types");
   c.op_state = h.Find("OP State");
-  for (int i = 0; i < kStoredPipeCount; ++i) c.pipe[i] = h.Find(PipeColumnName(kPipeSumFields[i]));
+  for (int i = 0; i < kStoredPipeCount; ++i) {
+    c.pipe[i] = h.Find(PipeColumnName(kPipeSumFields[i]));
+    std::string_view a910 = Pipe910AColumnName(kPipeSumFields[i]);
+    if (!c.pipe[i] && !a910.empty()) c.pipe[i] = h.Find(a910);  // Ascend910A: unprefixed stages
+  }
   return c;
 }
 

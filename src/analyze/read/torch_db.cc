@@ -209,8 +209,15 @@ Status ReadTorchDb(const std::filesystem::path& path, const Rules& rules, String
   // STRING_IDS -> interned ids ("N/A" and "" are missing). The kept PMU metric names are noted on
   // the way: only their rows of TASK_PMU_INFO are read.
   std::unordered_map<std::string_view, Pipe> kept_metric;
-  for (Pipe p : kPipeSumFields)
+  std::vector<std::string> names_910a;  // Ascend910A's unprefixed metrics ("mac_time"), as in its csv
+  for (Pipe p : kPipeSumFields) {
     if (!PipeDbName(p).empty()) kept_metric[PipeDbName(p)] = p;
+    std::string_view a = Pipe910AColumnName(p);
+    if (!a.empty()) names_910a.emplace_back(a.substr(0, a.find('(')));
+  }
+  size_t k910 = 0;
+  for (Pipe p : kPipeSumFields)
+    if (!Pipe910AColumnName(p).empty()) kept_metric.emplace(names_910a[k910++], p);
   std::vector<std::pair<int64_t, Pipe>> metric_ids;  // STRING_IDS.id of a kept metric name
   IdTable<uint32_t> sid(4 * string_rows + 1024);
   OPTRACE_RETURN_IF_ERROR(db.Query("SELECT id, value FROM STRING_IDS", [&](sqlite3_stmt* st) {

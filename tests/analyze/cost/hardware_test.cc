@@ -40,6 +40,15 @@ TEST(HardwareTest, EveryBundledNumberCitesASource) {
   EXPECT_GE(Table().size(), 6u);
 }
 
+TEST(HardwareTest, Ascend910AIsInTheTableWithoutABf16Peak) {
+  auto h = HardwareByName(Table(), "Ascend910A");
+  ASSERT_TRUE(h.ok()) << h.status().message();
+  // 16x16x16 MACs x 32 AI cores x 1000 MHz x 2 (CANN 8.1.RC1 platform_config/Ascend910A.ini).
+  EXPECT_NEAR(h->cube_fp16_tflops, 262.14, 0.01);
+  EXPECT_NEAR(h->vector_fp16_tflops, 128.0 * 32 * 1000 * 2 / 1e6, 0.01);
+  EXPECT_TRUE(std::isnan(h->PeakTflops("bf16")));  // 910A has no BF16 cube
+}
+
 TEST(HardwareTest, ANameAndAnAliasFindThePartCaseInsensitively) {
   EXPECT_TRUE(HardwareByName(Table(), "ascend910b4").ok());
   auto alias = HardwareByName(Table(), "910B2");

@@ -90,6 +90,29 @@ TEST(NormalizeTest, Level0RowsWithoutCoreAreUnknownOrCommunicationByName) {
   EXPECT_TRUE(n.ranks[0].pipes.empty());
 }
 
+TEST(NormalizeTest, Ascend910AUnprefixedPipeColumnsGiveTheOperatorABound) {
+  // An Ascend910A export: one AI Core type, pipe stages written without aic_ / aiv_ prefixes.
+  testing::TempDir tmp;
+  tmp.Write("rank0_ascend_pt/profiler_info_0.json", "{}");
+  tmp.Write("rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv",
+            "Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us),aicore_time(us),total_cycles,"
+            "vec_time(us),vec_ratio,mac_time(us),mac_ratio,scalar_time(us),scalar_ratio,mte1_time(us),mte1_ratio,"
+            "mte2_time(us),mte2_ratio,mte3_time(us),mte3_ratio,icache_miss_rate\n"
+            "1,Add,Add,AI_CORE,1000.000,100.0,98.0,78923,1.2,0.012,0,0,0.8,0.008,0,0,96.0,0.98,2.1,0.021,0.0002\n"
+            "1,MatMul,MatMul,AI_CORE,1200.000,50.0,49.0,38000,0.5,0.01,45.0,0.92,1.0,0.02,3.0,0.06,4.0,0.08,0,0,0\n");
+  AnalysisResult r = testing::Analyze(tmp.path());
+  ASSERT_EQ(r.summaries.operators.size(), 2u);
+  for (const auto& op : r.summaries.operators) {
+    std::string name(r.Str(op.name));
+    if (name == "Add") {
+      EXPECT_EQ(op.bound.bound_family, "aic_mte") << name;
+      EXPECT_EQ(op.bound.bound_stage, "aic_mte2_time") << name;
+    } else {
+      EXPECT_EQ(op.bound.bound_family, "cube") << name;
+    }
+  }
+}
+
 TEST(NormalizeTest, MsprofOpSummaryUsesItsColumnNames) {
   Normalized n = NormalizeRoot(Sample("msprof_minimal"));
   ASSERT_EQ(n.ranks.size(), 1u);
