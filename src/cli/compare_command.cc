@@ -45,7 +45,8 @@ int RunCompareCommand(const CommandArgs& args, CommandIo& io) {
                                 {"compare_html", r->html.string()},
                                 {"significant_changes", top},
                                 {"findings_appeared", r->appeared},
-                                {"findings_gone", r->disappeared}};
+                                {"findings_gone", r->disappeared},
+                                {"notes", r->notes}};
   io.out << JsonText(result, -1) << "\n";
   return kExitOk;
 }

@@ -17,15 +17,40 @@
 namespace optrace::analyze::report {
 namespace {
 
-// An analyze OUT directory (its stage files) or a profiling root.
-Result<AnalysisResult> Load(const std::filesystem::path& p) {
+// An analyze OUT directory (its stage files) or a profiling root. An OUT directory made without
+// --keep-stages has only its reports: it is analyzed again from the root(s) its summary names.
+Result<AnalysisResult> Load(const std::filesystem::path& p, std::vector<std::string>& notes) {
+  namespace fs = std::filesystem;
   AnalyzeOptions opt;
-  if (std::filesystem::exists(p / "stages" / "diagnose.bin")) {
+  std::error_code ec;
+  if (fs::exists(p / "stages" / "diagnose.bin", ec)) {
     opt.out_dir = p;
     opt.from = opt.to = Stage::kReport;
-  } else {
-    opt.roots = {p};
-    opt.persist_stages = false;
+    return RunAnalysis(opt);
+  }
+  opt.persist_stages = false;
+  opt.roots = {p};
+  if (fs::exists(p / "analysis_summary.json", ec)) {
+    auto text = ReadFileToString(p / "analysis_summary.json");
+    nlohmann::json j = text.ok() ? nlohmann::json::parse(*text, nullptr, false) : nlohmann::json();
+    std::vector<fs::path> roots;
+    if (j.is_object() && j.contains("identity") && j["identity"].is_object() && j["identity"].contains("roots") &&
+        j["identity"]["roots"].is_array())
+      for (const auto& r : j["identity"]["roots"])
+        if (r.is_string()) roots.emplace_back(r.get<std::string>());
+    bool present = !roots.empty();
+    for (const fs::path& r : roots) present = present && fs::is_directory(r, ec);
+    if (!present)
+      return UsageError(
+          "{}: an optrace analyze output without its stage files (made without --keep-stages), and the root(s) it "
+          "names are not here; pass the profiling root, or re-run analyze with --keep-stages",
+          p.string());
+    opt.roots = roots;
+    std::string list;
+    for (const fs::path& r : roots) list += (list.empty() ? "" : ", ") + r.string();
+    notes.push_back(fmt::format("{} has no stage files (analyze ran without --keep-stages): analyzed again from its "
+                                "root(s) {} with the built-in rules",
+                                p.string(), list));
   }
   return RunAnalysis(opt);
 }
@@ -48,7 +73,8 @@ struct Samples {
 // Per metric key, one sample per (rank, complete step): the key's time in that step.
 using Metrics = std::map<std::pair<std::string, std::string>, Samples>;  // (kind, key)
 
-Metrics Collect(const AnalysisResult& r) {
+// `desc` gets each operator's "type, op type" where the capture states them.
+Metrics Collect(const AnalysisResult& r, std::map<std::string, std::string>* desc) {
   Metrics m;
   std::map<std::string, std::string> signature_of;  // step class id -> signature
   for (const ShapeClass& c : r.step_classes) signature_of[c.id] = c.signature;
@@ -63,7 +89,13 @@ Metrics Collect(const AnalysisResult& r) {
       if (e.op_type == OpType::kCommunication) {
         hccl_us[r.Str(e.type).empty() ? r.Str(e.name) : r.Str(e.type)] += us;
       } else {
-        op_us[fmt::format("{} ({}, {})", r.Str(e.name), r.Str(e.type), OpTypeName(e.op_type))] += us;
+        // Keyed by name: a Level0 export writes no type ("N/A") and no core for the operators a
+        // Level1 export of the same job types, and the two must still compare (issue 52).
+        op_us[std::string(r.Str(e.name))] += us;
+        std::string_view type = r.Str(e.type);
+        if (desc && !desc->count(std::string(r.Str(e.name))) && !type.empty() && type != "N/A" &&
+            e.op_type != OpType::kUnknown)
+          (*desc)[std::string(r.Str(e.name))] = fmt::format("{}, {}", type, OpTypeName(e.op_type));
       }
     }
     // An operator's samples are the steps it ran in (its mean is per step that has it).
@@ -151,18 +183,29 @@ std::string StepClassLabel(const AnalysisResult& r, const std::string& signature
 }  // namespace
 
 Result<CompareResult> RunCompare(const CompareOptions& opt) {
-  OPTRACE_ASSIGN_OR_RETURN(AnalysisResult a, Load(opt.a));
-  OPTRACE_ASSIGN_OR_RETURN(AnalysisResult b, Load(opt.b));
+  CompareResult out;
+  OPTRACE_ASSIGN_OR_RETURN(AnalysisResult a, Load(opt.a, out.notes));
+  OPTRACE_ASSIGN_OR_RETURN(AnalysisResult b, Load(opt.b, out.notes));
   if (a.ranks.size() != b.ranks.size())
     return UsageError("{} has {} ranks and {} has {}: compare captures of the same job (same ranks)", opt.a.string(),
                       a.ranks.size(), opt.b.string(), b.ranks.size());
-  Metrics ma = Collect(a), mb = Collect(b);
+  std::map<std::string, std::string> desc;
+  Metrics ma = Collect(a, &desc), mb = Collect(b, &desc);
   bool common = false;
-  for (auto& [key, s] : ma) common |= key.first == "operator" && mb.count(key);
+  int ops_a = 0, ops_b = 0;
+  for (auto& [key, s] : ma) {
+    common |= key.first == "operator" && mb.count(key);
+    ops_a += key.first == "operator";
+  }
+  for (auto& [key, s] : mb) ops_b += key.first == "operator";
+  // Two runs of a kernel or two variants of it (one or two operators each, other names) still
+  // compare by step and rank; whole models with no operator in common do not.
+  if (!common && (ops_a > 2 || ops_b > 2))
+    return UsageError("{} and {} have no operator in common ({} and {} operators): they are not runs of the same model",
+                      opt.a.string(), opt.b.string(), ops_a, ops_b);
   if (!common)
-    return UsageError("{} and {} have no operator in common: they are not runs of the same model", opt.a.string(),
-                      opt.b.string());
-  CompareResult out;
+    out.notes.push_back(fmt::format("no operator in common ({} and {} operator(s)): compared by step wall per rank only",
+                                    ops_a, ops_b));
   std::set<std::pair<std::string, std::string>> keys;
   for (auto& [k, s] : ma) keys.insert(k);
   for (auto& [k, s] : mb) keys.insert(k);
@@ -170,6 +213,7 @@ Result<CompareResult> RunCompare(const CompareOptions& opt) {
     CompareRow row;
     row.kind = key.first;
     row.key = key.first == "step_class" ? StepClassLabel(ma.count(key) ? a : b, key.second) : key.second;
+    if (key.first == "operator" && desc.count(key.second)) row.key += " (" + desc[key.second] + ")";
     const Samples* sa = ma.count(key) ? &ma[key] : nullptr;
     const Samples* sb = mb.count(key) ? &mb[key] : nullptr;
     row.samples_a = sa ? static_cast<int>(sa->v.size()) : 0;
@@ -213,6 +257,7 @@ Result<CompareResult> RunCompare(const CompareOptions& opt) {
       std::ostringstream os;
       os << "# optrace compare\n\n";
       os << fmt::format("A: `{}`  \nB: `{}`\n\n", opt.a.string(), opt.b.string());
+      for (const std::string& n : out.notes) os << "Note: " << n << "\n\n";
       os << fmt::format(
           "Means per step (operators and HCCL kinds: us per step; ranks and step classes: step wall in ms). A change "
           "is significant when |B - A| > {} x the standard error of the difference (step-to-step spread of each "
@@ -248,7 +293,8 @@ Result<CompareResult> RunCompare(const CompareOptions& opt) {
     nlohmann::ordered_json doc{{"schema_version", 1},          {"kind", "optrace.compare"},
                                {"a", opt.a.string()},          {"b", opt.b.string()},
                                {"noise_k", opt.noise_k},       {"rows", rows},
-                               {"findings_appeared", out.appeared}, {"findings_gone", out.disappeared}};
+                               {"findings_appeared", out.appeared}, {"findings_gone", out.disappeared},
+                               {"notes", out.notes}};
     OPTRACE_RETURN_IF_ERROR(WriteStreamAtomic(out.json, [&](std::ostream& os) {
       os << JsonText(doc) << "\n";
       return Status::Ok();

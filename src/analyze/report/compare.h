@@ -5,13 +5,14 @@
 //   opt.out_dir = "cmp";                              // compare.md, compare.json, compare.html
 //   OPTRACE_ASSIGN_OR_RETURN(CompareResult c, RunCompare(opt));
 //
-// Deltas per operator (rank-merged name / type / op type), per HCCL kind, per rank (step wall)
+// Deltas per operator (rank-merged by name: a Level0 export has no types), per HCCL kind, per rank (step wall)
 // and per step class (matched by shape signature): the mean per step on each side, absolute and
 // relative change, and whether it exceeds run-to-run noise: |delta| > noise_k x the standard error
 // of the difference, from the step-to-step spread of each side (per rank and step samples). Too
 // few samples to estimate the noise: never significant. Findings that appeared or disappeared
 // (by type and rank). Incomparable inputs are refused with the reason: another rank count, or no
-// operator in common.
+// operator in common between captures of more than two operators (kernel runs compare by step).
+// An analyze OUT directory without stage files is analyzed again from the roots its summary names.
 #pragma once
 
 #include <filesystem>
@@ -43,6 +44,7 @@ struct CompareRow {
 struct CompareResult {
   std::vector<CompareRow> rows;  // significant first, then by |delta|
   std::vector<std::string> appeared, disappeared;  // "type (rank r)"
+  std::vector<std::string> notes;  // how an input was read, what could not be compared
   std::filesystem::path markdown, json, html;
 };
 

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "analyze/pipeline/pipeline.h"
+#include "analyze/report/analyze_run.h"
 #include "analyze/analyze_test_util.h"
 
 namespace optrace::analyze::report {
@@ -123,6 +124,85 @@ TEST(CompareTest, CapturesOfDifferentJobsAreRefusedWithTheReason) {
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("8 ranks"), std::string::npos) << r.status().message();
   EXPECT_NE(r.status().message().find("same job"), std::string::npos);
+}
+
+TEST(CompareTest, Level0AndLevel1OfOneJobCompareByOperatorName) {
+  // Level0 writes no operator type (N/A) and no core; Level1 of the same job does (issue 52).
+  CompareOptions opt;
+  opt.a = Sample("tp_l0_text");
+  opt.b = Sample("tp_l1_text");
+  auto r = RunCompare(opt);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  int both = 0;
+  for (const CompareRow& row : r->rows) both += row.kind == "operator" && row.samples_a > 0 && row.samples_b > 0;
+  EXPECT_GT(both, 50);
+  bool typed = false;  // the key carries the type Level1 states
+  for (const CompareRow& row : r->rows) typed |= row.key == "aclnnMm_MatMulCommon_MatMulV2 (MatMulV2, aic)";
+  EXPECT_TRUE(typed);
+}
+
+TEST(CompareTest, TextAndDbExportsOfOneJobCompare) {
+  CompareOptions opt;
+  opt.a = Sample("tp_l1_text");
+  opt.b = Sample("tp_l1_db");
+  auto r = RunCompare(opt);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  int both = 0;
+  for (const CompareRow& row : r->rows) both += row.kind == "operator" && row.samples_a > 0 && row.samples_b > 0;
+  EXPECT_GT(both, 50);
+}
+
+TEST(CompareTest, AnAnalyzeOutputWithoutStageFilesIsAnalyzedAgainFromItsRoots) {
+  TempDir tmp;
+  fs::path b = SlowerCopy(tmp, "SwiGlu", 1.3);
+  for (auto [root, out] : {std::pair{Sample("synthetic_8rank"), tmp.path() / "outA"}, std::pair{b, tmp.path() / "outB"}}) {
+    AnalyzeRunOptions opt;  // what `optrace analyze ROOT -o OUT` (no --keep-stages) runs
+    opt.analyze.roots = {root};
+    opt.analyze.out_dir = out;
+    opt.analyze.to = Stage::kReport;
+    opt.analyze.persist_stages = false;
+    ASSERT_TRUE(RunAnalyzeAndReport(opt).ok());
+    ASSERT_TRUE(fs::exists(out / "analysis_summary.json"));
+    ASSERT_FALSE(fs::exists(out / "stages" / "diagnose.bin"));
+  }
+  CompareOptions opt;
+  opt.a = tmp.path() / "outA";
+  opt.b = tmp.path() / "outB";
+  auto r = RunCompare(opt);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->rows[0].key, "SwiGlu (SwiGlu, aiv)");
+  ASSERT_EQ(r->notes.size(), 2u);
+  EXPECT_NE(r->notes[0].find("analyzed again from its root(s)"), std::string::npos) << r->notes[0];
+  fs::remove_all(b);  // its root gone: refused with what to do
+  auto gone = RunCompare(opt);
+  ASSERT_FALSE(gone.ok());
+  EXPECT_NE(gone.status().message().find("--keep-stages"), std::string::npos) << gone.status().message();
+}
+
+TEST(CompareTest, TwoVariantsOfOneKernelCompareByStep) {
+  // Two single-kernel runs with different kernel names: no operator in common, still comparable.
+  TempDir tmp;
+  for (auto [dir, name, dur] : {std::tuple{"a", "add_v1", 100}, std::tuple{"b", "add_v2", 80}}) {
+    std::string csv = "Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us)\n";
+    for (int step = 1; step <= 4; ++step)
+      csv += fmt::format("{},{},Add,AI_VECTOR_CORE,{}.000,{}\n", step, name, step * 1000, dur + step);
+    tmp.Write(std::string(dir) + "/rank0_ascend_pt/profiler_info_0.json", "{}");
+    tmp.Write(std::string(dir) + "/rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv", csv);
+  }
+  CompareOptions opt;
+  opt.a = tmp.path() / "a";
+  opt.b = tmp.path() / "b";
+  auto r = RunCompare(opt);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_FALSE(r->notes.empty());
+  EXPECT_NE(r->notes.back().find("no operator in common"), std::string::npos);
+  bool rank_row = false;
+  for (const CompareRow& row : r->rows)
+    if (row.kind == "rank") {
+      rank_row = true;
+      EXPECT_LT(row.delta, 0);
+    }
+  EXPECT_TRUE(rank_row);
 }
 
 }  // namespace
