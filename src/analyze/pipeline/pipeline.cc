@@ -126,7 +126,9 @@ void AddLimitations(AnalysisResult& r) {
   for (const RankInput& in : r.discovery.ranks)
     if (!in.has_kernel_data() && !in.trace_view.empty())
       L.push_back(fmt::format("{} has no kernel data: rank {}'s device tasks come from trace_view.json, without "
-                              "pipeline (PMU), shape or dtype fields.",
+                              "pipeline (PMU), shape or dtype fields, so its operators have no bound family, MFU or "
+                              "roofline, and its steps no shape classes; export kernel_details.csv (any "
+                              "profiler_level) for those.",
                               in.dir.string(), in.rank));
     else if (!in.has_kernel_data())
       L.push_back(fmt::format("{} has no kernel data: rank {} takes part in the step, HCCL and cross-rank comparison "

@@ -82,6 +82,21 @@ void FillTorchRank(const fs::path& dir, RankInput& in) {
       }
     }
   }
+  // Neither profiler_info_<N> nor the db name numbers it: a folder named rank<N>_... / rank_<N>_...
+  // (as launch scripts name them) does.
+  if (in.rank < 0) {
+    std::string n = (bare && dir.filename() == "ASCEND_PROFILER_OUTPUT" ? dir.parent_path() : dir).filename().string();
+    if (StartsWith(n, "rank")) {
+      size_t i = 4;
+      if (i < n.size() && (n[i] == '_' || n[i] == '-')) ++i;
+      size_t j = i;
+      while (j < n.size() && j - i < 9 && ::isdigit(static_cast<unsigned char>(n[j]))) ++j;
+      if (j > i && (j == n.size() || !::isdigit(static_cast<unsigned char>(n[j])))) {
+        in.rank = std::stoi(n.substr(i, j - i));
+        in.rank_source = "directory name";
+      }
+    }
+  }
   if (!in.kernel_details.empty()) {
     in.kind = InputKind::kTorchText;
   } else if (!in.db.empty()) {
@@ -152,6 +167,57 @@ bool FillMsprof(const fs::path& dir, RankInput& in) {
   return true;
 }
 
+// Layouts analyze does not read, recognised by their files, so a refusal says what the folder is
+// and what to run instead of listing files.
+struct LayoutHints {
+  std::string old_msprof_timeline;  // PROF_*/device_N/timeline/*.json (msprof before op_summary)
+  std::string mindspore_legacy;     // MindSpore profiler output before 2.3 (ascend_timeline_display_*.json, ...)
+  std::string cluster_output;       // msprof-analyze's cluster_analysis_output/
+
+  void See(const fs::path& p, const fs::path& root);
+  std::string Explain() const;
+};
+
+std::string Relative(const fs::path& p, const fs::path& root);
+
+void LayoutHints::See(const fs::path& p, const fs::path& root) {
+  const std::string n = p.filename().string(), parent = p.parent_path().filename().string();
+  const std::string grand = p.parent_path().parent_path().filename().string();
+  if (old_msprof_timeline.empty() && parent == "timeline" && StartsWith(grand, "device_") && EndsWith(n, ".json"))
+    old_msprof_timeline = Relative(p.parent_path().parent_path().parent_path(), root);
+  if (mindspore_legacy.empty() &&
+      ((StartsWith(n, "ascend_timeline_display_") && EndsWith(n, ".json")) ||
+       (StartsWith(n, "aicore_intermediate_") && EndsWith(n, ".csv")) ||
+       (StartsWith(n, "op_intermediate_") && EndsWith(n, ".csv")) ||
+       (StartsWith(n, "step_trace_raw_") && EndsWith(n, ".csv"))))
+    mindspore_legacy = Relative(p.parent_path(), root);
+  if (cluster_output.empty() && (n == "cluster_step_trace_time.csv" || n == "cluster_analysis.db" ||
+                                 n == "cluster_communication.json" || n == "cluster_communication_matrix.json"))
+    cluster_output = Relative(p.parent_path(), root);
+}
+
+std::string LayoutHints::Explain() const {
+  std::string s;
+  if (!old_msprof_timeline.empty())
+    s += fmt::format(
+        "\n{} is an msprof capture in the old layout (device_N/timeline/*.json, no mindstudio_profiler_output): "
+        "export its op summary with a CANN 6.0 or later msprof (msprof --export=on --output={}), then analyze it",
+        old_msprof_timeline, old_msprof_timeline);
+  if (!mindspore_legacy.empty())
+    s += fmt::format(
+        "\n{} is MindSpore profiler output from before MindSpore 2.3 (ascend_timeline_display / aicore_intermediate "
+        "files): analyze reads MindSpore 2.3+ exports (<name>_ascend_ms/ASCEND_PROFILER_OUTPUT/kernel_details.csv) "
+        "and the PROF_* folder beside this output once exported (msprof --export=on --output=<PROF_dir>)",
+        mindspore_legacy);
+  if (!cluster_output.empty())
+    s += fmt::format(
+        "\n{} is msprof-analyze's cluster output (cluster_step_trace_time.csv, cluster_communication*.json / "
+        "cluster_analysis.db): a summary of a capture, not the capture; analyze the folder msprof-analyze read "
+        "(the one holding the *_ascend_pt or PROF_* folders)",
+        cluster_output);
+  return s;
+}
+
 std::string Relative(const fs::path& p, const fs::path& root) {
   std::error_code ec;
   fs::path r = fs::relative(p, root, ec);
@@ -179,6 +245,7 @@ Result<Discovery> Discover(const std::vector<fs::path>& roots_in, std::vector<Da
   std::vector<RankInput> found;
   std::vector<std::string> other_files;  // what was seen instead of kernel data
   std::vector<fs::path> rank_roots;       // roots that are a rank directory themselves (not searched)
+  LayoutHints hints;
   for (const fs::path& root_in : roots_in) {
     fs::path root = ResolveAgainstCwd(root_in);
     std::error_code ec;
@@ -204,8 +271,9 @@ Result<Discovery> Discover(const std::vector<fs::path>& roots_in, std::vector<Da
           candidates.push_back(p);
           it.disable_recursion_pending();
         }
-      } else if (other_files.size() < 12) {
-        other_files.push_back(Relative(p, root));
+      } else {
+        hints.See(p, root);
+        if (other_files.size() < 12) other_files.push_back(Relative(p, root));
       }
     }
     // A failed step ends the walk early: ranks past it would be missing without a word.
@@ -371,6 +439,7 @@ Result<Discovery> Discover(const std::vector<fs::path>& roots_in, std::vector<Da
         break;
       }
     }
+    what += hints.Explain();
     std::string roots;
     for (const fs::path& r : roots_in) roots += (roots.empty() ? "" : ", ") + r.string();
     return BadInputError(

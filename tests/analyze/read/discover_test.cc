@@ -229,5 +229,51 @@ TEST(DiscoverTest, EverySliceOfASlicedOpSummaryIsRead) {
   EXPECT_TRUE(d2->ranks[0].kernel_slices.empty());
 }
 
+TEST(DiscoverTest, ARankFolderNamedRankNIsThatRankWhenNothingElseNumbersIt) {
+  TempDir tmp;
+  tmp.Write("rank1_ascend_pt/profiler_info.json", "{}");  // no number, no rank_id
+  tmp.Write("rank1_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv",
+            "Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us)\n1,Add,Add,AI_VECTOR_CORE,1000.000,10\n");
+  std::vector<DataIssue> issues;
+  auto d = Discover({tmp.path()}, issues);
+  ASSERT_TRUE(d.ok()) << d.status().message();
+  ASSERT_EQ(d->ranks.size(), 1u);
+  EXPECT_EQ(d->ranks[0].rank, 1);
+  EXPECT_EQ(d->ranks[0].rank_source, "directory name");
+}
+
+std::string RefusalOf(const TempDir& tmp) {
+  std::vector<DataIssue> issues;
+  auto d = Discover({tmp.path()}, issues);
+  EXPECT_FALSE(d.ok());
+  return d.ok() ? "" : d.status().message();
+}
+
+TEST(DiscoverTest, AnOldMsprofTimelineLayoutIsNamedWithWhatToRun) {
+  TempDir tmp;
+  tmp.Write("PROF_000001_20230101/device_0/timeline/task_time_0_1_1.json", "[]");
+  tmp.Write("PROF_000001_20230101/device_0/data/aicore.data.0.slice_0", "x");
+  std::string m = RefusalOf(tmp);
+  EXPECT_NE(m.find("PROF_000001_20230101 is an msprof capture in the old layout"), std::string::npos) << m;
+  EXPECT_NE(m.find("msprof --export=on --output=PROF_000001_20230101"), std::string::npos) << m;
+}
+
+TEST(DiscoverTest, MindSporeProfilerOutputIsNamedForWhatItIs) {
+  TempDir tmp;
+  tmp.Write("profiler/ascend_timeline_display_0.json", "[]");
+  tmp.Write("profiler/aicore_intermediate_0_detail.csv", "op_name,op_type\n");
+  std::string m = RefusalOf(tmp);
+  EXPECT_NE(m.find("profiler is MindSpore profiler output from before MindSpore 2.3"), std::string::npos) << m;
+}
+
+TEST(DiscoverTest, MsprofAnalyzeClusterOutputIsSentBackToTheCapture) {
+  TempDir tmp;
+  tmp.Write("cluster_analysis_output/cluster_step_trace_time.csv", "Step,Type,Index\n");
+  tmp.Write("cluster_analysis_output/cluster_communication.json", "{}");
+  std::string m = RefusalOf(tmp);
+  EXPECT_NE(m.find("cluster_analysis_output is msprof-analyze's cluster output"), std::string::npos) << m;
+  EXPECT_NE(m.find("analyze the folder msprof-analyze read"), std::string::npos) << m;
+}
+
 }  // namespace
 }  // namespace optrace::analyze
