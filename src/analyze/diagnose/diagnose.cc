@@ -60,7 +60,9 @@ void RollUp(std::vector<Finding>& in, const AnalysisResult& res, const Rules& ru
                                                               {"aicpu_on_critical_path", "exposed_us"},
                                                               {"exposed_communication", "max_exposed_share"},
                                                               {"outlier_step", "max_ratio"},
-                                                              {"device_waits_on_launch", "max_idle_share"}};
+                                                              {"device_waits_on_launch", "max_idle_share"},
+                                                              {"host_op_compile", "share_of_step"},
+                                                              {"host_sync", "host_wait_ms"}};
   auto number = [](const Finding& f, const std::string& name) {
     for (const auto& [k, v] : f.numbers)
       if (k == name) return v;
@@ -119,6 +121,7 @@ void Diagnose(AnalysisResult& res, const Rules& rules) {
   SlowOperators(res, rules, b);
   OutlierSteps(res, rules, b);
   DeviceWaitsOnLaunch(res, rules, b);
+  HostApiFindings(res, rules, b);
   SlowPipelineStage(res, rules, b);
   ExpertLoadImbalance(res, rules, b);
   LayerOutliers(res, rules, b);

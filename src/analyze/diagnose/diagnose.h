@@ -17,6 +17,9 @@
 //                                         step (and outlier_step_min_ms longer), with what was different
 //   recurring_bubble_pattern      medium  per rank: bubbling complete steps / complete steps >=
 //                                         recurring_bubble_min_ratio with >= recurring_bubble_min_complete_steps
+//   host_op_compile               medium/low  api_statistic.csv: aclopCompileAndExecute host time >=
+//                                         host_compile_min_share of the profiler step time
+//   host_sync                     low     api_statistic.csv: >= host_sync_min_calls_per_step device syncs per step
 //   prelaunch_gap_heavy / tail_gap_heavy  low  per rank: steps with a gap >= max(heavy_gap_min_us, 10% wall)
 //   aicpu_on_critical_path        medium  per rank: AI CPU time not overlapped by other device work
 //                                         >= max(aicpu_min_exposed_us, aicpu_min_wall_share * wall)

@@ -88,5 +88,6 @@ void ExpertLoadImbalance(AnalysisResult& res, const Rules& rules, Builder& b);
 void SlowPipelineStage(AnalysisResult& res, const Rules& rules, Builder& b);
 void LayerOutliers(AnalysisResult& res, const Rules& rules, Builder& b);
 void DeviceWaitsOnLaunch(AnalysisResult& res, const Rules& rules, Builder& b);
+void HostApiFindings(AnalysisResult& res, const Rules& rules, Builder& b);
 
 }  // namespace optrace::analyze::findings

@@ -84,6 +84,15 @@ struct StepTraceRow {
          preparing_us = kMissing;
 };
 
+// A row of api_statistic.csv: one host API over the whole capture (times in us).
+struct ApiStat {
+  std::string level;  // acl, hccl, runtime, node, ...
+  std::string name;   // aclopCompileAndExecute, aclrtSynchronizeStreamWithTimeout, ...
+  double time_us = kMissing;
+  int64_t count = 0;
+  uint32_t row = 0;   // line in the file
+};
+
 // A "Size Distribution" bucket of communication.json: transfers of one packet size.
 struct CommPacketBucket {
   double packet_mb = 0;
@@ -170,6 +179,8 @@ struct RankTable {
   std::vector<SourceFile> files;
   std::vector<StepMarker> step_markers;
   std::vector<StepTraceRow> step_trace;
+  std::vector<ApiStat> api_stats;        // api_statistic.csv (text exports)
+  std::string api_statistic;             // its path, for evidence
   std::vector<CommOp> comm_ops;
   std::vector<CommMatrixLink> comm_matrix;  // communication_matrix.json
   std::vector<ParallelGroup> parallel_groups;  // profiler_metadata.json parallel_group_info

@@ -26,6 +26,7 @@ struct RankInput {
   std::filesystem::path communication_matrix;
   std::filesystem::path step_trace_time;
   std::filesystem::path op_statistic;
+  std::filesystem::path api_statistic;   // api_statistic.csv: host API calls (count, time) of the capture
   std::filesystem::path profiler_info;
   std::filesystem::path profiler_metadata;
   std::filesystem::path analysis_db;     // db export: communication tables (CommAnalyzerTime, ...)

@@ -181,7 +181,7 @@ void Io(A& a, AlignedCollective::Where& x) {
 template <typename A>
 void Io(A& a, RankInput& x) {
   IoAll(a, x.rank, x.rank_source, x.kind, x.dir, x.kernel_details, x.kernel_slices, x.db, x.trace_view, x.communication,
-        x.communication_matrix, x.step_trace_time, x.op_statistic, x.profiler_info, x.profiler_metadata, x.analysis_db);
+        x.communication_matrix, x.step_trace_time, x.op_statistic, x.api_statistic, x.profiler_info, x.profiler_metadata, x.analysis_db);
 }
 template <typename A>
 void Io(A& a, Discovery& x) {
@@ -247,8 +247,12 @@ void Io(A& a, RankIdentity& x) {
   IoAll(a, x.profiler_level, x.aic_metrics, x.torch_npu_version, x.cann_version, x.device_name, x.csv_columns);
 }
 template <typename A>
+void Io(A& a, ApiStat& x) {
+  IoAll(a, x.level, x.name, x.time_us, x.count, x.row);
+}
+template <typename A>
 void Io(A& a, RankTable& x) {
-  IoAll(a, x.rank, x.kind, x.event_source, x.node, x.device_id, x.dir, x.base_ns, x.events, x.pipes, x.pipe_overflow, x.long_waits, x.files, x.step_markers, x.step_trace, x.comm_ops, x.comm_matrix, x.parallel_groups,
+  IoAll(a, x.rank, x.kind, x.event_source, x.node, x.device_id, x.dir, x.base_ns, x.events, x.pipes, x.pipe_overflow, x.long_waits, x.files, x.step_markers, x.step_trace, x.api_stats, x.api_statistic, x.comm_ops, x.comm_matrix, x.parallel_groups,
         x.identity);
 }
 template <typename A>

@@ -72,6 +72,7 @@ void FillTorchRank(const fs::path& dir, RankInput& in) {
     else if (n == "communication_matrix.json") in.communication_matrix = p;
     else if (n == "step_trace_time.csv") in.step_trace_time = p;
     else if (n == "op_statistic.csv") in.op_statistic = p;
+    else if (n == "api_statistic.csv") in.api_statistic = p;
     else if (n == "analysis.db") in.analysis_db = p;
     else if (StartsWith(n, "ascend_pytorch_profiler") && EndsWith(n, ".db")) {
       in.db = p;

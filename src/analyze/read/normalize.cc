@@ -91,6 +91,7 @@ Result<RankTable> NormalizeRank(const RankInput& in, const Rules& rules, StringT
     OPTRACE_RETURN_IF_ERROR(ReadAnalysisDbCommunication(in.analysis_db, t));
   if (!in.step_trace_time.empty()) OPTRACE_RETURN_IF_ERROR(ReadStepTraceCsv(in.step_trace_time, t));
   else if (!in.analysis_db.empty()) OPTRACE_RETURN_IF_ERROR(ReadAnalysisDbStepTrace(in.analysis_db, t));
+  if (!in.api_statistic.empty()) OPTRACE_RETURN_IF_ERROR(ReadApiStatisticCsv(in.api_statistic, t));
   if (!in.has_kernel_data()) {
     if (!in.trace_view.empty()) {
       OPTRACE_RETURN_IF_ERROR(ReadTraceViewDeviceTasks(in.trace_view, rules, strings, t));

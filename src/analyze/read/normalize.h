@@ -53,6 +53,7 @@ Status ReadCommunicationJson(const std::filesystem::path& path, RankTable& table
 // CommAnalyzerBandwidth (one row per packet-size bucket) and CommAnalyzerMatrix.
 Status ReadAnalysisDbCommunication(const std::filesystem::path& path, RankTable& table);
 Status ReadAnalysisDbStepTrace(const std::filesystem::path& path, RankTable& table);
+Status ReadApiStatisticCsv(const std::filesystem::path& path, RankTable& table);
 // Links (src-dst, transport, size, time, bandwidth) of every op or op class, "Total Op Info" left out.
 Status ReadCommunicationMatrixJson(const std::filesystem::path& path, RankTable& table);
 Status ReadStepTraceCsv(const std::filesystem::path& path, RankTable& table);

@@ -126,6 +126,9 @@ Status ApplyDiagnosis(Rules& rules, const std::string& origin, const json& j) {
   num("slow_rank_medium_wait_share", t.slow_rank_medium_wait_share);
   num("slow_rank_high_wait_share", t.slow_rank_high_wait_share);
   num("slow_rank_two_rank_skew", t.slow_rank_two_rank_skew);
+  num("host_compile_min_share", t.host_compile_min_share);
+  num("host_compile_medium_share", t.host_compile_medium_share);
+  num("host_sync_min_calls_per_step", t.host_sync_min_calls_per_step);
   num("three_sigma_k", t.three_sigma_k);
   num("aicpu_min_exposed_us", t.aicpu_min_exposed_us);
   num("aicpu_min_wall_share", t.aicpu_min_wall_share);

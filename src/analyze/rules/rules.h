@@ -58,6 +58,10 @@ struct Thresholds {
   double slow_rank_min_wait_ms = 1.0, slow_rank_min_wait_share = 0.005, slow_rank_medium_wait_share = 0.05,
          slow_rank_high_wait_share = 0.10;
   double slow_rank_two_rank_skew = 0.05, three_sigma_k = 3.0;
+  // host_op_compile: aclopCompileAndExecute host time (api_statistic.csv) >= host_compile_min_share
+  // of the profiler step time (medium from host_compile_medium_share); host_sync: at least
+  // host_sync_min_calls_per_step device synchronizations per step.
+  double host_compile_min_share = 0.02, host_compile_medium_share = 0.05, host_sync_min_calls_per_step = 2;
   double aicpu_min_exposed_us = 50, aicpu_min_wall_share = 0.01;
   int top_operators = 5;
   double bound_mixed_margin = 0.10, dominant_core_share = 0.60;
