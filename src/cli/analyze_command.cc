@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 
+#include "analyze/report/segment_manifest.h"
 #include "analyze/report/analyze_run.h"
 #include "core/directory_lock.h"
 #include "core/json_text.h"
@@ -28,6 +29,7 @@ class StderrProgress : public ProgressSink {
  public:
   StderrProgress(std::ostream& err, bool json) : err_(err), json_(json) {}
   void OnStage(const StageEvent& e) override {
+    if (e.status == "failed") failed_ = std::string(analyze::StageName(e.stage));
     if (e.status == "started") return;  // one line per stage: its outcome
     if (json_) {
       nlohmann::ordered_json j{{"event", "stage"},
@@ -49,10 +51,13 @@ class StderrProgress : public ProgressSink {
     err_ << fmt::format("analyze: {:<10} {:<6} {:8.3f} s{}{}\n", analyze::StageName(e.stage), e.status, e.seconds, memory,
                         counts);
   }
+  // The stage that failed ("" when none did: the run stopped before any stage).
+  const std::string& failed_stage() const { return failed_; }
 
  private:
   std::ostream& err_;
   bool json_;
+  std::string failed_;
 };
 
 Status ParseStageFlag(const std::string& flag, const std::string& value, Stage& out) {
@@ -149,8 +154,23 @@ int RunAnalyzeCommand(const CommandArgs& args, CommandIo& io) {
   opt.analyze.progress = &sink;
   auto run = analyze::report::RunAnalyzeAndReport(opt);
   if (!run.ok()) {
-    io.out << JsonText(analyze::report::AnalyzeFailureJson(run.status(), opt), -1) << "\n";
+    io.out << JsonText(analyze::report::AnalyzeFailureJson(run.status(), opt, sink.failed_stage()), -1) << "\n";
     return ReportError("analyze", run.status(), io);
+  }
+  // Seed 002's failure policy: hard data errors or events between steps that no step holds mean
+  // the cut is not lossless; the reports are written, the run is not a success.
+  analyze::report::SegmentCoverage cut = analyze::report::ComputeSegmentCoverage(run->result);
+  if (!cut.ok()) {
+    nlohmann::ordered_json j = analyze::report::AnalyzeRunJson(*run, opt);
+    std::string error = fmt::format(
+        "{} hard data error(s) and {} event(s) between steps that no step holds (segment_manifest.json); the "
+        "reports are written but their step figures miss that work",
+        cut.hard_errors, cut.interior_island_total);
+    j["status"] = "failed";
+    j["phase"] = "segment_validation";
+    j["error"] = error;
+    io.out << JsonText(j, -1) << "\n";
+    return ReportError("analyze", BadInputError("{}", error), io);
   }
   io.out << JsonText(analyze::report::AnalyzeRunJson(*run, opt), -1)
          << "\n";

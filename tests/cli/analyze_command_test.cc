@@ -58,7 +58,7 @@ const std::vector<std::string> kFastArtifacts = {
     "block_class_summary.csv", "cross_rank_step_summary.csv", "operator_efficiency_summary.csv",
     "operator_roofline_summary.csv", "operator_not_modelled_summary.csv", "mfu_summary.csv",
     "hardware_theoretical_peaks.csv", "model_inferred_config.csv", "model_feature_summary.csv",
-    "model_layer_type_summary.csv"};
+    "model_layer_type_summary.csv", "segment_manifest.json"};
 
 TEST_F(AnalyzeCommandTest, EverySampleRootProducesTheReportSet) {
   std::vector<fs::path> roots = SampleRoots();
@@ -130,8 +130,42 @@ TEST_F(AnalyzeCommandTest, RootWithoutKernelDataIsExit2SayingWhatWasFound) {
   EXPECT_THAT(r.err, HasSubstr("step_trace_time.csv"));
   auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["status"], "failed");
+  EXPECT_EQ(j["phase"], "discover");  // the stage that failed
   EXPECT_THAT(j["error"].get<std::string>(), HasSubstr("no kernel data found"));
   EXPECT_FALSE(fs::exists(dir_ / "out" / "report.md"));
+}
+
+TEST_F(AnalyzeCommandTest, EventsBetweenStepsThatNoStepHoldsFailTheRunWithTheReportsWritten) {
+  // Seed 002's failure policy: a row between step 1 and step 2 with no Step Id is an interior
+  // island: the cut is not lossless, so the run is not a success.
+  fs::path rank = dir_ / "root" / "rank0_ascend_pt";
+  fs::create_directories(rank / "ASCEND_PROFILER_OUTPUT");
+  std::ofstream(rank / "profiler_info_0.json") << "{}";
+  std::ofstream(rank / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv")
+      << "Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us)\n"
+         "1,MatMul,MatMul,AI_CORE,1000.000,100\n,Add,Add,AI_VECTOR_CORE,2000.000,100\n"
+         "2,MatMul,MatMul,AI_CORE,3000.000,100\n";
+  auto r = RunCli({"analyze", (dir_ / "root").string(), "-o", (dir_ / "out").string()});
+  EXPECT_EQ(r.exit_code, kExitBadInput) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["status"], "failed");
+  EXPECT_EQ(j["phase"], "segment_validation");
+  EXPECT_THAT(j["error"].get<std::string>(), HasSubstr("1 event(s) between steps"));
+  EXPECT_TRUE(fs::exists(dir_ / "out" / "report.md"));
+  std::ifstream in(dir_ / "out" / "segment_manifest.json");
+  auto m = nlohmann::json::parse(in);
+  EXPECT_EQ(m["status"], "failed");
+  EXPECT_EQ(m["interior_island_total"], 1);
+  EXPECT_EQ(m["ranks"][0]["steps"][0]["first_row"], 2);
+}
+
+TEST_F(AnalyzeCommandTest, TheStdoutObjectCountsSegments) {
+  auto r = RunCli({"analyze", (SamplesDir() / "synthetic_8rank").string(), "-o", (dir_ / "out").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["segment_count"].get<int>(),
+            j["step_count"].get<int>() + j["layer_count"].get<int>() + j["block_count"].get<int>());
+  EXPECT_GT(j["layer_count"].get<int>(), 0);
 }
 
 TEST_F(AnalyzeCommandTest, MissingRootIsExit2NamingIt) {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -18,6 +19,8 @@ namespace {
 
 using nlohmann::json;
 
+// Each event to the step whose host window holds its start; an event between two windows to the
+// one before. Before the first window or after the last: no step (the capture's edges).
 void AssignStepsFromMarkers(RankTable& t) {
   if (t.step_markers.empty()) return;
   std::vector<StepMarker> m = t.step_markers;
@@ -31,7 +34,14 @@ void AssignStepsFromMarkers(RankTable& t) {
     auto started = std::upper_bound(m.begin(), m.end(), e.start_ns,
                                     [](int64_t s, const StepMarker& x) { return s < x.start_ns; });
     size_t j = static_cast<size_t>(std::lower_bound(max_end.begin(), max_end.end(), e.start_ns) - max_end.begin());
-    if (j < static_cast<size_t>(started - m.begin())) e.step_id = EventStepId(m[j].step_id);
+    if (j < static_cast<size_t>(started - m.begin())) {
+      e.step_id = EventStepId(m[j].step_id);
+    } else if (started != m.begin() && started != m.end()) {
+      // Between one host step's end and the next one's start: the device runs behind the host,
+      // and work launched in a step can start after the step's host window closed. It belongs
+      // to the step before (the next one has not started launching), not to no step.
+      e.step_id = EventStepId(std::prev(started)->step_id);
+    }
   }
 }
 

@@ -138,6 +138,9 @@ Json AnalyzeRunJson(const AnalyzeRun& run, const AnalyzeRunOptions& opt) {
          {"event_count", kpis.event_count},
          {"step_count", r.steps.size()},
          {"layer_count", r.layers.size()},
+         {"block_count", r.blocks.size()},
+         // Every segment the capture was cut into: steps, layers and blocks (seed 002's count).
+         {"segment_count", r.steps.size() + r.layers.size() + r.blocks.size()},
          {"diagnosis_counts", kpis.finding_counts},
          {"findings", findings},
          {"report_md", nullptr},
@@ -167,8 +170,9 @@ Json AnalyzeRunJson(const AnalyzeRun& run, const AnalyzeRunOptions& opt) {
   return j;
 }
 
-Json AnalyzeFailureJson(const Status& status, const AnalyzeRunOptions& opt) {
+Json AnalyzeFailureJson(const Status& status, const AnalyzeRunOptions& opt, std::string_view phase) {
   return Json{{"status", "failed"},
+              {"phase", phase.empty() ? "setup" : phase},
               {"schema_version", kAnalyzeResultSchemaVersion},
               {"out_dir", opt.analyze.out_dir.empty() ? "" : ResolveAgainstCwd(opt.analyze.out_dir).string()},
               {"roots", RootsJson(opt.analyze)},

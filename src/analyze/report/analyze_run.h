@@ -47,7 +47,9 @@ Result<AnalyzeRun> RunAnalyzeAndReport(const AnalyzeRunOptions& options);
 // report_md/report_html/report_xlsx, analysis_summary (when the report was written).
 nlohmann::ordered_json AnalyzeRunJson(const AnalyzeRun& run, const AnalyzeRunOptions& options);
 
-// The stdout object of a failed run: status "failed", the error and its exit-code class.
-nlohmann::ordered_json AnalyzeFailureJson(const Status& status, const AnalyzeRunOptions& options);
+// The stdout object of a failed run: status "failed", the phase (the stage that failed, e.g.
+// "discover"; "setup" before any stage) and the error.
+nlohmann::ordered_json AnalyzeFailureJson(const Status& status, const AnalyzeRunOptions& options,
+                                          std::string_view phase);
 
 }  // namespace optrace::analyze::report

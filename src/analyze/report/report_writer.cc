@@ -1,3 +1,4 @@
+#include "analyze/report/segment_manifest.h"
 #include "analyze/report/report_writer.h"
 #include "core/json_text.h"
 
@@ -186,6 +187,9 @@ Result<ReportResult> WriteReport(const AnalysisResult& r, const ReportOptions& o
   if (bubbles)
     ctx.artifacts.push_back({"bubble_windows_jsonl", "evidence/bubble_windows.jsonl",
                              "one JSON line per device bubble: window, candidate host-side cause, the rule, host events"});
+  ctx.artifacts.push_back({"segment_manifest_json", "segment_manifest.json",
+                           "how events were cut into steps per rank, with source rows; events outside every step "
+                           "(edges, interior islands) and hard errors"});
   ctx.artifacts.push_back({"manifest_json", "manifest.json", "stage timings, counts and this artifact list"});
 
   auto what_of = [&](const std::string& key) {
@@ -204,6 +208,9 @@ Result<ReportResult> WriteReport(const AnalysisResult& r, const ReportOptions& o
     OrderedJson doc{{"schema_version", kAnalysisSummarySchemaVersion}, {"kind", "optrace.diagnosis_findings"},
                     {"findings", list}};
     os << JsonText(doc) << "\n";
+  }));
+  OPTRACE_RETURN_IF_ERROR(emit("segment_manifest_json", "segment_manifest.json", r.steps.size(), [&](std::ostream& os) {
+    os << JsonText(SegmentManifestJson(r)) << "\n";
   }));
   OPTRACE_RETURN_IF_ERROR(emit("report_html", "report.html", std::nullopt, [&](std::ostream& os) {
     // Fast mode needs the tables no more after the page (full mode writes report.xlsx from them).

@@ -135,5 +135,23 @@ TEST(NormalizeDbRobust, AGlobalTaskIdRepeatedInTaskIsAnErrorNotAProductOfRows) {
       << r.status().message();
 }
 
+TEST(NormalizeDbRobust, ATaskBetweenTwoHostStepWindowsBelongsToTheStepBefore) {
+  // The device runs behind the host: work launched in step 50 may start after step 50's host
+  // window closed and before step 51's opened. It is step 50's, not an island outside every step.
+  auto r = RunTo(DbRootWith("gap", "DELETE FROM STEP_TIME; "
+                                   "INSERT INTO STEP_TIME SELECT 50, MIN(startNs) - 1, MIN(startNs) + 1000 FROM TASK; "
+                                   "INSERT INTO STEP_TIME SELECT 51, MAX(startNs), MAX(endNs) + 1 FROM TASK;"),
+                 Stage::kSegment);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const RankTable& t = r->ranks[0];
+  int orphans = 0, in50 = 0;
+  for (const Event& e : t.events) {
+    orphans += e.step_id < 0;
+    in50 += e.step_id == 50;
+  }
+  EXPECT_EQ(orphans, 0);
+  EXPECT_EQ(in50, static_cast<int>(t.events.size()) - 1);  // all but the last task, which opens step 51
+}
+
 }  // namespace
 }  // namespace optrace::analyze
