@@ -1,3 +1,4 @@
+#include "analyze/report/segment_manifest.h"
 #include "analyze/report/sweep.h"
 
 #include "analyze/read/discover.h"
@@ -87,8 +88,17 @@ SweepRoot AnalyzeOne(const SweepOptions& opt, const SweepJob& job) {
     out.exit_class = run.status().code() == StatusCode::kInternal ? 3 : 2;
     return out;
   }
-  out.ok = true;
   out.kpis = run->report->kpis;
+  // The same failure policy as `optrace analyze` (segment_manifest.json): reports written, root failed.
+  SegmentCoverage cut = ComputeSegmentCoverage(run->result);
+  if (!cut.ok()) {
+    out.error = fmt::format("{} hard data error(s) and {} event(s) between steps that no step holds "
+                            "(segment_manifest.json)",
+                            cut.hard_errors, cut.interior_island_total);
+    out.exit_class = 2;
+    return out;
+  }
+  out.ok = true;
   return out;
 }
 
