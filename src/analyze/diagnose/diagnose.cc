@@ -129,6 +129,7 @@ void Diagnose(AnalysisResult& res, const Rules& rules) {
   for (Finding& c : CommunicationFindings(res, rules, slow_rank)) b.Add(std::move(c));
   std::vector<Finding>& f = b.out();
   RollUp(f, res, rules);
+  AddConfidenceAndKnowledge(res, f);
   std::stable_sort(f.begin(), f.end(), [](const Finding& a, const Finding& c) { return a.severity > c.severity; });
   for (size_t i = 0; i < f.size(); ++i) f[i].id = fmt::format("F{:03d}", i + 1);
   res.findings = std::move(f);

@@ -89,5 +89,7 @@ void SlowPipelineStage(AnalysisResult& res, const Rules& rules, Builder& b);
 void LayerOutliers(AnalysisResult& res, const Rules& rules, Builder& b);
 void DeviceWaitsOnLaunch(AnalysisResult& res, const Rules& rules, Builder& b);
 void HostApiFindings(AnalysisResult& res, const Rules& rules, Builder& b);
+// Sets each finding's confidence (capping its severity) and knowledge references.
+void AddConfidenceAndKnowledge(AnalysisResult& res, std::vector<Finding>& findings);
 
 }  // namespace optrace::analyze::findings

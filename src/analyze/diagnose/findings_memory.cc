@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "analyze/diagnose/diagnose.h"
+#include "analyze/diagnose/finding_builder.h"
 
 namespace optrace::analyze {
 
@@ -52,6 +53,7 @@ void AddMemoryLimitFinding(AnalysisResult& r, const std::vector<RankMemory>& mem
                {"ranks", double(f.ranks.size())}};
   // In its place by severity, as diagnose orders them; ids follow the order.
   r.findings.push_back(std::move(f));
+  findings::AddConfidenceAndKnowledge(r, r.findings);
   std::stable_sort(r.findings.begin(), r.findings.end(),
                    [](const Finding& a, const Finding& b) { return a.severity > b.severity; });
   for (size_t i = 0; i < r.findings.size(); ++i) r.findings[i].id = fmt::format("F{:03d}", i + 1);

@@ -33,6 +33,11 @@ struct Finding {
   int64_t step_id = -1;
   std::vector<std::pair<std::string, double>> numbers;  // named values ("votes", 7)
   std::vector<Evidence> evidence;
+  // How sure the finding is: "high" (measured on complete data), "medium" (a cause inferred from
+  // the measurement), "low" (it rests on a rank whose rows are incomplete). Its severity never
+  // outranks it: high needs high, medium confidence caps at medium, low at low.
+  std::string confidence = "high";
+  std::vector<std::pair<std::string, std::string>> knowledge_refs;  // (what to read, what to try)
 };
 
 // A data problem: counted, not fatal (the stats table of STYLE.md).

@@ -392,7 +392,8 @@ void Io(A& a, Evidence& x) {
 }
 template <typename A>
 void Io(A& a, Finding& x) {
-  IoAll(a, x.id, x.severity, x.type, x.summary, x.rank, x.ranks, x.step_id, x.numbers, x.evidence);
+  IoAll(a, x.id, x.severity, x.type, x.summary, x.rank, x.ranks, x.step_id, x.numbers, x.evidence, x.confidence,
+        x.knowledge_refs);
 }
 template <typename A>
 void Io(A& a, DataIssue& x) {

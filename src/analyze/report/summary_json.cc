@@ -149,8 +149,12 @@ Json FindingJson(const Finding& f) {
   if (f.rank >= 0) j["rank"] = f.rank;
   if (!f.ranks.empty()) j["ranks"] = f.ranks;
   if (f.step_id >= 0) j["step_id"] = f.step_id;
+  j["confidence"] = f.confidence;
   j["numbers"] = numbers;
   j["evidence"] = evidence;
+  Json refs = Json::array();
+  for (const auto& [read, try_next] : f.knowledge_refs) refs.push_back({{"read", read}, {"try", try_next}});
+  j["knowledge_refs"] = refs;
   return j;
 }
 

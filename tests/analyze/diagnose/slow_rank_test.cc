@@ -127,6 +127,25 @@ TEST(SlowRankTest, ANamedRankOnLowConfidenceDataIsLowNotHigh) {
   EXPECT_EQ(f->rank, 1);
   EXPECT_EQ(f->severity, Severity::kLow);
   EXPECT_NE(f->summary.find("Low confidence: rank(s) 0"), std::string::npos) << f->summary;
+  EXPECT_EQ(f->confidence, "low");
+  // Every finding on that data is capped at low, whatever its own rule said.
+  for (const Finding& g : r.findings) {
+    if (g.confidence == "low") EXPECT_LE(g.severity, Severity::kLow) << g.type;
+    if (g.rank == 0) EXPECT_EQ(g.confidence, "low") << g.type;
+  }
+}
+
+TEST(SlowRankTest, AFindingCarriesItsConfidenceAndWhereToReadWhatToTry) {
+  TempDir tmp;
+  WritePair(tmp, {{{0, 0, 0, 400}, {200, 15700, 300, 0}}});
+  AnalysisResult r = Analyze(tmp.path());
+  const Finding* f = FindType(r, "slow_rank");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->confidence, "high");
+  ASSERT_EQ(f->knowledge_refs.size(), 1u);
+  EXPECT_EQ(f->knowledge_refs[0].first, "skills/optrace-profiling-analysis/references/findings.md#across-ranks");
+  EXPECT_NE(f->knowledge_refs[0].second.find("before the collectives it is late for"), std::string::npos);
+  for (const Finding& g : r.findings) EXPECT_FALSE(g.knowledge_refs.empty()) << g.type;  // every type has one
 }
 
 }  // namespace
