@@ -373,4 +373,19 @@ TEST_F(AnalyzeCommandTest, HelpDescribesTheFlags) {
 }
 
 }  // namespace
+TEST_F(AnalyzeCommandTest, AModelConfigWithOtherLayersThanTheCaptureIsAMismatchNotConsistent) {
+  // The 8-rank sample has 3 layers a step; a config of 61 must not read "consistent".
+  for (auto [layers, status] : {std::pair{61, "mismatch"}, std::pair{3, "consistent"}}) {
+    fs::path cfg = dir_ / ("config_" + std::to_string(layers) + ".json");
+    std::ofstream(cfg) << "{\"num_hidden_layers\": " << layers << "}";
+    fs::path out = dir_ / ("out_" + std::to_string(layers));
+    auto r = RunCli({"analyze", (SamplesDir() / "synthetic_8rank").string(), "-o", out.string(), "--model-config",
+                     cfg.string()});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    auto v = nlohmann::json::parse(r.out)["analysis_summary"]["layer_validation"];
+    EXPECT_EQ(v["expected_layers"].get<double>(), layers);
+    EXPECT_EQ(v["status"], status) << layers;
+  }
+}
+
 }  // namespace optrace::cli

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <map>
 #include <set>
 
@@ -87,7 +88,10 @@ Json StepValidationJson(const AnalysisResult& r) {
               {"per_rank", per_rank}};
 }
 
-Json LayerValidationJson(const AnalysisResult& r) {
+// Layers per step against the model's own count where --model-config gives one (seed 002: a
+// config that says 61 layers on an 8-layer capture is a mismatch, never "consistent"). Under
+// pipeline parallelism a rank holds its stage's share: expected / pp stages.
+Json LayerValidationJson(const AnalysisResult& r, const Efficiency* efficiency) {
   std::map<int, std::vector<double>> per_rank_counts;
   std::vector<double> all;
   std::set<std::string> anchors;
@@ -108,8 +112,24 @@ Json LayerValidationJson(const AnalysisResult& r) {
   }
   bool same = all.empty() || std::all_of(all.begin(), all.end(), [&](double v) { return v == all.front(); });
   std::string status = r.layers.empty() ? "no_layers" : same ? "consistent" : "varies";
-  return Json{{"expected_layers", nullptr},
-              {"expected_source", nullptr},
+  Json expected = nullptr, source = nullptr;
+  const FingerprintField* config = nullptr;
+  if (efficiency)
+    for (const FingerprintField& f : efficiency->fingerprint.config)
+      if (f.field == "layer_count" && !f.config_value.empty()) config = &f;
+  double want = config ? std::atof(config->config_value.c_str()) : 0;
+  if (want > 0) {
+    expected = want;
+    source = "--model-config " + efficiency->fingerprint.model_config_path;
+    int stages = 0;
+    for (const RankSummary& s : r.summaries.ranks) stages = std::max(stages, s.pp_stage + 1);
+    double per_rank = stages > 1 ? want / stages : want;
+    if (r.layers.empty()) status = "no_layers";
+    else if (median == want || (stages > 1 && std::fabs(median - per_rank) < 1.0)) status = same ? "consistent" : "varies";
+    else status = "mismatch";
+  }
+  return Json{{"expected_layers", expected},
+              {"expected_source", source},
               {"detected_layer_count", r.layers.size()},
               {"detected_layers_per_step",
                {{"min", all.empty() ? 0.0 : *std::min_element(all.begin(), all.end())},
@@ -398,7 +418,7 @@ Json BuildAnalysisSummary(const AnalysisResult& r, const Kpis& kpis, const Repor
               {"generator", ctx.generator},
               {"identity", IdentityJson(r, ctx)},
               {"step_validation", StepValidationJson(r)},
-              {"layer_validation", LayerValidationJson(r)},
+              {"layer_validation", LayerValidationJson(r, ctx.efficiency)},
               {"kpis", KpisJson(kpis)},
               {"communication", communication},
               {"host_attribution", HostAttributionJson(r)},
