@@ -24,7 +24,12 @@ int RunSweepCommand(const CommandArgs& args, CommandIo& io) {
   std::vector<std::string> roots;
   std::string out, mode = "fast", rules, progress = "text";
   int jobs = 1;
-  app.add_option("roots", roots, "profiling roots, one analysis each")->required();
+  std::string search_root;
+  size_t limit = 0;
+  app.add_option("roots", roots, "profiling roots, one analysis each");
+  app.add_option("--search-root", search_root,
+                 "also sweep every profiling root found below this directory (folders holding *_ascend_pt or PROF_*)");
+  app.add_option("--limit", limit, "sweep at most this many roots (the first in order; 0: all)");
   app.add_option("-o,--output", out, "output directory: sweep_class_rollup.csv, sweep_summary.json, NN_<root>/")
       ->required();
   app.add_option("-j,--jobs", jobs, "roots analyzed in parallel (threads)")->check(CLI::Range(1, 256));
@@ -36,6 +41,15 @@ int RunSweepCommand(const CommandArgs& args, CommandIo& io) {
 
   analyze::report::SweepOptions opt;
   for (const auto& r : roots) opt.roots.emplace_back(r);
+  if (!search_root.empty()) {
+    auto found = analyze::report::FindProfilingRoots(search_root);
+    if (!found.ok()) return ReportError("sweep", found.status(), io);
+    opt.roots.insert(opt.roots.end(), found->begin(), found->end());
+  }
+  if (opt.roots.empty())
+    return ReportError("sweep", UsageError("no profiling root: pass roots or --search-root DIR"), io);
+  const size_t found_roots = opt.roots.size();
+  if (limit > 0 && opt.roots.size() > limit) opt.roots.resize(limit);
   opt.out_dir = out;
   opt.jobs = jobs;
   opt.mode = mode == "full" ? analyze::Mode::kFull : analyze::Mode::kFast;
@@ -60,6 +74,8 @@ int RunSweepCommand(const CommandArgs& args, CommandIo& io) {
     if (!r.ok) failed.push_back({{"root", r.root}, {"error", r.error}});
   nlohmann::ordered_json result{{"status", swept->failed_count ? "partial" : "ok"},
                                 {"root_count", swept->roots.size()},
+                                {"roots_found", found_roots},
+                                {"roots_swept", opt.roots.size()},
                                 {"status_counts", {{"ok", swept->ok_count}, {"failed", swept->failed_count}}},
                                 {"jobs", jobs},
                                 {"elapsed_s", swept->seconds},

@@ -112,4 +112,32 @@ TEST_F(SweepCommandTest, RootWithSeveralCapturesIsSweptOneRowPerCapture) {
 }
 
 }  // namespace
+TEST_F(SweepCommandTest, SearchRootFindsEveryProfilingRootBelowItAndLimitTakesTheFirst) {
+  // Three capture folders at different depths; a rank folder's own PROF_* raw data is not a root.
+  fs::path base = dir_ / "captures";
+  for (const char* d : {"a", "b/deeper"}) fs::create_directories(base / d);
+  fs::copy(Sample("tp_l1_text"), base / "a" / "tp1", fs::copy_options::recursive);
+  fs::copy(Sample("tp_l0_text"), base / "b" / "deeper" / "tp0", fs::copy_options::recursive);
+  fs::copy(Sample("msprof_minimal"), base / "c", fs::copy_options::recursive);
+  auto r = RunCli({"sweep", "--search-root", base.string(), "-o", (dir_ / "out").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["roots_found"], 3);
+  EXPECT_EQ(j["root_count"], 3);
+  auto limited = RunCli({"sweep", "--search-root", base.string(), "--limit", "2", "-o", (dir_ / "out2").string()});
+  ASSERT_EQ(limited.exit_code, 0) << limited.err;
+  auto k = nlohmann::json::parse(limited.out);
+  EXPECT_EQ(k["roots_found"], 3);
+  EXPECT_EQ(k["roots_swept"], 2);
+  EXPECT_THAT(limited.err, HasSubstr("/a/tp1"));  // path order: a, b/deeper, c
+  EXPECT_THAT(limited.err, ::testing::Not(HasSubstr("/c ")));
+}
+
+TEST_F(SweepCommandTest, ASearchRootWithoutCapturesIsRefusedSayingWhatItLookedFor) {
+  fs::create_directories(dir_ / "empty" / "x");
+  auto r = RunCli({"sweep", "--search-root", (dir_ / "empty").string(), "-o", (dir_ / "out").string()});
+  EXPECT_EQ(r.exit_code, kExitBadInput);
+  EXPECT_THAT(r.err, HasSubstr("no profiling root below it"));
+}
+
 }  // namespace optrace::cli

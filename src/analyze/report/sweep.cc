@@ -171,6 +171,39 @@ Table SweepRollupTable(const std::vector<SweepRoot>& roots) {
   return t;
 }
 
+Result<std::vector<std::filesystem::path>> FindProfilingRoots(const std::filesystem::path& dir_in) {
+  namespace fs = std::filesystem;
+  fs::path dir = ResolveAgainstCwd(dir_in);
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return NotFoundError("--search-root {}: not a directory", dir_in.string());
+  auto is_capture_dir = [&](const fs::path& p) {
+    std::string n = p.filename().string();
+    if (fs::is_directory(p / "ASCEND_PROFILER_OUTPUT", ec)) return true;
+    return n.rfind("PROF_", 0) == 0 && fs::is_directory(p / "mindstudio_profiler_output", ec);
+  };
+  std::vector<fs::path> roots;
+  std::vector<fs::path> todo = {dir};
+  while (!todo.empty()) {
+    fs::path d = todo.back();
+    todo.pop_back();
+    std::vector<fs::path> subdirs;
+    bool holds = false;
+    for (const auto& e : fs::directory_iterator(d, fs::directory_options::skip_permission_denied, ec)) {
+      if (!e.is_directory(ec) || e.is_symlink(ec)) continue;
+      if (is_capture_dir(e.path())) holds = true;
+      else subdirs.push_back(e.path());
+    }
+    if (holds) roots.push_back(d);
+    else todo.insert(todo.end(), subdirs.begin(), subdirs.end());
+  }
+  std::sort(roots.begin(), roots.end());
+  if (roots.empty())
+    return BadInputError("--search-root {}: no profiling root below it (no *_ascend_pt folder with "
+                         "ASCEND_PROFILER_OUTPUT, no PROF_* folder with mindstudio_profiler_output)",
+                         dir_in.string());
+  return roots;
+}
+
 Result<SweepResult> RunSweep(const SweepOptions& opt, const SweepProgress& on_root_done) {
   if (opt.roots.empty()) return UsageError("no profiling root given; pass one or more directories");
   if (opt.jobs < 1) return UsageError("--jobs {}: must be at least 1", opt.jobs);

@@ -62,6 +62,11 @@ struct SweepResult {
 // root finishes: the CLI prints progress from it.
 using SweepProgress = std::function<void(const SweepRoot& root, size_t finished, size_t total)>;
 
+// The profiling roots under `dir` (seed 002's --search-root): every directory that holds a
+// *_ascend_pt / *_ascend_ms folder (one with ASCEND_PROFILER_OUTPUT) or a PROF_* folder with
+// mindstudio_profiler_output, not searched below; in path order.
+Result<std::vector<std::filesystem::path>> FindProfilingRoots(const std::filesystem::path& dir);
+
 Result<SweepResult> RunSweep(const SweepOptions& options, const SweepProgress& on_root_done);
 
 // The rollup table (sweep_class_rollup.csv).
