@@ -2,6 +2,7 @@
 #include "analyze/pipeline/pipeline.h"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <future>
 #include <map>
@@ -116,6 +117,38 @@ std::optional<std::string> PipelineLimitation(const AnalysisResult& r) {
       ColumnList(p.other, 4), p.aic_metrics.empty() ? "" : fmt::format("; the capture's aic_metrics: {}", p.aic_metrics));
 }
 
+// Compute kernels whose names say they move data between ranks (a custom dispatch / combine /
+// all-to-all kernel the taxonomy does not know): counted as compute, though part of their time is
+// transfer and waiting for peers (issue 52). A caveat, not a reclassification: the name is a guess.
+std::optional<std::string> CustomCommunicationKernels(const AnalysisResult& r) {
+  static constexpr std::string_view kWords[] = {"dispatch", "combine", "alltoall", "all_to_all", "allgather",
+                                                "all_gather", "reducescatter", "reduce_scatter", "allreduce",
+                                                "all_reduce"};
+  std::map<std::string, double> ms;  // name -> total ms over ranks
+  for (const OperatorSummary& o : r.summaries.operators) {
+    if (IsComm(o.op_type) || o.op_type == OpType::kAicpu || o.op_type == OpType::kDsa) continue;
+    std::string name(r.Str(o.name)), lower = name;
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    for (std::string_view w : kWords)
+      if (lower.find(w) != std::string::npos) {
+        ms[name] += o.stats.total_us / 1e3;
+        break;
+      }
+  }
+  if (ms.empty()) return std::nullopt;
+  std::vector<std::pair<double, std::string>> by_time;
+  for (auto& [name, v] : ms) by_time.push_back({v, name});
+  std::sort(by_time.rbegin(), by_time.rend());
+  std::string list;
+  for (size_t i = 0; i < by_time.size() && i < 3; ++i)
+    list += fmt::format("{}{} {:.3f} ms", i ? ", " : "", by_time[i].second, by_time[i].first);
+  return fmt::format(
+      "{} compute operator(s) whose names say they exchange data between ranks ({}{}) are counted as compute: the "
+      "taxonomy (op_taxonomy.json comm_aiv_fused_name_regex) does not know them, so their transfer and wait time is "
+      "in compute, not communication; add their names there if they communicate.",
+      by_time.size(), list, by_time.size() > 3 ? ", ..." : "");
+}
+
 void AddLimitations(AnalysisResult& r) {
   std::vector<std::string>& L = r.limitations;
   L.clear();
@@ -141,6 +174,7 @@ void AddLimitations(AnalysisResult& r) {
                               "report; its KPIs are low confidence (kernel_rows_incomplete).",
                               s.rank, 100 * s.kernel_coverage));
   if (r.ranks.size() < 2) L.push_back("Single rank: no cross-rank alignment, skew or slow-rank detection.");
+  if (std::optional<std::string> custom = CustomCommunicationKernels(r)) L.push_back(*custom);
   if (std::optional<std::string> pipeline = PipelineLimitation(r)) L.push_back(*pipeline);
   bool no_steps = std::any_of(r.steps.begin(), r.steps.end(), [](const Step& s) { return s.step_source == "whole_capture"; });
   if (no_steps)

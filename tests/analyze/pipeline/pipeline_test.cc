@@ -733,4 +733,27 @@ TEST(PipelineTest, KernelRowsBelowTheSummariesMakeTheRankLowConfidence) {
 }
 
 }  // namespace
+TEST(PipelineTest, AComputeKernelNamedForCommunicationIsACaveatNotSilentCompute) {
+  // An elastic dispatch kernel of the team's own runs on the vector cores: the taxonomy does not
+  // know it, so its time counts as compute; the limitations say so (issue 52).
+  TempDir tmp;
+  tmp.Write("rank0_ascend_pt/profiler_info_0.json", "{}");
+  tmp.Write("rank0_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv",
+            "Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us)\n"
+            "1,ElasticDispatchV2,ElasticDispatchV2,AI_VECTOR_CORE,1000.000,300\n"
+            "1,MatMul,MatMul,AI_CORE,1300.000,100\n"
+            "1,MoeDistributeCombine,MoeDistributeCombine,MIX_AIV,1400.000,200\n");
+  AnalyzeOptions opt;
+  opt.roots = {tmp.path()};
+  opt.persist_stages = false;
+  auto r = RunAnalysis(opt);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  std::string caveat;
+  for (const std::string& l : r->limitations)
+    if (l.find("exchange data between ranks") != std::string::npos) caveat = l;
+  EXPECT_NE(caveat.find("1 compute operator(s)"), std::string::npos) << caveat;
+  EXPECT_NE(caveat.find("ElasticDispatchV2 0.300 ms"), std::string::npos) << caveat;
+  EXPECT_EQ(caveat.find("MoeDistributeCombine"), std::string::npos) << caveat;  // known: communication
+}
+
 }  // namespace optrace::analyze
