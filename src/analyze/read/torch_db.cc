@@ -458,15 +458,17 @@ Status ReadTorchDb(const std::filesystem::path& path, const Rules& rules, String
   return Status::Ok();
 }
 
+// A numeric column of the current row, NaN when NULL (analysis.db's tables leave absent values NULL).
+static double ColumnNumber(sqlite3_stmt* st, int col) {
+  return sqlite3_column_type(st, col) == SQLITE_NULL ? kMissing : sqlite3_column_double(st, col);
+}
+
 Status ReadAnalysisDbCommunication(const std::filesystem::path& path, RankTable& table) {
   Db db;
   OPTRACE_RETURN_IF_ERROR(db.Open(path));
   auto text = [](sqlite3_stmt* st, int col) {
     const unsigned char* v = sqlite3_column_text(st, col);
     return v ? std::string(reinterpret_cast<const char*>(v)) : std::string();
-  };
-  auto num = [](sqlite3_stmt* st, int col) {
-    return sqlite3_column_type(st, col) == SQLITE_NULL ? kMissing : sqlite3_column_double(st, col);
   };
   // The 1:1 table forms of communication.json (FORMATS.md 9.2): times in ms, start in us.
   std::map<std::tuple<std::string, std::string, std::string>, size_t> op_index;  // (step, op, group)
@@ -479,13 +481,13 @@ Status ReadAnalysisDbCommunication(const std::filesystem::path& path, RankTable&
           op.name = text(st, 0);
           op.group = text(st, 1);
           if (op.name == "Total Op Info") return;
-          double start_us = num(st, 2);
+          double start_us = ColumnNumber(st, 2);
           op.start_ns = IsMissing(start_us) ? -1 : static_cast<int64_t>(std::llround(start_us * 1000.0));
-          op.elapse_ms = num(st, 3);
-          op.transit_ms = num(st, 4);
-          op.wait_ms = num(st, 5);
-          op.sync_ms = num(st, 6);
-          op.idle_ms = num(st, 7);
+          op.elapse_ms = ColumnNumber(st, 3);
+          op.transit_ms = ColumnNumber(st, 4);
+          op.wait_ms = ColumnNumber(st, 5);
+          op.sync_ms = ColumnNumber(st, 6);
+          op.idle_ms = ColumnNumber(st, 7);
           op.step = text(st, 8);
           op.p2p = text(st, 9) == "p2p";
           if (!IsMissing(op.wait_ms) && !IsMissing(op.transit_ms) && op.wait_ms + op.transit_ms > 0)
@@ -506,16 +508,16 @@ Status ReadAnalysisDbCommunication(const std::filesystem::path& path, RankTable&
           if (it == op_index.end()) return;
           CommOp& op = table.comm_ops[it->second];
           std::string transport = text(st, 2);
-          double size = num(st, 3), time = num(st, 4);
+          double size = ColumnNumber(st, 3), time = ColumnNumber(st, 4);
           if (!(size > 0) && !(time > 0)) return;  // a transport the op did not use
           CommBandwidth* b = nullptr;
           for (CommBandwidth& x : op.bandwidth)
             if (x.transport == transport) b = &x;
           if (!b) {
-            op.bandwidth.push_back({transport, size, time, num(st, 5), num(st, 6), {}});
+            op.bandwidth.push_back({transport, size, time, ColumnNumber(st, 5), ColumnNumber(st, 6), {}});
             b = &op.bandwidth.back();
           }
-          double packet = num(st, 7), count = num(st, 8), total = num(st, 9);
+          double packet = ColumnNumber(st, 7), count = ColumnNumber(st, 8), total = ColumnNumber(st, 9);
           if (count > 0 && !IsMissing(packet)) b->sizes.push_back({packet, count, IsMissing(total) ? 0 : total});
         }));
     for (CommOp& op : table.comm_ops)
@@ -536,9 +538,9 @@ Status ReadAnalysisDbCommunication(const std::filesystem::path& path, RankTable&
           l.src = static_cast<int>(*src);
           l.dst = static_cast<int>(*dst);
           l.transport = text(st, 4);
-          l.size_mb = num(st, 5);
-          l.time_ms = num(st, 6);
-          l.bandwidth_gbps = num(st, 7);
+          l.size_mb = ColumnNumber(st, 5);
+          l.time_ms = ColumnNumber(st, 6);
+          l.bandwidth_gbps = ColumnNumber(st, 7);
           l.step = text(st, 8);
           l.p2p = text(st, 9) == "p2p";
           l.op_name = text(st, 10);
@@ -553,9 +555,6 @@ Status ReadAnalysisDbStepTrace(const std::filesystem::path& path, RankTable& tab
   Db db;
   OPTRACE_RETURN_IF_ERROR(db.Open(path));
   if (!db.HasTable("StepTraceTime")) return Status::Ok();
-  auto num = [](sqlite3_stmt* st, int col) {
-    return sqlite3_column_type(st, col) == SQLITE_NULL ? kMissing : sqlite3_column_double(st, col);
-  };
   return db.Query(
       "SELECT step, computing, communication_not_overlapped, overlapped, communication, free, stage, bubble, "
       "preparing FROM StepTraceTime ORDER BY rowid",
@@ -564,14 +563,14 @@ Status ReadAnalysisDbStepTrace(const std::filesystem::path& path, RankTable& tab
         auto id = ParseCsvInt(v ? reinterpret_cast<const char*>(v) : "");
         StepTraceRow r;
         r.step_id = id ? *id : -1;
-        r.computing_us = num(st, 1);
-        r.comm_not_overlapped_us = num(st, 2);
-        r.overlapped_us = num(st, 3);
-        r.communication_us = num(st, 4);
-        r.free_us = num(st, 5);
-        r.stage_us = num(st, 6);
-        r.bubble_us = num(st, 7);
-        r.preparing_us = num(st, 8);
+        r.computing_us = ColumnNumber(st, 1);
+        r.comm_not_overlapped_us = ColumnNumber(st, 2);
+        r.overlapped_us = ColumnNumber(st, 3);
+        r.communication_us = ColumnNumber(st, 4);
+        r.free_us = ColumnNumber(st, 5);
+        r.stage_us = ColumnNumber(st, 6);
+        r.bubble_us = ColumnNumber(st, 7);
+        r.preparing_us = ColumnNumber(st, 8);
         table.step_trace.push_back(r);
       });
 }

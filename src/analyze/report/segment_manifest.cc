@@ -52,11 +52,15 @@ SegmentCoverage ComputeSegmentCoverage(const AnalysisResult& r) {
 }
 
 Json SegmentManifestJson(const AnalysisResult& r) {
-  SegmentCoverage total = ComputeSegmentCoverage(r);
+  SegmentCoverage total;  // as ComputeSegmentCoverage, from the per-rank counts made here anyway
+  for (const DataIssue& i : r.issues)
+    if (i.severity == "error") total.hard_errors += std::max<uint64_t>(1, i.count);
   Json ranks = Json::array();
   for (const RankTable& t : r.ranks) {
     if (!t.has_timeline()) continue;
     RankCoverage c = CoverageOf(r, t);
+    total.interior_island_total += c.interior;
+    total.outside_total += c.leading + c.trailing + c.interior;
     Json steps = Json::array();
     size_t layers = 0;
     for (const Step& s : r.steps) {
