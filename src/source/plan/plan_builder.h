@@ -62,12 +62,15 @@ struct SiteInfo {
   const FunctionDef* fn = nullptr;  // function site: the function; others: the function holding the site
   int control = -1;                 // loop sites: the loop control
   bool root = false;
-  bool per_element = true;  // every path reaching it is per element of a plain loop (AND)
+  // Some path reaching it runs per element (per tile) of a plain loop: a mark inside would repeat
+  // per tile on every core, so the loop is traced as a whole instead.
+  bool per_element = false;
   bool reached = false;
   std::string per_element_where;
   bool per_core_entry = false;  // reached as an AIC- or AIV-only specialisation of a both-core caller
   int resolved_calls = 0;       // calls into the index (not constructors) from any instance
   std::string loop_class;       // group, spin, hot, plain, none
+  std::string tile_work;        // plain loops: the work it runs per tile that would have been a phase
   std::string loop_var;
   bool loop_var_integer = false;
   std::set<int> kernels;

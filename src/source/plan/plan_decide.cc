@@ -105,6 +105,11 @@ void Builder::Decide() {
     } else if (s.word.empty()) {
       s.decision = Decision::kSkip;
       s.reason = "plain loop the code gives no name (no call or data to name it after)";
+    } else if (!info.tile_work.empty()) {
+      // Marks in the work it runs would repeat per tile and fill the core's buffer: one range
+      // around the whole loop is the finest that stays bounded.
+      s.decision = Decision::kHot;
+      s.reason = fmt::format("loop running {} per tile: traced as a whole", info.tile_work);
     } else {
       s.decision = Decision::kSkip;
       s.optional = true;

@@ -170,7 +170,7 @@ void Builder::Touch(int site, unsigned cores, const std::string& role, bool per_
   s.cores |= cores;
   if (!role.empty()) s.roles.insert(role);
   SiteInfo& i = info_[static_cast<size_t>(site)];
-  if (!per_element) i.per_element = false;
+  if (per_element) i.per_element = true;
   if (per_element && i.per_element_where.empty()) i.per_element_where = where;
   i.reached = true;
   i.kernels.insert(kernel_);
@@ -255,7 +255,12 @@ void Builder::Expand(const CallGraph& g, int n, PlanNode& node, std::vector<cons
       ci.per_core_entry = true;
     bool elem = per_element || plain;
     Touch(site, e.cores, e.role, elem, fmt::format("{}:{}", s[e.call->pos].file->rel, s[e.call->pos].line));
-    if (plain && loop_site >= 0) NameLoopFromCall(loop_site, cfn, callee.inst.cls);
+    if (plain && loop_site >= 0) {
+      NameLoopFromCall(loop_site, cfn, callee.inst.cls);
+      const FnFacts cf = Facts(cfn);
+      SiteInfo& li = info_[static_cast<size_t>(loop_site)];
+      if ((cf.has_loops || cf.has_hot) && cf.existing.empty() && li.tile_work.empty()) li.tile_work = cfn.DisplayName();
+    }
     std::string variant;
     // In the order the template declares its parameters (the bindings are keyed by name).
     if (!cfn.specialization)

@@ -267,6 +267,69 @@ extern "C" __global__ __aicore__ void kern(GM_ADDR x) {
   EXPECT_EQ(loop->word, "process-remain-top-k");
 }
 
+// add_rms_norm_bias: `for (i_o ...) SubProcess(i_o, ...); SubProcess(last, tail);` runs the tile
+// work inside a loop and once more after it. A mark in SubProcess (and in its own row loop) would
+// repeat per tile, hundreds of events per core past the 1,020-event buffer, although one path
+// reaches it outside the loop. The tile loop is traced as a whole instead.
+TEST(PlanTileLoopsTest, WorkRunPerTileOnAnyPathIsNotMarkedAndTheTileLoopIsTracedWhole) {
+  testing::TempTree tree({{"op_kernel/k.cpp", R"cc(
+class Norm {
+public:
+    __aicore__ inline void Process()
+    {
+        CopyInGamma();
+        for (uint32_t i_o = 0; i_o < tiles - 1; i_o++) {
+            SubProcess(i_o, rowFactor);
+        }
+        SubProcess(tiles - 1, rowTail);
+    }
+    __aicore__ inline void SubProcess(uint32_t i_o, uint32_t rows)
+    {
+        for (uint32_t i_i = 0; i_i < rows; i_i++) {
+            CopyIn(i_o * rowFactor + i_i);
+            Compute(i_i);
+            CopyOut(i_o * rowFactor + i_i);
+        }
+        CopyOutRstd(i_o, rows);
+    }
+private:
+    __aicore__ inline void CopyInGamma() { DataCopy(gammaLocal, gammaGm, n); DataCopy(betaLocal, betaGm, n); }
+    __aicore__ inline void CopyIn(uint32_t off) { DataCopy(xLocal, xGm[off], n); }
+    __aicore__ inline void Compute(uint32_t r) { Add(yLocal, xLocal, gammaLocal, n); }
+    __aicore__ inline void CopyOut(uint32_t off) { DataCopy(yGm[off], yLocal, n); }
+    __aicore__ inline void CopyOutRstd(uint32_t i, uint32_t rows) { DataCopy(rstdGm[i], rstdLocal, rows); }
+    uint32_t tiles, rowFactor, rowTail, n;
+};
+extern "C" __global__ __aicore__ void kern(GM_ADDR x) {
+    KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIV_ONLY);
+    Norm op;
+    op.Process();
+}
+)cc"}});
+  PlanOptions o;
+  o.op_dir = tree.path();
+  Result<Plan> p = BuildPlan(o);
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  const PlanSite* sub = FindSite(*p, "Norm::SubProcess");
+  ASSERT_NE(sub, nullptr);
+  EXPECT_EQ(sub->decision, Decision::kSkip);
+  EXPECT_THAT(sub->reason, HasSubstr("per element"));
+  const PlanSite* rows = FindSite(*p, "for i_i");
+  ASSERT_NE(rows, nullptr);
+  EXPECT_EQ(rows->decision, Decision::kSkip);
+  const PlanSite* tiles = FindSite(*p, "for i_o");
+  ASSERT_NE(tiles, nullptr);
+  EXPECT_EQ(tiles->decision, Decision::kHot);
+  EXPECT_EQ(tiles->kind, SiteKind::kLoop);  // around the loop, not per iteration
+  EXPECT_THAT(tiles->reason, HasSubstr("per tile: traced as a whole"));
+  EXPECT_EQ(tiles->word, "sub-process");
+  // Nothing that runs inside the tile loop is marked.
+  for (const char* name : {"Norm::CopyIn", "Norm::Compute", "Norm::CopyOut", "Norm::CopyOutRstd"})
+    if (const PlanSite* s = FindSite(*p, name)) EXPECT_FALSE(Inserts(s->decision)) << name;
+  for (const PlanSite& s : p->sites)
+    if (s.kind == SiteKind::kStatement) EXPECT_FALSE(Inserts(s.decision)) << s.name << " line " << s.line;
+}
+
 // An argmax loop keeps its running maximum in a variable it declares (`float curMax = ...;` then
 // `curMax = v;`): the loop was labelled "cur-max", a variable's name. What it writes out names it.
 TEST(PlanLabelsTest, AVariableTheLoopDeclaresNeverNamesItEvenWhenWrittenLater) {
