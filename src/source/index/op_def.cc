@@ -13,6 +13,17 @@ std::string NormalizeName(std::string_view name) {
 
 bool IsProfilingName(std::string_view name) { return NormalizeName(name).find("profil") != std::string::npos; }
 
+bool IsAclnnApiOf(std::string_view api_name, std::string_view op_class) {
+  if (op_class.empty() || !api_name.starts_with("aclnn")) return true;
+  std::string api = NormalizeName(api_name.substr(5));
+  std::string op = NormalizeName(op_class);
+  for (std::string_view prefix : {"inplace", "inner"})
+    if (api.starts_with(prefix) && !op.starts_with(prefix)) api = api.substr(prefix.size());
+  constexpr std::string_view kPhase1 = "getworkspacesize";
+  if (api.size() > op.size() && api.ends_with(kPhase1)) api.resize(api.size() - kPhase1.size());
+  return api == op;
+}
+
 OpDef ParseOpDef(const std::vector<const SourceFile*>& host_files) {
   OpDef def;
   for (const SourceFile* f : host_files) {

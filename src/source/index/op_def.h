@@ -42,6 +42,10 @@ struct OpDef {
 // Lowercase without '_': profiling_data == profilingData.
 std::string NormalizeName(std::string_view name);
 bool IsProfilingName(std::string_view name);
+// `aclnnFoo`, `aclnnFooGetWorkspaceSize`, `aclnnInplaceFoo`, `aclnnInnerFoo` are the APIs of the
+// OpDef class `Foo`; `aclnnFooW4A8` is another operator's. True for any name when the class is
+// unknown, or when the name is not an aclnn API.
+bool IsAclnnApiOf(std::string_view api, std::string_view op_class);
 OpDef ParseOpDef(const std::vector<const SourceFile*>& host_files);
 
 }  // namespace optrace::source

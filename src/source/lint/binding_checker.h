@@ -132,6 +132,8 @@ class BindingChecker {
   std::string OutputList() const;
 
   void CheckKernel();
+  // A profiling parameter after workspace or tiling in a kernel whose launch the OpDef generates.
+  void CheckBeforeWorkspace(const SourceFile& f, const Block& fn);
 
   // `void k(KERNEL_PARAMS)` (inplace_apply_adagrad_da): the parameters are the body of an object-like
   // #define of the same file; point the head at those tokens.

@@ -30,12 +30,9 @@ bool BindingChecker::InSampleFolder(std::string_view rel) {
 }
 
 bool BindingChecker::IsThisOperatorsApi(std::string_view name) const {
-  if (def_.class_name.empty() || !StartsWith(name, "aclnn")) return true;
-  std::string api = NormalizeName(name.substr(5));
-  std::string op = NormalizeName(def_.class_name);
-  for (std::string_view prefix : {"inplace", "inner"})
-    if (api.starts_with(prefix) && !op.starts_with(prefix)) api = api.substr(prefix.size());
-  return api.starts_with(op);
+  // Only this OpDef's API: aclnnFooW4A8 and aclnnFooBF16 beside aclnnFoo are other operators, which
+  // take no profiling buffer (a fused MoE adapter calls them in sibling branches).
+  return IsAclnnApiOf(name, def_.class_name);
 }
 
 bool BindingChecker::CallsAdapter(const SourceFile& f) {

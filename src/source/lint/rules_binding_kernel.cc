@@ -50,7 +50,34 @@ void BindingChecker::CheckKernel() {
     Block head = *k.block;
     ParametersFromMacro(*k.file, head);
     CheckOrder(k.file, head, "binding-kernel-order", "kernel", true);
+    if (!misordered_.count(head.name)) CheckBeforeWorkspace(*k.file, head);
   }
+}
+
+void BindingChecker::CheckBeforeWorkspace(const SourceFile& f, const Block& fn) {
+  // The launch the OpDef's build generates passes inputs, outputs, then workspace and tiling: a
+  // profiling parameter after either gets the workspace or the tiling address, never its buffer.
+  const auto& t = f.lex.tokens;
+  const Token* profiling = nullptr;
+  const Token* tail = nullptr;  // the first workspace / tiling parameter
+  for (size_t i = fn.head_begin; i < fn.head_end; ++i) {
+    if (t[i].kind != TokenKind::kIdentifier || !(i + 1 == fn.head_end || t[i + 1].Is(","))) continue;
+    std::string n = Normalize(t[i].text);
+    if (IsProfilingName(t[i].text)) {
+      if (!profiling) profiling = &t[i];
+    } else if (!tail && (n.find("workspace") != std::string::npos || StartsWith(n, "tiling"))) {
+      tail = &t[i];
+    }
+  }
+  if (!profiling || !tail || profiling < tail) return;
+  ctx_.Report(&f, profiling->line, profiling->column, "binding-kernel-order",
+              fmt::format("kernel {}() takes \"{}\" after \"{}\": the launch the operator's build generates passes "
+                          "inputs, outputs, then workspace and tiling, so this parameter would get the {} address; "
+                          "move it before \"{}\", after the last output",
+                          fn.name, profiling->text, tail->text,
+                          Normalize(tail->text).find("workspace") != std::string::npos ? "workspace" : "tiling",
+                          tail->text));
+  misordered_.insert(fn.name);
 }
 
 void BindingChecker::ParametersFromMacro(const SourceFile& f, Block& fn) {

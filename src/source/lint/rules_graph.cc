@@ -104,16 +104,29 @@ class GraphRules {
     const ix::FunctionDef& k = *g.root().inst.fn;
     const ix::FunctionBody& body = index_.Body(k);
     bool begin = false, end = false, ptr = false, clean = false;
+    std::set<std::string> buffers;  // what SetMoeProfilePtr records into
+    auto note_ptr = [&](const ix::CallSite& c, const ix::TokenStream& s) {
+      ptr = true;
+      if (!c.args.empty())
+        for (size_t t = c.args[0].first; t < c.args[0].second; ++t)
+          if (s.IsIdent(t)) {
+            buffers.insert(std::string(s.Text(t)));
+            break;
+          }
+    };
     for (const ix::CallSite& c : body.calls) {
       if (c.name == "OPTRACE_KERNEL_BEGIN") begin = true;
       if (c.name == "OPTRACE_KERNEL_END") end = true;
-      if (c.name == "SetMoeProfilePtr") ptr = true;
+      if (c.name == "SetMoeProfilePtr") note_ptr(c, *k.stream);
       if (c.name == "DataCacheCleanAndInvalid") clean = true;
     }
     // Seed 000's form through the tree's own helpers, written in a function the entry calls.
+    std::vector<const ix::FunctionDef*> entry_and_callees{&k};
     for (const ix::GraphEdge& e : g.root().edges) {
-      for (const ix::CallSite& c : index_.Body(*g.nodes()[static_cast<size_t>(e.callee)].inst.fn).calls) {
-        if (c.name == "SetMoeProfilePtr") ptr = true;
+      const ix::FunctionDef& callee = *g.nodes()[static_cast<size_t>(e.callee)].inst.fn;
+      entry_and_callees.push_back(&callee);
+      for (const ix::CallSite& c : index_.Body(callee).calls) {
+        if (c.name == "SetMoeProfilePtr") note_ptr(c, *callee.stream);
         if (c.name == "DataCacheCleanAndInvalid") clean = true;
       }
     }
@@ -122,6 +135,11 @@ class GraphRules {
       return;
     }
     if (ptr && clean) return;
+    // The cache clean is optional where the entry copies the buffer to GM element by element
+    // (`coreGlobal(i) = buf[i]` in a loop): that copy is the write-back.
+    if (ptr)
+      for (const ix::FunctionDef* fn : entry_and_callees)
+        if (CopiesFrom(*fn, buffers)) return;
     bool setup = begin || ptr;
     std::string fix = ptr ? "write the buffer back to its GM slot and call DataCacheCleanAndInvalid at the end of the "
                             "entry"
@@ -135,6 +153,27 @@ class GraphRules {
                                    : begin ? "never writes it back (no OPTRACE_KERNEL_END)"
                                            : "never writes the buffer back (no DataCacheCleanAndInvalid)",
                             fix));
+  }
+
+  // An assignment in fn whose right side reads one of `buffers` by index (`gm(i) = buf[i]`,
+  // `gm.SetValue(i, buf[i])`) into something else: the stack buffer copied out.
+  static bool CopiesFrom(const ix::FunctionDef& fn, const std::set<std::string>& buffers) {
+    if (buffers.empty()) return false;
+    const ix::TokenStream& s = *fn.stream;
+    size_t stmt = fn.body_open + 1;
+    for (size_t i = fn.body_open + 1; i < fn.body_close && i < s.size(); ++i) {
+      if (s.Is(i, ";") || s.Is(i, "{") || s.Is(i, "}")) {
+        stmt = i + 1;
+        continue;
+      }
+      bool assign = s.Is(i, "=") && i > stmt;
+      bool set_value = s.Is(i, "SetValue") && s.Is(i + 1, "(");
+      if (!assign && !set_value) continue;
+      if (assign && s.IsIdent(stmt) && buffers.count(std::string(s.Text(stmt)))) continue;  // buf[i] = ...
+      for (size_t j = i + 1; j < fn.body_close && !s.Is(j, ";"); ++j)
+        if (s.IsIdent(j) && buffers.count(std::string(s.Text(j))) && s.Is(j + 1, "[")) return true;
+    }
+    return false;
   }
 
   // A plain `{ }` block runs whenever the statement around it does (instrument writes
@@ -206,13 +245,41 @@ class GraphRules {
   }
 
   // Marks in the body of an expert-group / stage loop carry the loop index.
+  static bool OneIteration(const ix::TokenStream& s, const ix::FunctionBody& body, const std::vector<int>& conditions,
+                           const std::string& var) {
+    for (int c : conditions) {
+      const ix::Control& ctl = body.controls[static_cast<size_t>(c)];
+      // One `&&` clause that is `<expression of var> == <expression>`; any `||` lets more through.
+      bool any_or = false, found = false, uses = false, equal = false, compares = false;
+      auto close_clause = [&] {
+        found = found || (uses && equal && !compares);
+        uses = equal = compares = false;
+      };
+      for (size_t k = ctl.head_begin; k < ctl.head_end; ++k) {
+        if (s.Is(k, "&&")) {
+          close_clause();
+          continue;
+        }
+        any_or = any_or || s.Is(k, "||");
+        uses = uses || (s.IsIdent(k) && s.Text(k) == var);
+        equal = equal || s.Is(k, "==");
+        compares = compares || s.Is(k, "!=") || s.Is(k, "<") || s.Is(k, ">") || s.Is(k, "<=") || s.Is(k, ">=");
+      }
+      close_clause();
+      if (found && !any_or) return true;
+    }
+    return false;
+  }
+
   void GroupLoopIndex(const ix::FunctionDef& fn) {
     const ix::FunctionBody& body = index_.Body(fn);
     const ix::TokenStream& s = *fn.stream;
     for (const Mark& m : Marks(fn)) {
       int c = body.ControlAt(m.pos);
+      std::vector<int> conditions;  // the ifs between the mark and the loop
       for (; c >= 0; c = body.controls[static_cast<size_t>(c)].parent) {
         const ix::Control& ctl = body.controls[static_cast<size_t>(c)];
+        if (ctl.kind == ix::Control::kIf) conditions.push_back(c);
         if (!ctl.IsLoop() || m.pos <= ctl.body_begin) continue;
         std::vector<std::string> ids;
         for (size_t k = ctl.head_begin; k < ctl.head_end; ++k)
@@ -225,6 +292,8 @@ class GraphRules {
           opened_outside = opened_outside || (o.site->label == m.site->label &&
                                               (o.pos < ctl.body_begin || o.pos > ctl.body_end));
         if (opened_outside) continue;
+        // Under `if (groupIdx + 1 == n - k)` the range runs for one group only: no index to tell apart.
+        if (OneIteration(s, body, conditions, ctl.loop_var)) break;
         // The MoeTracing call around this point and its argument count.
         const TracingCall* call = nullptr;
         for (const TracingCall& tc : m.file->traces.calls)

@@ -19,6 +19,12 @@ void ChainBuilder::Adapters() {
       bool direct = t[i].text.rfind("aclnn", 0) == 0 && t[i].text.find("GetWorkspaceSize") != std::string_view::npos &&
                     i > 0 && !(t[i - 1].kind == TokenKind::kIdentifier && !t[i - 1].Is("return")) && !t[i - 1].Is("*");
       if (!exec && !direct) continue;
+      if (exec) {
+        std::vector<std::pair<size_t, size_t>> a = Args(t, i + 1);
+        if (!a.empty() && !IsAclnnApiOf(JoinTokens(t, a[0].first, a[0].second), def_.class_name)) continue;
+      } else if (!IsAclnnApiOf(t[i].text, def_.class_name)) {
+        continue;
+      }
       int fn = Enclosing(f, i);
       if (fn < 0) continue;
       any = true;

@@ -204,6 +204,32 @@ std::vector<std::string> LintPybind(const std::string& setup) {
                    true);
 }
 
+// A fused MoE adapter: `aclnnOp` is this OpDef's and passes the buffer; `aclnnOpW4A8` and
+// `aclnnOpBF16` in the sibling arms are other operators and take none.
+std::string PybindWithSiblings(const std::string& own_args) {
+  return "std::tuple<at::Tensor, at::Tensor> op(const at::Tensor& x, int mode) {\n"
+         "  at::Tensor y = at::empty_like(x);\n  at::Tensor profiling = at::zeros({8});\n"
+         "  if (mode == 0) {\n"
+         "    EXEC_NPU_CMD(aclnnOp, " + own_args + ");\n"
+         "  } else if (mode == 1) {\n"
+         "    EXEC_NPU_CMD(aclnnOpW4A8, x, y);\n"
+         "  } else {\n"
+         "    EXEC_NPU_CMD(aclnnOpBF16, x, y);\n"
+         "  }\n"
+         "  return std::make_tuple(y, profiling);\n}\n";
+}
+
+TEST(BindingRulesTest, OtherOperatorsCalledInSiblingBranchesAreNotAskedForTheBuffer) {
+  EXPECT_THAT(LintFiles({{"op_host/op.cpp", OpDef()}, {"op_host/op_infer.cpp", kInfer},
+                         {"pybind/op.cpp", PybindWithSiblings("x, y, profiling")}},
+                        true),
+              IsEmpty());
+  EXPECT_THAT(LintFiles({{"op_host/op.cpp", OpDef()}, {"op_host/op_infer.cpp", kInfer},
+                         {"pybind/op.cpp", PybindWithSiblings("x, y")}},
+                        true),
+              ElementsAre("binding-pybind@pybind/op.cpp:5"));
+}
+
 TEST(BindingRulesTest, NulloptThroughAVariableIsBindingPybind) {
   EXPECT_THAT(LintPybind("  c10::optional<at::Tensor> profiling = c10::nullopt;\n"),
               ElementsAre("binding-pybind@pybind/op.cpp:4"));

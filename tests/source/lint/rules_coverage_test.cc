@@ -286,5 +286,54 @@ TEST(CoverageRulesTest, GroupLoopRangeWithoutTheLoopIndexIsIndexGroupLoop) {
               IsEmpty());
 }
 
+// The fused MoE operator: a B/E pair under `if (groupIdx + 1 == groupNum - k)` inside the group
+// loop runs for one group only; it needs no index. `groupIdx == 0 || groupIdx == last` runs for two.
+TEST(CoverageRulesTest, GroupLoopRangeThatRunsForOneGroupNeedsNoIndex) {
+  EXPECT_THAT(LintFiles({{"k.cpp", Kernel("  for (uint32_t groupIdx = 0; groupIdx < n; ++groupIdx) {\n"
+                                          "    if (flag && groupIdx + 1 == n - 2) {\n"
+                                          "      MoeTracing(TRACE_POINT(\"expert\", \"B\"));\n"
+                                          "      MoeTracing(TRACE_POINT(\"expert\", \"E\"));\n    }\n  }\n")}}),
+              IsEmpty());
+  EXPECT_THAT(LintFiles({{"k.cpp", Kernel("  for (uint32_t groupIdx = 0; groupIdx < n; ++groupIdx) {\n"
+                                          "    if (groupIdx == 0 || groupIdx == n - 1) {\n"
+                                          "      MoeTracing(TRACE_POINT(\"expert\", \"B\"));\n"
+                                          "      MoeTracing(TRACE_POINT(\"expert\", \"E\"));\n    }\n  }\n")}}),
+              ElementsAre("index-group-loop@k.cpp:6", "index-group-loop@k.cpp:7"));
+}
+
+// Seed 000's form where the entry copies the stack buffer to GM itself, element by element,
+// inside `if (profiling_data != nullptr)` in a TILING_KEY_IS arm: the cache clean is optional.
+TEST(CoverageRulesTest, StackBufferCopiedToGlobalMemoryIsAWriteBack) {
+  auto entry = [](const std::string& copy) {
+    return std::string("#include \"moe_base.h\"\n"
+                       "extern \"C\" __global__ __aicore__ void k(GM_ADDR x, GM_ADDR profiling_data) {\n"
+                       "  if (TILING_KEY_IS(1)) {\n"
+                       "    int64_t buf[PROF_SIZE_PER_CORE] = {0};\n"
+                       "    SetMoeProfilePtr(buf);\n"
+                       "    MoeTracing(TRACE_POINT(\"processing\", \"B\"));\n"
+                       "    MoeTracing(TRACE_POINT(\"processing\", \"E\"));\n"
+                       "    if (profiling_data != nullptr) {\n"
+                       "      AscendC::GlobalTensor<int64_t> coreGlobal;\n"
+                       "      coreGlobal.SetGlobalBuffer((__gm__ int64_t*)profiling_data + GetBlockIdx() * PROF_SIZE_PER_CORE);\n"
+                       "      for (int i = 0; i < PROF_SIZE_PER_CORE; ++i) {\n") +
+           copy +
+           "      }\n"
+           "    }\n"
+           "  }\n"
+           "}\n";
+  };
+  const char* base =
+      "#define PROF_SIZE_PER_CORE 1024\n"
+      "inline void SetMoeProfilePtr(int64_t* p) {}\n"
+      "#define TRACE_POINT(l, t) 0\n"
+      "inline void MoeTracing(int id) {}\n";
+  EXPECT_THAT(LintFiles({{"moe_base.h", base}, {"k.cpp", entry("        coreGlobal(i) = buf[i];\n")}}), IsEmpty());
+  EXPECT_THAT(LintFiles({{"moe_base.h", base}, {"k.cpp", entry("        coreGlobal.SetValue(i, buf[i]);\n")}}),
+              IsEmpty());
+  // Filling the buffer is not writing it back.
+  EXPECT_THAT(LintFiles({{"moe_base.h", base}, {"k.cpp", entry("        buf[i] = 0;\n")}}),
+              ElementsAre("entry-buffer@k.cpp:2"));
+}
+
 }  // namespace
 }  // namespace optrace::source
