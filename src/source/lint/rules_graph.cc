@@ -55,9 +55,16 @@ class GraphRules {
                     "macro expansion in this file reached its token budget (4M per file, 12M per tree); the rest "
                     "was read with its macros unexpanded, so rules past that point may miss code");
     }
+    // With "processing" written somewhere in the tree the file-level check is silent, so each
+    // kernel is checked on its own: one whose reachable marks never open it lost its root (renamed
+    // in the header its class lives in, while another kernel of the tree keeps its own).
+    bool tree_has_root = false;
+    for (const SourceFile* f : ctx_.files)
+      for (const TraceSite& site : f->traces.sites) tree_has_root = tree_has_root || site.label == "processing";
     std::set<const ix::FunctionDef*> loops_checked;
     for (const ix::CallGraph& g : ctx_.Graphs()) {
       Processing(g);
+      if (tree_has_root) KernelRoot(g);
       EntryBuffer(g);
       for (const ix::GraphNode& n : g.nodes())
         if (loops_checked.insert(n.inst.fn).second) GroupLoopIndex(*n.inst.fn);
@@ -94,6 +101,21 @@ class GraphRules {
       }
       for (const ix::GraphEdge& e : node.edges) work.push_back({e.callee, here});
     }
+  }
+
+  void KernelRoot(const ix::CallGraph& g) {
+    const Mark* first = nullptr;
+    for (const ix::GraphNode& n : g.nodes())
+      for (const Mark& m : Marks(*n.inst.fn)) {
+        if (m.site->label == "processing") return;
+        if (!first) first = &m;
+      }
+    if (!first) return;
+    const ix::FunctionDef& k = *g.root().inst.fn;
+    ctx_.Report(k.file, k.line, k.column, "root-label",
+                fmt::format("kernel {} records marks (\"{}\" at {}:{}) but none of its code opens \"processing\": "
+                            "wrap the kernel's work in TRACE_POINT(\"processing\", \"B\") ... \"E\"",
+                            k.name, first->site->label, first->file->rel, first->site->line));
   }
 
   // The entry of a kernel whose code records marks sets the buffer up and writes it back.

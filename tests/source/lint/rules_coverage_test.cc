@@ -335,5 +335,35 @@ TEST(CoverageRulesTest, StackBufferCopiedToGlobalMemoryIsAWriteBack) {
               ElementsAre("entry-buffer@k.cpp:2"));
 }
 
+// Two kernels in one tree; the second's root, in the header its class lives in, was renamed.
+// "processing" still appears in the tree (the first kernel's), so only a per-kernel check sees it.
+TEST(CoverageRulesTest, AKernelWhoseRootInAHeaderWasRenamedIsRootLabel) {
+  auto header = [](const std::string& cls, const std::string& root) {
+    return "#include \"optrace/trace.h\"\n"
+           "class " + cls + " {\n public:\n  __aicore__ inline void Process() {\n"
+           "    MoeTracing(TRACE_POINT(\"" + root + "\", \"B\"));\n"
+           "    MoeTracing(TRACE_POINT(\"" + root + " work\", \"B\"));\n"
+           "    MoeTracing(TRACE_POINT(\"" + root + " work\", \"E\"));\n"
+           "    MoeTracing(TRACE_POINT(\"" + root + "\", \"E\"));\n  }\n};\n";
+  };
+  auto entry = [](const std::string& name, const std::string& cls) {
+    return "#include \"" + name + ".h\"\n"
+           "extern \"C\" __global__ __aicore__ void " + name + "(GM_ADDR x, GM_ADDR prof) {\n"
+           "  OPTRACE_KERNEL_BEGIN();\n  " + cls + " op;\n  op.Process();\n  OPTRACE_KERNEL_END(prof);\n}\n";
+  };
+  EXPECT_THAT(LintFiles({{"a.h", header("A", "processing")}, {"a.cpp", entry("a", "A")},
+                         {"b.h", header("B", "processing")}, {"b.cpp", entry("b", "B")}}),
+              IsEmpty());
+  LintReport r;
+  EXPECT_THAT(LintFiles({{"a.h", header("A", "processing")}, {"a.cpp", entry("a", "A")},
+                         {"b.h", header("B", "process")}, {"b.cpp", entry("b", "B")}},
+                        false, &r),
+              ElementsAre("root-label@b.cpp:2"));
+  std::string message;
+  for (const auto& d : r.diagnostics)
+    if (d.rule == "root-label") message = d.message;
+  EXPECT_THAT(message, ::testing::HasSubstr("kernel b records marks (\"process\" at b.h:5)"));
+}
+
 }  // namespace
 }  // namespace optrace::source
