@@ -25,6 +25,22 @@ LABELS = ["processing", "dispatch", "dispatch send", "dispatch wait", "expert lo
           "combine", "combine recv", "combine reduce", "sync all", "copy in", "copy out"]
 
 
+def _children(parent):
+    # A label whose leading words name another label ("dispatch send") runs inside that one, as a
+    # real kernel's do: collect checks legacy maps by this nesting (map_mismatch).
+    out = []
+    for i, label in enumerate(LABELS):
+        if i == 0:
+            continue
+        words = label.rsplit(" ", 1)[0] if " " in label else None
+        if words is None or words not in LABELS or words == LABELS[parent]:
+            out.append(i)
+    return out
+
+
+CHILDREN = [_children(i) for i in range(len(LABELS))]
+
+
 def point_map(labels):
     points = {}
     pid = 1
@@ -50,7 +66,7 @@ def core_records(rng, n_target, max_records, noise):
         ev(label_idx, False, extra)
         if depth < 3 and len(recs) < n_target:
             for _ in range(rng.randrange(1, 4)):
-                child = rng.randrange(1, len(LABELS))
+                child = rng.choice(CHILDREN[label_idx])
                 if rng.random() < 0.4:  # an expert loop: same label, seq numbers in the extra word
                     tag = rng.randrange(0, 4)
                     for seq in range(rng.randrange(1, 5)):

@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "collect/label_nesting.h"
 #include "collect/legacy_reader.h"
 #include "collect/native_reader.h"
 #include "core/file_io.h"
@@ -204,6 +205,10 @@ Result<CollectResult> Collect(const CollectOptions& o) {
   Diagnostics& d = r.diagnostics;
   Resolver resolver(o.map, c);
   if (!o.map) d.Add(Problem::kNoMap);
+  // Sequential ids can shift without a single unknown id: the labels' nesting is what shows it.
+  std::optional<LabelNestingCheck> nesting;
+  if (o.map && o.map->scheme == PointIdScheme::kLegacySequential) nesting.emplace(*o.map);
+  std::vector<int64_t> parents;
   uint64_t overflow_words = 0;
   Status first_error;
   std::vector<ResolvedEvent> resolved;
@@ -407,7 +412,8 @@ Result<CollectResult> Collect(const CollectOptions& o) {
               fmt::format("{}: {} pair(s) end before they begin; kept as flagged instant events, not intervals",
                           core_name, ps.reversed));
       }
-      ComputeNesting(std::span<Interval>(c.intervals).subspan(first));
+      ComputeNesting(std::span<Interval>(c.intervals).subspan(first), nesting ? &parents : nullptr);
+      if (nesting) nesting->AddCore(std::span<const Interval>(c.intervals).subspan(first), parents, c.labels);
       for (size_t i = first_instant; i < c.instants.size(); ++i) {
         const Instant& in = c.instants[i];
         const LabelInfo& l = c.labels[in.label];
@@ -464,6 +470,13 @@ Result<CollectResult> Collect(const CollectOptions& o) {
             fmt::format("{} of {} mapped records are unmatched B/E: with sequential ids this is the sign of a map "
                         "from another build (ids shifted by a TRACE_POINT added or removed); regenerate the map",
                         unmatched, mapped));
+    } else if (nesting && nesting->Contradicts()) {
+      d.Add(Problem::kMapMismatch,
+            fmt::format("{} of {} intervals whose label names a parent label of the map are not inside it (e.g. {}): "
+                        "the map probably does not fit the binary that wrote the dumps. With sequential ids a B/E pair added or removed "
+                        "since the map was made shifts every later label while everything still pairs; regenerate "
+                        "the map from the sources the kernel was built from",
+                        nesting->contradicted(), nesting->checked(), nesting->example()));
     }
   }
   if (!o.sink) order_and_filter();

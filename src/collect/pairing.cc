@@ -103,7 +103,7 @@ PairStats PairCore(const CoreRef& core, std::span<const ResolvedEvent> events, P
   return st;
 }
 
-void ComputeNesting(std::span<Interval> ivs) {
+void ComputeNesting(std::span<Interval> ivs, std::vector<int64_t>* parents_out) {
   // stable_sort keeps pairing order for identical (begin, end): the earlier-closed pair is the parent.
   std::stable_sort(ivs.begin(), ivs.end(), [](const Interval& a, const Interval& b) {
     if (a.begin_ticks != b.begin_ticks) return a.begin_ticks < b.begin_ticks;
@@ -135,6 +135,7 @@ void ComputeNesting(std::span<Interval> ivs) {
     Interval& p = ivs[static_cast<size_t>(parent[i])];
     p.depth = std::max(p.depth, ivs[i].depth + 1);
   }
+  if (parents_out) *parents_out = std::move(parent);
 }
 
 void ApplyDepth(std::vector<Interval>& intervals, uint32_t max_depth) {

@@ -50,8 +50,9 @@ PairStats PairCore(const CoreRef& core, std::span<const ResolvedEvent> events, P
 // Sorts one core's intervals by (begin, longer first) and fills depth (height from the leaves:
 // a leaf is 1) and self time (duration minus the time covered by its direct children).
 // A parent contains its child: parent.begin <= child.begin and child.end <= parent.end; ties
-// go to the interval paired first.
-void ComputeNesting(std::span<Interval> core_intervals);
+// go to the interval paired first. `parents`, when given, gets each interval's direct parent
+// (an index into the sorted span, -1 for a top-level one).
+void ComputeNesting(std::span<Interval> core_intervals, std::vector<int64_t>* parents = nullptr);
 
 // Keeps intervals with depth <= max_depth (0 keeps all).
 void ApplyDepth(std::vector<Interval>& intervals, uint32_t max_depth);

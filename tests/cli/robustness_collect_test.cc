@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "collect/dump_builder.h"
@@ -167,6 +168,57 @@ TEST(RobustCollect, ASequentialMapShiftedByOneIsNamedAsAnotherBuild) {
                    "--format", "json"});
   EXPECT_THAT(r.out + r.err, HasSubstr("map_mismatch"));
   EXPECT_THAT(r.out + r.err, HasSubstr("another build"));
+}
+
+// A legacy map made before a B/E pair ("old") was removed from the sources: every later id is
+// shifted by two, so B stays B, E stays E and everything pairs. Before, each interval silently
+// took another point's label ("dispatch send" became "dispatch"'s sibling) and --strict exited 0.
+std::string SequentialMap(bool stale) {
+  std::vector<std::string> labels = {"processing", "dispatch", "dispatch send", "combine", "combine recv"};
+  if (stale) labels.insert(labels.begin() + 1, "old");
+  std::string points;
+  int id = 1;
+  for (const std::string& l : labels)
+    for (const char* t : {"B", "E"})
+      points += fmt::format(R"({}"{}": {{"label": "{}", "event_type": "{}"}})", points.empty() ? "" : ", ", id++, l, t);
+  return "{\"points\": {" + points + "}}";
+}
+
+std::string DumpOfTheBuildWithoutOld() {
+  // ids of the build: processing 1/2, dispatch 3/4, dispatch send 5/6, combine 7/8, combine recv 9/10
+  std::vector<SlotSpec> slots;
+  for (uint32_t core = 0; core < 4; ++core) {
+    SlotSpec s{CoreKind::kAiv, core};
+    int64_t t = 100;
+    s.events.push_back({1, 0, t});
+    for (int round = 0; round < 3; ++round)
+      for (uint32_t b : {3u, 7u}) {
+        s.events.push_back({b, 0, t += 10});
+        s.events.push_back({b + 2, 0, t += 10});
+        s.events.push_back({b + 3, 0, t += 10});
+        s.events.push_back({b + 1, 0, t += 10});
+      }
+    s.events.push_back({2, 0, t += 10});
+    slots.push_back(s);
+  }
+  std::vector<std::optional<SlotSpec>> in(slots.begin(), slots.end());
+  return ToBytes(BuildNativeBuffer(in, 64));
+}
+
+TEST(RobustCollect, ASequentialMapShiftedByAPairIsSeenInTheNestingOfItsLabels) {
+  fs::path dir = FreshDir();
+  WriteBytes(dir / "dumps/rank0.bin", DumpOfTheBuildWithoutOld());
+  WriteBytes(dir / "fits.json", SequentialMap(false));
+  WriteBytes(dir / "stale.json", SequentialMap(true));
+  auto fits = RunCli({"collect", (dir / "dumps").string(), "--map", (dir / "fits.json").string(), "-o",
+                      (dir / "a.json").string(), "--strict"});
+  EXPECT_EQ(fits.exit_code, 0) << fits.out << fits.err;
+  EXPECT_THAT(fits.out + fits.err, Not(HasSubstr("map_mismatch")));
+  auto stale = RunCli({"collect", (dir / "dumps").string(), "--map", (dir / "stale.json").string(), "-o",
+                       (dir / "b.json").string(), "--strict"});
+  EXPECT_EQ(stale.exit_code, 1) << stale.out << stale.err;
+  EXPECT_THAT(stale.out + stale.err, HasSubstr("map_mismatch"));
+  EXPECT_THAT(stale.out + stale.err, HasSubstr("12 of 12 intervals whose label names a parent label"));
 }
 
 // Inputs the fuzz campaign found (docs/fuzzing.md), each read through collect and inspect: under
