@@ -54,7 +54,8 @@ void CheckCoverageFiles(LintContext& ctx) {
   }
   if (!plan.ok()) return;  // the plan's own error (no kernel) is not a coverage finding
   auto uncovered = [&](const PlanSite& s) -> const SourceFile* {
-    if (s.kind != SiteKind::kFunction || s.decision != Decision::kPhase || !s.main_flow || s.outside) return nullptr;
+    bool phase = s.decision == Decision::kPhase || s.under_hand_shell;
+    if (s.kind != SiteKind::kFunction || !phase || !s.main_flow || s.outside) return nullptr;
     const SourceFile* f = ctx.sources->Find(s.file);
     if (!f) return nullptr;
     bool has_point = std::any_of(f->traces.sites.begin(), f->traces.sites.end(),

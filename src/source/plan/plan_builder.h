@@ -148,7 +148,7 @@ class Builder {
 
   // Below a range traced by hand (other than the root) nothing is added: its author chose the
   // granularity there.
-  void SkipUnderExisting(const PlanNode& node, bool under);
+  void SkipUnderExisting(const PlanNode& node, bool under, bool shell = false);
 
   // What a skipped helper calls is part of that helper: not traced either.
   void SkipUnderSkipped(const PlanNode& node, bool under);

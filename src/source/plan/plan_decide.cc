@@ -170,9 +170,10 @@ bool Builder::MainFlow(const FunctionDef& fn, const FnFacts& f, const SiteInfo& 
   return f.top_loops.size() >= 1 && f.tokens >= 400;  // a big compute block
 }
 
-void Builder::SkipUnderExisting(const PlanNode& node, bool under) {
+void Builder::SkipUnderExisting(const PlanNode& node, bool under, bool shell) {
   PlanSite& s = plan_.sites[static_cast<size_t>(node.site)];
   if (under && s.decision != Decision::kExisting) {
+    if (shell && s.decision == Decision::kPhase) s.under_hand_shell = true;
     s.decision = Decision::kSkip;
     s.optional = false;
     s.reason = "inside a range traced by hand; kept as it is";
@@ -180,12 +181,17 @@ void Builder::SkipUnderExisting(const PlanNode& node, bool under) {
   // A function that only opens "processing" is the root's stand-in: it does not choose the
   // granularity below it.
   bool covers = false;
-  if (s.decision == Decision::kExisting && s.kind == SiteKind::kFunction &&
-      !info_[static_cast<size_t>(node.site)].root) {
-    for (const std::string& l : Facts(*info_[static_cast<size_t>(node.site)].fn).existing)
-      covers = covers || l != "processing";
+  bool is_shell = false;
+  const SiteInfo& info = info_[static_cast<size_t>(node.site)];
+  if (s.decision == Decision::kExisting && s.kind == SiteKind::kFunction && !info.root) {
+    const FnFacts& f = Facts(*info.fn);
+    for (const std::string& l : f.existing) covers = covers || l != "processing";
+    // One range, and besides its B and E only the calls it forwards to: a shell around the work.
+    int own = f.statements - f.locals - 2 - info.resolved_calls;
+    is_shell = covers && f.existing.size() == 1 && !f.has_loops && !f.has_hot && own <= 1;
   }
-  for (const PlanNode& c : node.children) SkipUnderExisting(c, under || covers);
+  for (const PlanNode& c : node.children)
+    SkipUnderExisting(c, under || covers, covers ? is_shell && (!under || shell) : shell);
 }
 
 void Builder::SkipUnderSkipped(const PlanNode& node, bool under) {

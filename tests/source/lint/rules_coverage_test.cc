@@ -117,6 +117,34 @@ TEST(CoverageRulesTest, CalledMainFlowPhaseWithoutPointsIsCoverageFile) {
   EXPECT_THAT(r.diagnostics[0].message, ::testing::HasSubstr("op -> Op::Process -> Epi::Process"));
 }
 
+// One B/E around the call in a shell that only forwards ("epilogue" around epi.Process()) does not
+// choose the granularity below it: the epilogue's own file is still a gap. A hand range in a
+// function that does work of its own (a loop) does.
+std::string OpWithEpilogueShell(bool own_work) {
+  std::string op = OpWithEpilogue();
+  op.replace(op.find("      Epi epi;\n      epi.Process(CeilDiv(4, 2));\n"), std::string("      Epi epi;\n      epi.Process(CeilDiv(4, 2));\n").size(),
+             "      RunEpi();\n");
+  op.replace(op.find(" public:\n"), std::string(" public:\n").size(),
+             std::string(" public:\n  void RunEpi() {\n    MoeTracing(TRACE_POINT(\"epilogue\", \"B\"));\n") +
+                 (own_work ? "    for (int r = 0; r < rows_; ++r) {\n      acc_ += r;\n    }\n" : "") +
+                 "    Epi epi;\n    epi.Process(CeilDiv(4, 2));\n"
+                 "    MoeTracing(TRACE_POINT(\"epilogue\", \"E\"));\n  }\n  int rows_ = 4, acc_ = 0;\n");
+  return op;
+}
+
+TEST(CoverageRulesTest, AHandRangeInAShellAroundTheCallDoesNotExemptTheImplementation) {
+  auto lint = [](bool own_work) {
+    return LintFiles({{"op_kernel/op.cpp", kEntry},
+                      {"op_kernel/op.h", OpWithEpilogueShell(own_work)},
+                      {"op_kernel/gemm/gemm.h", GemmHeader(12, 15)},
+                      {"op_kernel/epilogue/epi.h", kEpilogue},
+                      {"op_kernel/unreached/big.h", "class U {\n  void Process() {\n    for (;;) {}\n  }\n};\n"},
+                      {"op_kernel/common/util.h", "inline int CeilDiv(int a, int b) {\n  return (a + b - 1) / b;\n}\n"}});
+  };
+  EXPECT_THAT(lint(false), ElementsAre("coverage-file@op_kernel/epilogue/epi.h:3"));
+  EXPECT_THAT(lint(true), ::testing::Not(::testing::Contains(::testing::StartsWith("coverage-file"))));
+}
+
 TEST(CoverageRulesTest, IncludedButNeverCalledAndHelpersReturningValuesNeedNoPoints) {
   // big.h is included, never called; CeilDiv returns a value; Epi holds a mark.
   std::string epi = kEpilogue;
