@@ -1,9 +1,11 @@
 // The lint corpus: the example operator project (examples/moe_dispatch_combine, copied at test
 // time) lints clean, and one variant per rule with exactly one planted defect
 // (tests/data/lint/variants.json) is found at its line.
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -28,6 +30,11 @@ const nlohmann::json& Variants() {
     return nlohmann::json::parse(text.ok() ? *text : "{}");
   }();
   return all;
+}
+
+std::vector<std::string>& Matrix() {
+  static std::vector<std::string> rows;
+  return rows;
 }
 
 Result<LintReport> LintOp(const fs::path& dir) {
@@ -135,7 +142,34 @@ TEST_P(LintVariantTest, PlantedDefectIsFoundWithItsRuleAndLineAndNothingElse) {
   std::vector<std::string> found = Findings(*r, /*density=*/true);
   EXPECT_THAT(found, ::testing::Contains(want));
   for (const Diagnostic& d : r->diagnostics) EXPECT_EQ(d.rule, rule) << FormatDiagnostic(d);
+  // Its gate: not satisfied for an error, "not checkable statically" for a warning (a rule that
+  // can only guess never leaves its gate "satisfied").
+  std::string severity;
+  for (const Diagnostic& d : r->diagnostics)
+    if (d.rule == rule) severity = d.severity == Severity::kError ? "error" : d.severity == Severity::kWarning ? "warning" : "note";
+  o.gates = true;  // a second run: --gates adds findings of its own (the example has no build hook)
+  auto judged = RunLint(o);
+  ASSERT_TRUE(judged.ok()) << judged.status().message();
+  std::string gate(GateOfRule(rule)), state = "-";
+  for (const GateVerdict& g : judged->gates)
+    if (g.id == gate) state = GateStateName(g.state);
+  if (gate.size() == 2 && severity == "error") EXPECT_EQ(state, "not satisfied") << gate;
+  if (gate.size() == 2 && severity == "warning") EXPECT_NE(state, "satisfied") << gate;
+  Matrix().push_back(fmt::format("| {} | `{}` | {} | {} | {} |", v["description"].get<std::string>(), rule,
+                                 severity.empty() ? "missed" : severity, gate.empty() ? "-" : gate, state));
 }
+
+// The detection matrix of this run (docs/source.md holds it): planted class, rule, severity found,
+// gate, the gate's verdict. Printed when the variants ran in this process.
+class MatrixPrinter : public ::testing::Environment {
+ public:
+  void TearDown() override {
+    if (Matrix().size() < 2) return;
+    std::printf("| planted defect | rule | found as | gate | gate verdict |\n|---|---|---|---|---|\n");
+    for (const std::string& row : Matrix()) std::printf("%s\n", row.c_str());
+  }
+};
+[[maybe_unused]] ::testing::Environment* const kMatrixPrinter = ::testing::AddGlobalTestEnvironment(new MatrixPrinter);
 
 INSTANTIATE_TEST_SUITE_P(Variants, LintVariantTest, ::testing::Range(0, static_cast<int>(Variants()["variants"].size())),
                          [](const ::testing::TestParamInfo<int>& info) {
