@@ -26,10 +26,13 @@ int RunSweepCommand(const CommandArgs& args, CommandIo& io) {
   int jobs = 1;
   std::string search_root;
   size_t limit = 0;
+  bool reuse_existing = false;
   app.add_option("roots", roots, "profiling roots, one analysis each");
   app.add_option("--search-root", search_root,
                  "also sweep every profiling root found below this directory (folders holding *_ascend_pt or PROF_*)");
   app.add_option("--limit", limit, "sweep at most this many roots (the first in order; 0: all)");
+  app.add_flag("--reuse-existing", reuse_existing,
+               "resume: a root whose OUT/NN_<root>/ holds a finished analysis of it is read back, not analyzed again");
   app.add_option("-o,--output", out, "output directory: sweep_class_rollup.csv, sweep_summary.json, NN_<root>/")
       ->required();
   app.add_option("-j,--jobs", jobs, "roots analyzed in parallel (threads)")->check(CLI::Range(1, 256));
@@ -54,16 +57,18 @@ int RunSweepCommand(const CommandArgs& args, CommandIo& io) {
   opt.jobs = jobs;
   opt.mode = mode == "full" ? analyze::Mode::kFull : analyze::Mode::kFast;
   opt.rules_dir = rules;
+  opt.reuse_existing = reuse_existing;
   opt.generator = "optrace " OPTRACE_VERSION;
   auto on_done = [&](const analyze::report::SweepRoot& r, size_t finished, size_t total) {
     if (progress == "json") {
       nlohmann::ordered_json j{{"event", "root"},    {"root", r.root},         {"status", r.ok ? "ok" : "failed"},
                                {"seconds", r.seconds}, {"finished", finished}, {"total", total}};
+      if (r.reused) j["reused"] = true;
       if (!r.ok) j["error"] = r.error;
       io.err << JsonText(j, -1) << "\n";
     } else {
-      io.err << fmt::format("sweep: [{}/{}] {} {} in {:.2f} s{}\n", finished, total, r.root, r.ok ? "ok" : "FAILED",
-                            r.seconds, r.ok ? "" : ": " + r.error);
+      io.err << fmt::format("sweep: [{}/{}] {} {}{}{}\n", finished, total, r.root, r.ok ? "ok" : "FAILED",
+                            r.reused ? " (reused)" : fmt::format(" in {:.2f} s", r.seconds), r.ok ? "" : ": " + r.error);
     }
   };
   auto swept = analyze::report::RunSweep(opt, on_done);

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "analyze/report/sweep.h"
+#include "core/file_io.h"
 #include "testing/cli_runner.h"
 
 namespace optrace::cli {
@@ -138,6 +139,29 @@ TEST_F(SweepCommandTest, ASearchRootWithoutCapturesIsRefusedSayingWhatItLookedFo
   auto r = RunCli({"sweep", "--search-root", (dir_ / "empty").string(), "-o", (dir_ / "out").string()});
   EXPECT_EQ(r.exit_code, kExitBadInput);
   EXPECT_THAT(r.err, HasSubstr("no profiling root below it"));
+}
+
+// Seed 002's resume: a second sweep into the same OUT reads back the roots an earlier one finished
+// (same rollup rows) and analyzes only the root whose report folder is gone.
+TEST_F(SweepCommandTest, ReuseExistingReadsBackFinishedRootsAndAnalyzesTheRest) {
+  fs::path out = dir_ / "out";
+  auto first = RunCli({"sweep", Sample("tp_l1_text").string(), Sample("tp_l0_text").string(), "-o", out.string()});
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  std::string rollup = *ReadFileToString(out / "sweep_class_rollup.csv");
+  fs::path gone;
+  for (const auto& e : fs::directory_iterator(out))
+    if (e.is_directory() && e.path().filename().string().starts_with("02_")) gone = e.path();
+  ASSERT_FALSE(gone.empty());
+  fs::remove_all(gone);
+  auto again = RunCli({"sweep", Sample("tp_l1_text").string(), Sample("tp_l0_text").string(), "-o", out.string(), "--reuse-existing"});
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_THAT(again.err, HasSubstr("tp_l1_text ok (reused)"));
+  EXPECT_THAT(again.err, ::testing::Not(HasSubstr("tp_l0_text ok (reused)")));
+  EXPECT_TRUE(fs::exists(gone / "analysis_summary.json"));
+  EXPECT_EQ(*ReadFileToString(out / "sweep_class_rollup.csv"), rollup);
+  auto summary = nlohmann::json::parse(*ReadFileToString(out / "sweep_summary.json"));
+  EXPECT_EQ(summary["roots"][0].value("reused", false), true);
+  EXPECT_EQ(summary["roots"][1].value("reused", false), false);
 }
 
 }  // namespace optrace::cli

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <exception>
 #include <mutex>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
@@ -52,6 +53,35 @@ struct SweepJob {
   int run = 0;       // capture number (1-based) when the root holds several, else 0
 };
 
+// An earlier run's finished analysis of `root` in `dir`, read back as a row; nullopt when there
+// is none (or it is of another root, or unreadable: then the root is analyzed again).
+std::optional<SweepRoot> Reused(const std::filesystem::path& root, const std::filesystem::path& dir, SweepRoot row) {
+  Result<std::string> manifest = ReadFileToString(dir / "manifest.json");
+  if (!manifest.ok()) return std::nullopt;
+  nlohmann::json m = nlohmann::json::parse(*manifest, nullptr, false);
+  if (m.is_discarded() || m.value("kind", "") != "optrace.analyze_manifest" || !m.contains("roots") ||
+      !m["roots"].is_array() || m["roots"].size() != 1 || !m["roots"][0].is_string() ||
+      m["roots"][0].get<std::string>() != root.string())
+    return std::nullopt;
+  Result<Kpis> kpis = RollupKpisFromSummary(dir / "analysis_summary.json");
+  Result<std::string> cut = ReadFileToString(dir / "segment_manifest.json");
+  if (!kpis.ok() || !cut.ok()) return std::nullopt;
+  nlohmann::json c = nlohmann::json::parse(*cut, nullptr, false);
+  if (c.is_discarded() || !c.contains("hard_errors") || !c.contains("interior_island_total")) return std::nullopt;
+  row.reused = true;
+  row.kpis = std::move(*kpis);
+  int64_t hard = c.value("hard_errors", int64_t{0}), islands = c.value("interior_island_total", int64_t{0});
+  if (hard > 0 || islands > 0) {
+    row.error = fmt::format("{} hard data error(s) and {} event(s) between steps that no step holds "
+                            "(segment_manifest.json, reused)",
+                            hard, islands);
+    row.exit_class = 2;
+    return row;
+  }
+  row.ok = true;
+  return row;
+}
+
 SweepRoot AnalyzeOne(const SweepOptions& opt, const SweepJob& job) {
   SweepRoot out;
   const size_t index = job.index;
@@ -63,6 +93,8 @@ SweepRoot AnalyzeOne(const SweepOptions& opt, const SweepJob& job) {
     out.root += fmt::format(" --run {}", job.run);
     out.report_dir += fmt::format("_run{}", job.run);
   }
+  if (opt.reuse_existing)
+    if (std::optional<SweepRoot> r = Reused(root, ResolveAgainstCwd(opt.out_dir) / out.report_dir, out)) return *r;
   Clock::time_point t0 = Clock::now();
   AnalyzeRunOptions run_opt;
   run_opt.generator = opt.generator;
@@ -107,6 +139,7 @@ nlohmann::ordered_json SummaryJson(const SweepOptions& opt, const SweepResult& s
   Json roots = Json::array(), failed = Json::array();
   for (const SweepRoot& r : s.roots) {
     Json j{{"root", r.root}, {"run", r.run}, {"report_dir", r.report_dir}, {"status", r.ok ? "ok" : "failed"}, {"seconds", r.seconds}};
+    if (r.reused) j["reused"] = true;
     if (r.ok) {
       j["rank_count"] = r.kpis.rank_count;
       j["event_count"] = r.kpis.event_count;
@@ -141,6 +174,37 @@ std::string SweepReportDirName(const std::filesystem::path& root, size_t index, 
   if (p.filename().empty()) p = p.parent_path();
   size_t width = std::max<size_t>(2, std::to_string(count).size());
   return fmt::format("{:0{}}_{}", index + 1, width, SafeName(p.filename().string()));
+}
+
+Result<Kpis> RollupKpisFromSummary(const std::filesystem::path& path) {
+  OPTRACE_ASSIGN_OR_RETURN(std::string text, ReadFileToString(path));
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.contains("kpis") || !j["kpis"].is_object())
+    return BadInputError("{}: not an analysis_summary.json (no kpis object)", path.string());
+  const nlohmann::json& k = j["kpis"];
+  Kpis out;
+  try {
+    out.rank_count = k.at("rank_count").get<int>();
+    out.event_count = k.at("event_count").get<uint64_t>();
+    out.step_count = k.at("step_count").get<int>();
+    out.wall_ms_sum = k.at("wall_ms_sum").get<double>();
+    out.hccl_total_ms = k.at("hccl_total_ms").get<double>();
+    out.hccl_share_of_wall = k.at("hccl_share_of_wall").get<double>();
+    out.hccl_top_kind = k.at("hccl_top_kind").get<std::string>();
+    out.hccl_max_rank_skew_ratio = k.at("hccl_max_rank_skew_ratio").get<double>();
+    out.max_step_skew_ratio = k.at("max_step_skew_ratio").get<double>();
+    out.max_collective_skew_ratio = k.at("max_collective_skew_ratio").get<double>();
+    const nlohmann::json& top = k.at("top_step_class");
+    out.top_step_class_id = top.at("id").get<std::string>();
+    out.top_step_wall_ms_mean = top.at("wall_ms_mean").get<double>();
+    out.top_step_wall_ms_p90 = top.at("wall_ms_p90").get<double>();
+    out.top_step_bubble_ratio_mean = top.at("bubble_ratio_mean").get<double>();
+    for (const char* severity : {"high", "medium", "low", "info"})
+      out.finding_counts[severity] = j.at("finding_counts").at(severity).get<int>();
+  } catch (const nlohmann::json::exception& e) {
+    return BadInputError("{}: {}", path.string(), e.what());
+  }
+  return out;
 }
 
 Table SweepRollupTable(const std::vector<SweepRoot>& roots) {

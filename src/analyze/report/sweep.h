@@ -37,6 +37,10 @@ struct SweepOptions {
   Mode mode = Mode::kFast;
   std::filesystem::path rules_dir;
   std::string generator = "optrace";
+  // Seed 002's resume: a root whose report folder already holds a finished analysis of that root
+  // (manifest.json naming it, analysis_summary.json, segment_manifest.json) is not analyzed again;
+  // its row is read back from those files.
+  bool reuse_existing = false;
 };
 
 struct SweepRoot {
@@ -46,7 +50,8 @@ struct SweepRoot {
   bool ok = false;
   std::string error;       // when !ok
   int exit_class = 0;      // 2 for unreadable input / usage, 3 for internal errors
-  Kpis kpis;               // when ok
+  bool reused = false;     // read back from an earlier run's report folder (--reuse-existing)
+  Kpis kpis;               // when ok (reused: the fields the rollup shows)
   double seconds = 0;
 };
 
@@ -68,6 +73,9 @@ using SweepProgress = std::function<void(const SweepRoot& root, size_t finished,
 Result<std::vector<std::filesystem::path>> FindProfilingRoots(const std::filesystem::path& dir);
 
 Result<SweepResult> RunSweep(const SweepOptions& options, const SweepProgress& on_root_done);
+
+// The rollup's fields of `kpis` from an analysis_summary.json (what --reuse-existing reads back).
+Result<Kpis> RollupKpisFromSummary(const std::filesystem::path& analysis_summary_json);
 
 // The rollup table (sweep_class_rollup.csv).
 Table SweepRollupTable(const std::vector<SweepRoot>& roots);
