@@ -5,8 +5,10 @@
 
 #include <cmath>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <ostream>
 
+#include "analyze/report/collection_manifest.h"
 #include "analyze/report/segment_manifest.h"
 #include "analyze/report/analyze_run.h"
 #include "core/directory_lock.h"
@@ -79,7 +81,13 @@ int RunAnalyzeCommand(const CommandArgs& args, CommandIo& io) {
                "optrace analyze"};
   std::vector<std::string> roots;
   std::string out, mode = "fast", rules, from, to, only, progress = "text";
-  app.add_option("roots", roots, "profiling roots (directories holding *_ascend_pt or PROF_* folders)")->required();
+  auto* roots_opt =
+      app.add_option("roots", roots, "profiling roots (directories holding *_ascend_pt or PROF_* folders)");
+  std::string manifest;
+  app.add_option("--manifest", manifest,
+                 "the collection step's manifest.json: analyze its remote_profile_root, refuse unless its "
+                 "analysis_status is ok")
+      ->excludes(roots_opt);
   app.add_option("-o,--output", out, "output directory for the report set")->required();
   app.add_option("--mode", mode, "fast: summaries and reports; full: also report.xlsx and the full-size tables")
       ->check(CLI::IsMember({"fast", "full"}));
@@ -116,6 +124,15 @@ int RunAnalyzeCommand(const CommandArgs& args, CommandIo& io) {
   app.add_option("--model-config", model_config,
                  "a model config.json to show next to the profile-derived fingerprint (never overrides it)");
   if (auto rc = ParseCommandLine(app, args, io)) return *rc;
+  std::optional<analyze::report::CollectionManifest> collection;
+  if (!manifest.empty()) {
+    auto m = analyze::report::ReadCollectionManifest(manifest);
+    if (!m.ok()) return ReportError("analyze", m.status(), io);
+    collection = *m;
+    roots = {m->profile_root.string()};
+  }
+  if (roots.empty())
+    return ReportError("analyze", UsageError("no profiling root: pass one or more roots, or --manifest FILE"), io);
 
   analyze::report::AnalyzeRunOptions opt;
   opt.generator = "optrace " OPTRACE_VERSION;
@@ -172,8 +189,14 @@ int RunAnalyzeCommand(const CommandArgs& args, CommandIo& io) {
     io.out << JsonText(j, -1) << "\n";
     return ReportError("analyze", BadInputError("{}", error), io);
   }
-  io.out << JsonText(analyze::report::AnalyzeRunJson(*run, opt), -1)
-         << "\n";
+  nlohmann::ordered_json done = analyze::report::AnalyzeRunJson(*run, opt);
+  if (collection) {
+    done["collection_manifest"] = {{"path", manifest},
+                                   {"analysis_status", collection->analysis_status},
+                                   {"execution_id", collection->execution_id},
+                                   {"host", collection->host}};
+  }
+  io.out << JsonText(done, -1) << "\n";
   return kExitOk;
 }
 

@@ -168,6 +168,39 @@ TEST_F(AnalyzeCommandTest, TheStdoutObjectCountsSegments) {
   EXPECT_GT(j["layer_count"].get<int>(), 0);
 }
 
+// Seed 002's input by manifest: the collection step's manifest.json names the root (relative to
+// its folder) and whether the capture can be analyzed.
+TEST_F(AnalyzeCommandTest, AManifestNamesTheRootAndAStatusOtherThanOkIsRefusedAsRecorded) {
+  fs::create_directories(dir_ / "run");
+  fs::copy(SamplesDir() / "tp_l0_text", dir_ / "run" / "prof", fs::copy_options::recursive);
+  auto write = [&](const std::string& body) {
+    std::ofstream(dir_ / "run" / "manifest.json") << body;
+    return (dir_ / "run" / "manifest.json").string();
+  };
+  std::string ok = write(R"({"schema_version": 1, "analysis_status": "ok", "remote_profile_root": "prof",)"
+                         R"( "execution_id": "e42", "host": "node7"})");
+  auto r = RunCli({"analyze", "--manifest", ok, "-o", (dir_ / "out").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["collection_manifest"]["execution_id"], "e42");
+  EXPECT_TRUE(fs::exists(dir_ / "out" / "report.md"));
+
+  std::string missing = write(R"({"analysis_status": "missing_kernel_details", "remote_profile_root": "prof"})");
+  auto refused = RunCli({"analyze", "--manifest", missing, "-o", (dir_ / "out2").string()});
+  EXPECT_EQ(refused.exit_code, kExitBadInput);
+  EXPECT_THAT(refused.err, HasSubstr("analysis_status \"missing_kernel_details\""));
+  EXPECT_FALSE(fs::exists(dir_ / "out2" / "report.md"));
+
+  std::string remote = write(R"({"analysis_status": "ok", "remote_profile_root": "/nowhere/prof", "host": "node7"})");
+  auto elsewhere = RunCli({"analyze", "--manifest", remote, "-o", (dir_ / "out3").string()});
+  EXPECT_EQ(elsewhere.exit_code, kExitBadInput);
+  EXPECT_THAT(elsewhere.err, HasSubstr("recorded on node7"));
+
+  auto both = RunCli({"analyze", (dir_ / "run" / "prof").string(), "--manifest", ok, "-o", (dir_ / "out4").string()});
+  EXPECT_EQ(both.exit_code, kExitBadInput);
+  EXPECT_THAT(both.err, HasSubstr("excludes"));
+}
+
 TEST_F(AnalyzeCommandTest, MissingRootIsExit2NamingIt) {
   auto r = RunCli({"analyze", (dir_ / "nope").string(), "-o", (dir_ / "out").string()});
   EXPECT_EQ(r.exit_code, kExitBadInput);
