@@ -470,14 +470,17 @@ const std::vector<std::pair<std::string, Planter>>& Planters() {
          // the file as it was before instrument, so the plan's function lines are its lines.
          // Hand-made marks count too (the shipped w4a8). The right lines: the functions of that
          // file as the plan of the edited tree sees them.
-         std::string entry = (*p.plan)["kernels"][0]["entry"], file;
+         // Not a kernel entry of any kernel (a second entry, arch35/, holds only its root range).
+         std::set<std::string> entries;
+         for (const auto& k : (*p.plan)["kernels"]) entries.insert(k["entry"].get<std::string>());
+         std::string file;
          auto is_mark = [](const std::string& l) { return l.find("MoeTracing(TRACE_POINT(\"") != std::string::npos; };
          long most = 0;
          for (const auto& [rel, bytes] : Snapshot(p.dir)) {
            std::vector<std::string> ls = SplitLines(bytes);
            long n = std::count_if(ls.begin(), ls.end(), is_mark);
            // optrace_trace.h (placed by instrument) is optrace's, its doc comments show marks.
-           if (rel != entry && !rel.ends_with("optrace_trace.h") && n > most) most = n, file = rel;
+           if (!entries.count(rel) && !rel.ends_with("optrace_trace.h") && n > most) most = n, file = rel;
          }
          if (file.empty()) return false;
          auto lines = ReadLines(p, file);

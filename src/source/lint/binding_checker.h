@@ -134,6 +134,7 @@ class BindingChecker {
   void CheckKernel();
   // A profiling parameter after workspace or tiling in a kernel whose launch the OpDef generates.
   void CheckBeforeWorkspace(const SourceFile& f, const Block& fn);
+  void ReportAfterWorkspace(const SourceFile& f, const Block& fn, const Token& profiling, const Token& tail);
 
   // `void k(KERNEL_PARAMS)` (inplace_apply_adagrad_da): the parameters are the body of an object-like
   // #define of the same file; point the head at those tokens.

@@ -69,7 +69,40 @@ void BindingChecker::CheckBeforeWorkspace(const SourceFile& f, const Block& fn) 
       tail = &t[i];
     }
   }
-  if (!profiling || !tail || profiling < tail) return;
+  if (profiling && tail && profiling > tail) {
+    ReportAfterWorkspace(f, fn, *profiling, *tail);
+    return;
+  }
+  // By position, where the names say nothing (arch35's `(GM_ADDR inputs, GM_ADDR outputs, ...)`):
+  // with exactly the OpDef's inputs and outputs before workspace and tiling, the generated launch
+  // fills them in that order, so the profiling output's place is certain.
+  std::vector<const Token*> params;
+  for (size_t i = fn.head_begin; i < fn.head_end; ++i)
+    if (t[i].kind == TokenKind::kIdentifier && (i + 1 == fn.head_end || t[i + 1].Is(","))) params.push_back(&t[i]);
+  size_t tails = 0;
+  while (tails < params.size()) {
+    std::string n = Normalize(params[params.size() - 1 - tails]->text);
+    if (n.find("workspace") == std::string::npos && !StartsWith(n, "tiling")) break;
+    ++tails;
+  }
+  if (!profiling || def_.profiling < 0 || tails == 0 ||
+      params.size() != def_.inputs.size() + def_.outputs.size() + tails)
+    return;
+  size_t at = static_cast<size_t>(std::find(params.begin(), params.end(), profiling) - params.begin());
+  size_t want = def_.inputs.size() + static_cast<size_t>(def_.profiling);
+  if (at == want) return;
+  ctx_.Report(&f, profiling->line, profiling->column, "binding-kernel-order",
+              fmt::format("kernel {}() takes \"{}\" as parameter {}, but the launch the operator's build generates "
+                          "passes the OpDef's {} input(s), then its outputs ({}), then workspace and tiling: the "
+                          "profiling output is parameter {}",
+                          fn.name, profiling->text, at + 1, def_.inputs.size(), OutputList(), want + 1));
+  misordered_.insert(fn.name);
+}
+
+void BindingChecker::ReportAfterWorkspace(const SourceFile& f, const Block& fn, const Token& profiling_tok,
+                                          const Token& tail_tok) {
+  const Token* profiling = &profiling_tok;
+  const Token* tail = &tail_tok;
   ctx_.Report(&f, profiling->line, profiling->column, "binding-kernel-order",
               fmt::format("kernel {}() takes \"{}\" after \"{}\": the launch the operator's build generates passes "
                           "inputs, outputs, then workspace and tiling, so this parameter would get the {} address; "

@@ -50,6 +50,17 @@ void ChainBuilder::Kernel(const ix::FunctionDef& k) {
     if (input_named && after < want && want <= params.size()) after = want;
     if (after == params.size() && want <= params.size()) after = want;
     if (after > params.size()) after = params.size();
+    // The launch the OpDef's build generates fills the parameters by position: inputs, outputs,
+    // then workspace and tiling. With exactly that many, the outputs end at `want` whatever the
+    // kernel calls them (ops-nn add_example: OpDef x1, x2 -> y; kernel `x, y, z, workspace,
+    // tiling`: after "y" would have been after an input).
+    size_t tails = 0;
+    while (tails < params.size()) {
+      std::string n = NormalizeName(s.Text(params[params.size() - 1 - tails].second - 1));
+      if (n.find("workspace") == std::string::npos && n.rfind("tiling", 0) != 0) break;
+      ++tails;
+    }
+    if (tails > 0 && params.size() == want + tails) after = want;
   }
   if (params.empty() && def_.outputs.empty()) {
     // A launched kernel without parameters (a warm-up kernel): the buffer is its only one.

@@ -39,6 +39,34 @@ TEST(ProfilingChainTest, AnOutputNamedLikeAnInputGetsTheBufferAfterItsOwnParamet
   EXPECT_THAT(lint.out, ::testing::Not(HasSubstr("[binding-kernel-order]"))) << lint.out;
 }
 
+// ops-nn add_example: OpDef x1, x2 -> y, kernel `x, y, z, workspace, tiling`. By name the output
+// "y" is the kernel's second input, and the buffer went after it (the kernel would record into an
+// input). The generated launch fills parameters by position: the outputs end at the third.
+TEST(ProfilingChainTest, WhereTheKernelsNamesDisagreeWithTheOpDefThePositionDecides) {
+  TempTree t(
+      {{"op_host/op_def.cpp",
+        "namespace ops {\nclass AddExample : public OpDef {\n public:\n  explicit AddExample(const char* name) : OpDef(name) {\n"
+        "    this->Input(\"x1\").ParamType(REQUIRED).DataType({ge::DT_FLOAT});\n"
+        "    this->Input(\"x2\").ParamType(REQUIRED).DataType({ge::DT_FLOAT});\n"
+        "    this->Output(\"y\").ParamType(REQUIRED).DataType({ge::DT_FLOAT});\n  }\n};\nOP_ADD(AddExample);\n}\n"},
+       {"op_kernel/add_example.cpp",
+        "#include \"kernel_operator.h\"\n\n"
+        "extern \"C\" __global__ __aicore__ void add_example(GM_ADDR x, GM_ADDR y, GM_ADDR z, GM_ADDR workspace, GM_ADDR tiling) {\n"
+        "  for (int i = 0; i < 4; ++i) {\n    Step(x, y, z);\n  }\n}\n"}});
+  auto r = RunBinary({"instrument", "--op", t.path()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(t.Read("op_kernel/add_example.cpp"), HasSubstr("GM_ADDR z, GM_ADDR profiling_data, GM_ADDR workspace"));
+  auto lint = RunBinary({"lint", "--op", t.path()});
+  EXPECT_THAT(lint.out, ::testing::Not(HasSubstr("[binding-kernel-order]"))) << lint.out;
+  // The same kernel with the buffer after "y", as the name match placed it: lint says where it goes.
+  std::string k = t.Read("op_kernel/add_example.cpp");
+  k.replace(k.find("GM_ADDR z, GM_ADDR profiling_data,"), std::string("GM_ADDR z, GM_ADDR profiling_data,").size(),
+            "GM_ADDR profiling_data, GM_ADDR z,");
+  t.Write("op_kernel/add_example.cpp", k);
+  auto wrong = RunBinary({"lint", "--op", t.path()});
+  EXPECT_THAT(wrong.out, HasSubstr("the profiling output is parameter 4 [binding-kernel-order]")) << wrong.out;
+}
+
 // ops-math radix_top_k: the template kernel is what a device build launches; a UT link stub of the
 // same name under #ifdef __CCE_UT_TEST__ calls it. The template sets the buffer up and writes it
 // back; the stub takes the parameter and passes it on, with no marks of its own.
