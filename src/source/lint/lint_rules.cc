@@ -78,7 +78,8 @@ const std::vector<LintRule>& AllLintRules() {
       {"binding-infer", Severity::kError, "binding", "the infer functions set the profiling output's shape and dtype, and the dtype is DT_INT64",
        "set GetOutputShape(<index>) and SetOutputDataType(<index>, ge::DT_INT64) for it"},
       {"binding-kernel-order", Severity::kError, "binding",
-       "the __global__ GM_ADDR list puts profiling after the main outputs, in OpDef order",
+       "the __global__ GM_ADDR list puts profiling after the main outputs, in OpDef order, and before workspace / "
+       "tiling; with exactly the OpDef's inputs + outputs before them, by position (the generated launch's order)",
        "reorder the kernel parameters to match the OpDef outputs"},
       {"binding-launch-arity", Severity::kError, "binding",
        "a direct launch (<<<>>>, ACLRT_LAUNCH_KERNEL, EXEC_KERNEL_CMD) passes as many arguments as the kernel takes",
