@@ -13,6 +13,11 @@ std::string NormalizeName(std::string_view name) {
 
 bool IsProfilingName(std::string_view name) { return NormalizeName(name).find("profil") != std::string::npos; }
 
+bool IsLaunchTailName(std::string_view name) {
+  std::string n = NormalizeName(name);
+  return n.find("workspace") != std::string::npos || n.rfind("tiling", 0) == 0;
+}
+
 bool IsAclnnApiOf(std::string_view api_name, std::string_view op_class) {
   if (op_class.empty() || !api_name.starts_with("aclnn")) return true;
   std::string api = NormalizeName(api_name.substr(5));

@@ -46,6 +46,9 @@ bool IsProfilingName(std::string_view name);
 // OpDef class `Foo`; `aclnnFooW4A8` is another operator's. True for any name when the class is
 // unknown, or when the name is not an aclnn API.
 bool IsAclnnApiOf(std::string_view api, std::string_view op_class);
+// `workspace`, `usrWorkspace`, `tiling`, `tilingGM`: the parameters the generated launch passes
+// after the OpDef's inputs and outputs.
+bool IsLaunchTailName(std::string_view name);
 OpDef ParseOpDef(const std::vector<const SourceFile*>& host_files);
 
 }  // namespace optrace::source

@@ -62,10 +62,9 @@ void BindingChecker::CheckBeforeWorkspace(const SourceFile& f, const Block& fn) 
   const Token* tail = nullptr;  // the first workspace / tiling parameter
   for (size_t i = fn.head_begin; i < fn.head_end; ++i) {
     if (t[i].kind != TokenKind::kIdentifier || !(i + 1 == fn.head_end || t[i + 1].Is(","))) continue;
-    std::string n = Normalize(t[i].text);
     if (IsProfilingName(t[i].text)) {
       if (!profiling) profiling = &t[i];
-    } else if (!tail && (n.find("workspace") != std::string::npos || StartsWith(n, "tiling"))) {
+    } else if (!tail && IsLaunchTailName(t[i].text)) {
       tail = &t[i];
     }
   }
@@ -80,11 +79,7 @@ void BindingChecker::CheckBeforeWorkspace(const SourceFile& f, const Block& fn) 
   for (size_t i = fn.head_begin; i < fn.head_end; ++i)
     if (t[i].kind == TokenKind::kIdentifier && (i + 1 == fn.head_end || t[i + 1].Is(","))) params.push_back(&t[i]);
   size_t tails = 0;
-  while (tails < params.size()) {
-    std::string n = Normalize(params[params.size() - 1 - tails]->text);
-    if (n.find("workspace") == std::string::npos && !StartsWith(n, "tiling")) break;
-    ++tails;
-  }
+  while (tails < params.size() && IsLaunchTailName(params[params.size() - 1 - tails]->text)) ++tails;
   if (!profiling || def_.profiling < 0 || tails == 0 ||
       params.size() != def_.inputs.size() + def_.outputs.size() + tails)
     return;

@@ -55,11 +55,7 @@ void ChainBuilder::Kernel(const ix::FunctionDef& k) {
     // kernel calls them (ops-nn add_example: OpDef x1, x2 -> y; kernel `x, y, z, workspace,
     // tiling`: after "y" would have been after an input).
     size_t tails = 0;
-    while (tails < params.size()) {
-      std::string n = NormalizeName(s.Text(params[params.size() - 1 - tails].second - 1));
-      if (n.find("workspace") == std::string::npos && n.rfind("tiling", 0) != 0) break;
-      ++tails;
-    }
+    while (tails < params.size() && IsLaunchTailName(s.Text(params[params.size() - 1 - tails].second - 1))) ++tails;
     if (tails > 0 && params.size() == want + tails) after = want;
   }
   if (params.empty() && def_.outputs.empty()) {
