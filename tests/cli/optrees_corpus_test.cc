@@ -470,21 +470,25 @@ const std::vector<std::pair<std::string, Planter>>& Planters() {
          // the file as it was before instrument, so the plan's function lines are its lines.
          // Hand-made marks count too (the shipped w4a8). The right lines: the functions of that
          // file as the plan of the edited tree sees them.
-         // Not a kernel entry of any kernel (a second entry, arch35/, holds only its root range).
-         std::set<std::string> entries;
-         for (const auto& k : (*p.plan)["kernels"]) entries.insert(k["entry"].get<std::string>());
-         std::string file;
-         auto is_mark = [](const std::string& l) { return l.find("MoeTracing(TRACE_POINT(\"") != std::string::npos; };
+         // Root ranges do not count: a second kernel's entry (arch35/) holding only "processing"
+         // has no phase to lose.
+         std::string entry = (*p.plan)["kernels"][0]["entry"], file;
+         auto is_mark = [](const std::string& l) {
+           return l.find("MoeTracing(TRACE_POINT(\"") != std::string::npos &&
+                  l.find("TRACE_POINT(\"processing\"") == std::string::npos;
+         };
          long most = 0;
          for (const auto& [rel, bytes] : Snapshot(p.dir)) {
            std::vector<std::string> ls = SplitLines(bytes);
            long n = std::count_if(ls.begin(), ls.end(), is_mark);
            // optrace_trace.h (placed by instrument) is optrace's, its doc comments show marks.
-           if (!entries.count(rel) && !rel.ends_with("optrace_trace.h") && n > most) most = n, file = rel;
+           if (rel != entry && !rel.ends_with("optrace_trace.h") && n > most) most = n, file = rel;
          }
          if (file.empty()) return false;
          auto lines = ReadLines(p, file);
-         std::erase_if(lines, [&](const std::string& l) { return is_mark(l) || l.find("// optrace:auto") != std::string::npos; });
+         std::erase_if(lines, [&](const std::string& l) {
+           return l.find("MoeTracing(TRACE_POINT(\"") != std::string::npos || l.find("// optrace:auto") != std::string::npos;
+         });
          WriteLines(p, file, lines);
          p.rule = "coverage-file", p.file = file;
          auto plan = RunCli({"plan", "--op", p.dir.string(), "--format", "json"});
