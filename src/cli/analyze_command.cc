@@ -1,6 +1,7 @@
 // optrace analyze ROOT... -o OUT: profiler output -> summaries, findings and the report set.
-// Progress on stderr (text lines, or one JSON line per stage with --progress json); the
-// result as one JSON object on stdout. The work is in analyze/report/analyze_run.h.
+// Progress on stderr (text lines, or one JSON line per stage with --progress json); on stdout a
+// summary of at most about 20 lines (analyze/report/analyze_text.h), or with --format json the
+// result as one JSON object. The work is in analyze/report/analyze_run.h.
 #include <fmt/format.h>
 
 #include <cmath>
@@ -11,6 +12,7 @@
 #include "analyze/report/collection_manifest.h"
 #include "analyze/report/segment_manifest.h"
 #include "analyze/report/analyze_run.h"
+#include "analyze/report/analyze_text.h"
 #include "core/directory_lock.h"
 #include "core/json_text.h"
 #include "cli/cli_parse.h"
@@ -80,7 +82,7 @@ int RunAnalyzeCommand(const CommandArgs& args, CommandIo& io) {
                "(and .xlsx with --mode full).",
                "optrace analyze"};
   std::vector<std::string> roots;
-  std::string out, mode = "fast", rules, from, to, only, progress = "text";
+  std::string out, mode = "fast", rules, from, to, only, progress = "text", format = "text";
   auto* roots_opt =
       app.add_option("roots", roots, "profiling roots (directories holding *_ascend_pt or PROF_* folders)");
   std::string manifest;
@@ -106,6 +108,10 @@ int RunAnalyzeCommand(const CommandArgs& args, CommandIo& io) {
   app.add_option("--only-stage", only, "run just this stage, reusing earlier stages from OUT/stages/")
       ->excludes(from_opt)
       ->excludes(to_opt);
+  app.add_option("--format", format,
+                 "stdout: text (a summary of at most about 20 lines) or json (the run as one JSON object, "
+                 "analysis_summary.json embedded)")
+      ->check(CLI::IsMember({"text", "json"}));
   app.add_option("--progress", progress, "progress on stderr: text lines or one JSON line per stage")
       ->check(CLI::IsMember({"text", "json"}));
   std::string hardware_model, hardware_profile, model_config;
@@ -170,8 +176,13 @@ int RunAnalyzeCommand(const CommandArgs& args, CommandIo& io) {
   StderrProgress sink(io.err, progress == "json");
   opt.analyze.progress = &sink;
   auto run = analyze::report::RunAnalyzeAndReport(opt);
+  auto print = [&](const nlohmann::ordered_json& j) {
+    io.out << (format == "json" ? JsonText(j, -1) + "\n" : analyze::report::AnalyzeRunText(j));
+  };
   if (!run.ok()) {
-    io.out << JsonText(analyze::report::AnalyzeFailureJson(run.status(), opt, sink.failed_stage()), -1) << "\n";
+    // Nothing was written: text mode leaves stdout empty, the error goes to stderr.
+    if (format == "json")
+      io.out << JsonText(analyze::report::AnalyzeFailureJson(run.status(), opt, sink.failed_stage()), -1) << "\n";
     return ReportError("analyze", run.status(), io);
   }
   // Seed 002's failure policy: hard data errors or events between steps that no step holds mean
@@ -186,7 +197,7 @@ int RunAnalyzeCommand(const CommandArgs& args, CommandIo& io) {
     j["status"] = "failed";
     j["phase"] = "segment_validation";
     j["error"] = error;
-    io.out << JsonText(j, -1) << "\n";
+    print(j);
     return ReportError("analyze", BadInputError("{}", error), io);
   }
   nlohmann::ordered_json done = analyze::report::AnalyzeRunJson(*run, opt);
@@ -196,7 +207,7 @@ int RunAnalyzeCommand(const CommandArgs& args, CommandIo& io) {
                                    {"execution_id", collection->execution_id},
                                    {"host", collection->host}};
   }
-  io.out << JsonText(done, -1) << "\n";
+  print(done);
   return kExitOk;
 }
 

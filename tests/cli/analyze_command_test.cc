@@ -1,9 +1,11 @@
 // optrace analyze end to end: every sample root under tests/data/analyze/, usage errors, stage
 // selection, progress protocol, a root without kernel data.
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -66,7 +68,7 @@ TEST_F(AnalyzeCommandTest, EverySampleRootProducesTheReportSet) {
   for (const fs::path& root : roots) {
     SCOPED_TRACE(root.string());
     fs::path out = dir_ / root.filename();
-    auto r = RunCli({"analyze", root.string(), "-o", out.string()});
+    auto r = RunCli({"analyze", "--format", "json", root.string(), "-o", out.string()});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     auto j = nlohmann::json::parse(r.out);
     EXPECT_EQ(j["status"], "ok");
@@ -84,7 +86,7 @@ TEST_F(AnalyzeCommandTest, EverySampleRootProducesTheReportSet) {
 }
 
 TEST_F(AnalyzeCommandTest, FullModeAddsWorkbookAndFullTables) {
-  auto r = RunCli({"analyze", (SamplesDir() / "tp_l1_text").string(), "-o", dir_.string(), "--mode", "full"});
+  auto r = RunCli({"analyze", "--format", "json", (SamplesDir() / "tp_l1_text").string(), "-o", dir_.string(), "--mode", "full"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["mode"], "full");
@@ -95,7 +97,7 @@ TEST_F(AnalyzeCommandTest, FullModeAddsWorkbookAndFullTables) {
 }
 
 TEST_F(AnalyzeCommandTest, ProgressJsonIsOneLinePerStageOnStderr) {
-  auto r = RunCli({"analyze", (SamplesDir() / "tp_l0_text").string(), "-o", dir_.string(), "--progress", "json"});
+  auto r = RunCli({"analyze", "--format", "json", (SamplesDir() / "tp_l0_text").string(), "-o", dir_.string(), "--progress", "json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::istringstream lines(r.err);
   std::string line;
@@ -112,10 +114,46 @@ TEST_F(AnalyzeCommandTest, ProgressJsonIsOneLinePerStageOnStderr) {
 }
 
 TEST_F(AnalyzeCommandTest, TextProgressNamesEachStage) {
-  auto r = RunCli({"analyze", (SamplesDir() / "tp_l0_text").string(), "-o", dir_.string()});
+  auto r = RunCli({"analyze", "--format", "json", (SamplesDir() / "tp_l0_text").string(), "-o", dir_.string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.err, HasSubstr("analyze: normalize"));
   EXPECT_THAT(r.err, HasSubstr("analyze: report"));
+}
+
+// SPEC section 7: people by default, machines with --format json. The 8-rank sample has seven
+// findings; the summary lists them by severity and says where the report is, in at most 20 lines.
+TEST_F(AnalyzeCommandTest, DefaultStdoutIsAShortSummaryWithTheTopFindingsAndTheReport) {
+  auto r = RunCli({"analyze", (SamplesDir() / "synthetic_8rank").string(), "-o", dir_.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_LE(std::count(r.out.begin(), r.out.end(), '\n'), 20) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("analyze: ok: 8 rank(s) (torch_npu_text, Level1, CANN 8.3.RC1), 40 step(s)"));
+  EXPECT_THAT(r.out, HasSubstr("findings: 0 high, 1 medium, 1 low, 5 info"));
+  // By severity: the medium bubble before the low slow rank before the info rows.
+  size_t medium = r.out.find("medium F001 recurring_bubble_pattern: Rank 2");
+  size_t low = r.out.find("low    F002 slow_rank: Rank 5");
+  ASSERT_NE(medium, std::string::npos) << r.out;
+  ASSERT_NE(low, std::string::npos) << r.out;
+  EXPECT_LT(medium, low);
+  EXPECT_THAT(r.out, HasSubstr("report: " + (dir_ / "report.html").string()));
+  EXPECT_THAT(r.out, HasSubstr("--format json"));
+  EXPECT_EQ(r.out.find('{'), std::string::npos) << "no JSON on stdout without --format json";
+}
+
+TEST_F(AnalyzeCommandTest, FormatJsonAndTextAgreeOnTheFindingCounts) {
+  auto text = RunCli({"analyze", (SamplesDir() / "tp_l1_text").string(), "-o", (dir_ / "t").string()});
+  auto json = RunCli({"analyze", "--format", "json", (SamplesDir() / "tp_l1_text").string(), "-o", (dir_ / "j").string()});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  auto c = nlohmann::json::parse(json.out)["diagnosis_counts"];
+  EXPECT_THAT(text.out, HasSubstr(fmt::format("findings: {} high, {} medium, {} low, {} info", c.value("high", 0),
+                                              c.value("medium", 0), c.value("low", 0), c.value("info", 0))));
+}
+
+TEST_F(AnalyzeCommandTest, FailedRunPrintsNothingOnStdoutInTextMode) {
+  auto r = RunCli({"analyze", (dir_ / "nope").string(), "-o", (dir_ / "out").string()});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_EQ(r.out, "");
+  EXPECT_THAT(r.err, HasSubstr("nope"));
 }
 
 TEST_F(AnalyzeCommandTest, RootWithoutKernelDataIsExit2SayingWhatWasFound) {
@@ -123,7 +161,7 @@ TEST_F(AnalyzeCommandTest, RootWithoutKernelDataIsExit2SayingWhatWasFound) {
   fs::create_directories(rank / "ASCEND_PROFILER_OUTPUT");
   std::ofstream(rank / "profiler_info_0.json") << "{\"rank_id\": 0}";
   std::ofstream(rank / "ASCEND_PROFILER_OUTPUT" / "step_trace_time.csv") << "Step,Computing\n1,10\n";
-  auto r = RunCli({"analyze", (dir_ / "root").string(), "-o", (dir_ / "out").string()});
+  auto r = RunCli({"analyze", "--format", "json", (dir_ / "root").string(), "-o", (dir_ / "out").string()});
   EXPECT_EQ(r.exit_code, kExitBadInput);
   EXPECT_THAT(r.err, HasSubstr("optrace analyze: error:"));
   EXPECT_THAT(r.err, HasSubstr("no kernel data found"));
@@ -145,7 +183,7 @@ TEST_F(AnalyzeCommandTest, EventsBetweenStepsThatNoStepHoldsFailTheRunWithTheRep
       << "Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us)\n"
          "1,MatMul,MatMul,AI_CORE,1000.000,100\n,Add,Add,AI_VECTOR_CORE,2000.000,100\n"
          "2,MatMul,MatMul,AI_CORE,3000.000,100\n";
-  auto r = RunCli({"analyze", (dir_ / "root").string(), "-o", (dir_ / "out").string()});
+  auto r = RunCli({"analyze", "--format", "json", (dir_ / "root").string(), "-o", (dir_ / "out").string()});
   EXPECT_EQ(r.exit_code, kExitBadInput) << r.err;
   auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["status"], "failed");
@@ -160,7 +198,7 @@ TEST_F(AnalyzeCommandTest, EventsBetweenStepsThatNoStepHoldsFailTheRunWithTheRep
 }
 
 TEST_F(AnalyzeCommandTest, TheStdoutObjectCountsSegments) {
-  auto r = RunCli({"analyze", (SamplesDir() / "synthetic_8rank").string(), "-o", (dir_ / "out").string()});
+  auto r = RunCli({"analyze", "--format", "json", (SamplesDir() / "synthetic_8rank").string(), "-o", (dir_ / "out").string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["segment_count"].get<int>(),
@@ -179,69 +217,69 @@ TEST_F(AnalyzeCommandTest, AManifestNamesTheRootAndAStatusOtherThanOkIsRefusedAs
   };
   std::string ok = write(R"({"schema_version": 1, "analysis_status": "ok", "remote_profile_root": "prof",)"
                          R"( "execution_id": "e42", "host": "node7"})");
-  auto r = RunCli({"analyze", "--manifest", ok, "-o", (dir_ / "out").string()});
+  auto r = RunCli({"analyze", "--format", "json", "--manifest", ok, "-o", (dir_ / "out").string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["collection_manifest"]["execution_id"], "e42");
   EXPECT_TRUE(fs::exists(dir_ / "out" / "report.md"));
 
   std::string missing = write(R"({"analysis_status": "missing_kernel_details", "remote_profile_root": "prof"})");
-  auto refused = RunCli({"analyze", "--manifest", missing, "-o", (dir_ / "out2").string()});
+  auto refused = RunCli({"analyze", "--format", "json", "--manifest", missing, "-o", (dir_ / "out2").string()});
   EXPECT_EQ(refused.exit_code, kExitBadInput);
   EXPECT_THAT(refused.err, HasSubstr("analysis_status \"missing_kernel_details\""));
   EXPECT_FALSE(fs::exists(dir_ / "out2" / "report.md"));
 
   std::string remote = write(R"({"analysis_status": "ok", "remote_profile_root": "/nowhere/prof", "host": "node7"})");
-  auto elsewhere = RunCli({"analyze", "--manifest", remote, "-o", (dir_ / "out3").string()});
+  auto elsewhere = RunCli({"analyze", "--format", "json", "--manifest", remote, "-o", (dir_ / "out3").string()});
   EXPECT_EQ(elsewhere.exit_code, kExitBadInput);
   EXPECT_THAT(elsewhere.err, HasSubstr("recorded on node7"));
 
-  auto both = RunCli({"analyze", (dir_ / "run" / "prof").string(), "--manifest", ok, "-o", (dir_ / "out4").string()});
+  auto both = RunCli({"analyze", "--format", "json", (dir_ / "run" / "prof").string(), "--manifest", ok, "-o", (dir_ / "out4").string()});
   EXPECT_EQ(both.exit_code, kExitBadInput);
   EXPECT_THAT(both.err, HasSubstr("excludes"));
 }
 
 TEST_F(AnalyzeCommandTest, MissingRootIsExit2NamingIt) {
-  auto r = RunCli({"analyze", (dir_ / "nope").string(), "-o", (dir_ / "out").string()});
+  auto r = RunCli({"analyze", "--format", "json", (dir_ / "nope").string(), "-o", (dir_ / "out").string()});
   EXPECT_EQ(r.exit_code, kExitBadInput);
   EXPECT_THAT(r.err, HasSubstr((dir_ / "nope").string()));
 }
 
 TEST_F(AnalyzeCommandTest, MissingOutputIsUsageError) {
-  auto r = RunCli({"analyze", (SamplesDir() / "tp_l0_text").string()});
+  auto r = RunCli({"analyze", "--format", "json", (SamplesDir() / "tp_l0_text").string()});
   EXPECT_EQ(r.exit_code, kExitBadInput);
   EXPECT_THAT(r.err, HasSubstr("--output"));
 }
 
 TEST_F(AnalyzeCommandTest, BadModeIsUsageError) {
-  auto r = RunCli({"analyze", (SamplesDir() / "tp_l0_text").string(), "-o", dir_.string(), "--mode", "slow"});
+  auto r = RunCli({"analyze", "--format", "json", (SamplesDir() / "tp_l0_text").string(), "-o", dir_.string(), "--mode", "slow"});
   EXPECT_EQ(r.exit_code, kExitBadInput);
   EXPECT_THAT(r.err, HasSubstr("--mode"));
 }
 
 TEST_F(AnalyzeCommandTest, UnknownStageIsUsageErrorListingTheStages) {
-  auto r = RunCli({"analyze", (SamplesDir() / "tp_l0_text").string(), "-o", dir_.string(), "--to-stage", "bogus"});
+  auto r = RunCli({"analyze", "--format", "json", (SamplesDir() / "tp_l0_text").string(), "-o", dir_.string(), "--to-stage", "bogus"});
   EXPECT_EQ(r.exit_code, kExitBadInput);
   EXPECT_THAT(r.err, HasSubstr("--to-stage bogus: unknown stage"));
   EXPECT_THAT(r.err, HasSubstr("cross_rank"));
 }
 
 TEST_F(AnalyzeCommandTest, OnlyStageExcludesFromStage) {
-  auto r = RunCli({"analyze", (SamplesDir() / "tp_l0_text").string(), "-o", dir_.string(), "--only-stage", "segment",
+  auto r = RunCli({"analyze", "--format", "json", (SamplesDir() / "tp_l0_text").string(), "-o", dir_.string(), "--only-stage", "segment",
                    "--from-stage", "normalize"});
   EXPECT_EQ(r.exit_code, kExitBadInput);
   EXPECT_THAT(r.err, HasSubstr("--only-stage"));
 }
 
 TEST_F(AnalyzeCommandTest, FromAfterToIsUsageError) {
-  auto r = RunCli({"analyze", (SamplesDir() / "tp_l0_text").string(), "-o", dir_.string(), "--from-stage",
+  auto r = RunCli({"analyze", "--format", "json", (SamplesDir() / "tp_l0_text").string(), "-o", dir_.string(), "--from-stage",
                    "summarize", "--to-stage", "segment"});
   EXPECT_EQ(r.exit_code, kExitBadInput);
   EXPECT_THAT(r.err, HasSubstr("comes after"));
 }
 
 TEST_F(AnalyzeCommandTest, ToStageStopsBeforeTheReport) {
-  auto r = RunCli({"analyze", (SamplesDir() / "tp_l0_text").string(), "-o", dir_.string(), "--to-stage", "segment"});
+  auto r = RunCli({"analyze", "--format", "json", (SamplesDir() / "tp_l0_text").string(), "-o", dir_.string(), "--to-stage", "segment"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
   EXPECT_TRUE(j["report_md"].is_null());
@@ -251,9 +289,9 @@ TEST_F(AnalyzeCommandTest, ToStageStopsBeforeTheReport) {
 
 TEST_F(AnalyzeCommandTest, FromStageReusesTheEarlierStagesInOut) {
   std::string root = (SamplesDir() / "tp_l1_text").string();
-  ASSERT_EQ(RunCli({"analyze", root, "-o", dir_.string(), "--keep-stages"}).exit_code, 0);
+  ASSERT_EQ(RunCli({"analyze", "--format", "json", root, "-o", dir_.string(), "--keep-stages"}).exit_code, 0);
   fs::remove(dir_ / "report.md");
-  auto r = RunCli({"analyze", root, "-o", dir_.string(), "--from-stage", "summarize", "--progress", "json"});
+  auto r = RunCli({"analyze", "--format", "json", root, "-o", dir_.string(), "--from-stage", "summarize", "--progress", "json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto first = nlohmann::json::parse(r.err.substr(0, r.err.find('\n')));
   EXPECT_EQ(first["stage"], "discover");
@@ -263,8 +301,8 @@ TEST_F(AnalyzeCommandTest, FromStageReusesTheEarlierStagesInOut) {
 
 TEST_F(AnalyzeCommandTest, FromStageReportsReloadedStagesAsLoadedOnStdoutAndInTheManifest) {
   std::string root = (SamplesDir() / "tp_l1_text").string();
-  ASSERT_EQ(RunCli({"analyze", root, "-o", dir_.string(), "--keep-stages"}).exit_code, 0);
-  auto r = RunCli({"analyze", root, "-o", dir_.string(), "--from-stage", "summarize"});
+  ASSERT_EQ(RunCli({"analyze", "--format", "json", root, "-o", dir_.string(), "--keep-stages"}).exit_code, 0);
+  auto r = RunCli({"analyze", "--format", "json", root, "-o", dir_.string(), "--from-stage", "summarize"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto out = nlohmann::json::parse(r.out);
   auto manifest = nlohmann::json::parse(std::ifstream(dir_ / "manifest.json"));
@@ -279,8 +317,8 @@ TEST_F(AnalyzeCommandTest, FromStageReportsReloadedStagesAsLoadedOnStdoutAndInTh
 
 TEST_F(AnalyzeCommandTest, FromStageWithOtherRootsIsRefused) {
   std::string made = (SamplesDir() / "tp_l1_text").string();
-  ASSERT_EQ(RunCli({"analyze", made, "-o", dir_.string(), "--keep-stages"}).exit_code, 0);
-  auto r = RunCli({"analyze", (SamplesDir() / "tp_l0_text").string(), "-o", dir_.string(), "--from-stage", "summarize"});
+  ASSERT_EQ(RunCli({"analyze", "--format", "json", made, "-o", dir_.string(), "--keep-stages"}).exit_code, 0);
+  auto r = RunCli({"analyze", "--format", "json", (SamplesDir() / "tp_l0_text").string(), "-o", dir_.string(), "--from-stage", "summarize"});
   EXPECT_EQ(r.exit_code, kExitBadInput);
   EXPECT_THAT(r.err, HasSubstr(dir_.string()));
   EXPECT_THAT(r.err, HasSubstr(made));
@@ -289,15 +327,15 @@ TEST_F(AnalyzeCommandTest, FromStageWithOtherRootsIsRefused) {
 
 TEST_F(AnalyzeCommandTest, OnlyStageReportRewritesTheReportFromSavedStages) {
   std::string root = (SamplesDir() / "tp_l0_text").string();
-  ASSERT_EQ(RunCli({"analyze", root, "-o", dir_.string(), "--keep-stages"}).exit_code, 0);
+  ASSERT_EQ(RunCli({"analyze", "--format", "json", root, "-o", dir_.string(), "--keep-stages"}).exit_code, 0);
   fs::remove(dir_ / "report.html");
-  auto r = RunCli({"analyze", root, "-o", dir_.string(), "--only-stage", "report"});
+  auto r = RunCli({"analyze", "--format", "json", root, "-o", dir_.string(), "--only-stage", "report"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(fs::exists(dir_ / "report.html"));
 }
 
 TEST_F(AnalyzeCommandTest, FromStageWithoutAnEarlierRunNamesWhatIsMissing) {
-  auto r = RunCli({"analyze", (SamplesDir() / "tp_l0_text").string(), "-o", dir_.string(), "--from-stage", "summarize"});
+  auto r = RunCli({"analyze", "--format", "json", (SamplesDir() / "tp_l0_text").string(), "-o", dir_.string(), "--from-stage", "summarize"});
   EXPECT_EQ(r.exit_code, kExitBadInput);
   EXPECT_THAT(r.err, HasSubstr("stages"));
   EXPECT_THAT(r.err, HasSubstr("--keep-stages"));
@@ -305,17 +343,17 @@ TEST_F(AnalyzeCommandTest, FromStageWithoutAnEarlierRunNamesWhatIsMissing) {
 
 TEST_F(AnalyzeCommandTest, StageFilesAreWrittenOnlyWithKeepStages) {
   std::string root = (SamplesDir() / "tp_l0_text").string();
-  ASSERT_EQ(RunCli({"analyze", root, "-o", dir_.string()}).exit_code, 0);
+  ASSERT_EQ(RunCli({"analyze", "--format", "json", root, "-o", dir_.string()}).exit_code, 0);
   EXPECT_FALSE(fs::exists(dir_ / "stages"));
   EXPECT_TRUE(fs::exists(dir_ / "report.md"));
-  ASSERT_EQ(RunCli({"analyze", root, "-o", dir_.string(), "--keep-stages"}).exit_code, 0);
+  ASSERT_EQ(RunCli({"analyze", "--format", "json", root, "-o", dir_.string(), "--keep-stages"}).exit_code, 0);
   EXPECT_TRUE(fs::exists(dir_ / "stages" / "normalize.bin"));
 }
 
 TEST_F(AnalyzeCommandTest, FromAnEarlierRunWithoutKeepStagesSaysToKeepThem) {
   std::string root = (SamplesDir() / "tp_l0_text").string();
-  ASSERT_EQ(RunCli({"analyze", root, "-o", dir_.string()}).exit_code, 0);
-  auto r = RunCli({"analyze", root, "-o", dir_.string(), "--only-stage", "report"});
+  ASSERT_EQ(RunCli({"analyze", "--format", "json", root, "-o", dir_.string()}).exit_code, 0);
+  auto r = RunCli({"analyze", "--format", "json", root, "-o", dir_.string(), "--only-stage", "report"});
   EXPECT_EQ(r.exit_code, kExitBadInput);
   EXPECT_THAT(r.err, HasSubstr("--keep-stages"));
 }
@@ -328,7 +366,7 @@ std::string ReadText(const fs::path& p) {
 }
 
 TEST_F(AnalyzeCommandTest, HardwareModelGivesMfuAndTheRooflineSection) {
-  auto r = RunCli({"analyze", (SamplesDir() / "st_l2").string(), "-o", dir_.string(), "--hardware-model",
+  auto r = RunCli({"analyze", "--format", "json", (SamplesDir() / "st_l2").string(), "-o", dir_.string(), "--hardware-model",
                    "Ascend910B2"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::string md = ReadText(dir_ / "report.md");
@@ -344,7 +382,7 @@ TEST_F(AnalyzeCommandTest, HardwareModelGivesMfuAndTheRooflineSection) {
 }
 
 TEST_F(AnalyzeCommandTest, WithoutHardwareTheReportSaysWhichOptionGivesIt) {
-  auto r = RunCli({"analyze", (SamplesDir() / "tp_l1_db").string(), "-o", dir_.string(), "--no-cann-hardware-scan"});
+  auto r = RunCli({"analyze", "--format", "json", (SamplesDir() / "tp_l1_db").string(), "-o", dir_.string(), "--no-cann-hardware-scan"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::string md = ReadText(dir_ / "report.md");
   EXPECT_THAT(md, HasSubstr("No hardware peaks: no --hardware-model / --hardware-profile; the capture names its "
@@ -356,7 +394,7 @@ TEST_F(AnalyzeCommandTest, WithoutHardwareTheReportSaysWhichOptionGivesIt) {
 }
 
 TEST_F(AnalyzeCommandTest, UnknownHardwareModelFailsBeforeTheAnalysisListingTheParts) {
-  auto r = RunCli({"analyze", (SamplesDir() / "tp_l0_text").string(), "-o", dir_.string(), "--hardware-model",
+  auto r = RunCli({"analyze", "--format", "json", (SamplesDir() / "tp_l0_text").string(), "-o", dir_.string(), "--hardware-model",
                    "Ascend999"});
   EXPECT_EQ(r.exit_code, kExitBadInput);
   EXPECT_THAT(r.err, HasSubstr("--hardware-model Ascend999: not in the bundled table; known: Ascend910B1"));
@@ -364,21 +402,21 @@ TEST_F(AnalyzeCommandTest, UnknownHardwareModelFailsBeforeTheAnalysisListingTheP
 }
 
 TEST_F(AnalyzeCommandTest, HardwareModelAndProfileTogetherIsUsageError) {
-  auto r = RunCli({"analyze", (SamplesDir() / "tp_l0_text").string(), "-o", dir_.string(), "--hardware-model",
+  auto r = RunCli({"analyze", "--format", "json", (SamplesDir() / "tp_l0_text").string(), "-o", dir_.string(), "--hardware-model",
                    "Ascend910B2", "--hardware-profile", "x.json"});
   EXPECT_EQ(r.exit_code, kExitBadInput);
   EXPECT_THAT(r.err, HasSubstr("excludes"));
 }
 
 TEST_F(AnalyzeCommandTest, MissingModelConfigIsExit2NamingTheFile) {
-  auto r = RunCli({"analyze", (SamplesDir() / "tp_l0_text").string(), "-o", dir_.string(), "--model-config",
+  auto r = RunCli({"analyze", "--format", "json", (SamplesDir() / "tp_l0_text").string(), "-o", dir_.string(), "--model-config",
                    (dir_ / "config.json").string()});
   EXPECT_EQ(r.exit_code, kExitBadInput);
   EXPECT_THAT(r.err, HasSubstr("config.json"));
 }
 
 TEST_F(AnalyzeCommandTest, KernelFocusWritesItsCallsAndFeedsLatency) {
-  auto r = RunCli({"analyze", (SamplesDir() / "synthetic_8rank").string(), "-o", dir_.string(), "--kernel",
+  auto r = RunCli({"analyze", "--format", "json", (SamplesDir() / "synthetic_8rank").string(), "-o", dir_.string(), "--kernel",
                    "FusedInferAttentionScore"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
@@ -392,7 +430,7 @@ TEST_F(AnalyzeCommandTest, KernelFocusWritesItsCallsAndFeedsLatency) {
 }
 
 TEST_F(AnalyzeCommandTest, KernelFocusWithoutAMatchIsExit2ListingKernels) {
-  auto r = RunCli({"analyze", (SamplesDir() / "synthetic_8rank").string(), "-o", dir_.string(), "--kernel", "Nope"});
+  auto r = RunCli({"analyze", "--format", "json", (SamplesDir() / "synthetic_8rank").string(), "-o", dir_.string(), "--kernel", "Nope"});
   EXPECT_EQ(r.exit_code, kExitBadInput);
   EXPECT_THAT(r.err, HasSubstr("--kernel Nope: no kernel name or type matches it; the heaviest kernels are"));
 }
@@ -412,7 +450,7 @@ TEST_F(AnalyzeCommandTest, AModelConfigWithOtherLayersThanTheCaptureIsAMismatchN
     fs::path cfg = dir_ / ("config_" + std::to_string(layers) + ".json");
     std::ofstream(cfg) << "{\"num_hidden_layers\": " << layers << "}";
     fs::path out = dir_ / ("out_" + std::to_string(layers));
-    auto r = RunCli({"analyze", (SamplesDir() / "synthetic_8rank").string(), "-o", out.string(), "--model-config",
+    auto r = RunCli({"analyze", "--format", "json", (SamplesDir() / "synthetic_8rank").string(), "-o", out.string(), "--model-config",
                      cfg.string()});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     auto v = nlohmann::json::parse(r.out)["analysis_summary"]["layer_validation"];

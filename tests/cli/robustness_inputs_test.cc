@@ -82,7 +82,7 @@ TEST(RobustInputs, DixonTableWithBadKeysIsBadInput) {
   for (const char* doc : {R"({"q95": {"three": 0.94}})", R"({"q95": {"99999999999999999999": 0.9}})",
                           R"({"q95": {"3": "x"}})"}) {
     TempTree t({{"rules/dixon_q95.json", doc}});
-    auto r = RunCli({"analyze", t.path("nowhere"), "--rules", t.path("rules"), "-o", t.path("out")});
+    auto r = RunCli({"analyze", "--format", "json", t.path("nowhere"), "--rules", t.path("rules"), "-o", t.path("out")});
     EXPECT_EQ(r.exit_code, 2) << doc;
     EXPECT_THAT(r.err, HasSubstr("q95")) << doc << "\n" << r.err;
   }
@@ -91,7 +91,7 @@ TEST(RobustInputs, DixonTableWithBadKeysIsBadInput) {
 TEST(RobustInputs, HugeRegexInARulesFileIsBadInputNotACrash) {
   std::string pattern(100000, 'a');
   TempTree t({{"rules/op_taxonomy.json", R"({"comm_aiv_fused_name_regex": [")" + pattern + R"("]})"}});
-  auto r = RunCli({"analyze", t.path("nowhere"), "--rules", t.path("rules"), "-o", t.path("out")});
+  auto r = RunCli({"analyze", "--format", "json", t.path("nowhere"), "--rules", t.path("rules"), "-o", t.path("out")});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.err, HasSubstr("shorten the pattern"));
 }

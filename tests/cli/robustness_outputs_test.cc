@@ -129,7 +129,7 @@ TEST(RobustOutputs, TwoAnalyzeRunsIntoOneDirectoryDoNotInterleave) {
   TempTree t({{"x", ""}});
   Result<DirectoryLock> first = DirectoryLock::Acquire(t.path("out"), "analyze");  // a run in progress
   ASSERT_TRUE(first.ok());
-  auto r = RunCli({"analyze", std::string(OPTRACE_TEST_DATA_DIR) + "/analyze/tp_l0_text", "-o", t.path("out")});
+  auto r = RunCli({"analyze", "--format", "json", std::string(OPTRACE_TEST_DATA_DIR) + "/analyze/tp_l0_text", "-o", t.path("out")});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.err, HasSubstr("optrace analyze (pid "));
   EXPECT_THAT(r.err, HasSubstr("is writing this directory now"));
@@ -195,7 +195,7 @@ TEST(RobustOutputs, AnOperatorNamedLikeAFormulaIsTextInEveryCsv) {
       text.replace(at, 17, "=cmd|' /C calc'!A0");
     t.Write(rel, text);
   }
-  auto r = RunCli({"analyze", t.path("cap"), "-o", t.path("out")});
+  auto r = RunCli({"analyze", "--format", "json", t.path("cap"), "-o", t.path("out")});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   int cells = 0;
   for (const auto& e : std::filesystem::directory_iterator(t.path("out"))) {

@@ -96,7 +96,7 @@ TEST_F(SweepCommandTest, RootWithSeveralCapturesIsSweptOneRowPerCapture) {
   fs::create_directories(both);
   fs::copy(Sample("tp_l0_text"), both / "l0", fs::copy_options::recursive);
   fs::copy(Sample("tp_l1_text"), both / "l1", fs::copy_options::recursive);
-  auto refused = RunCli({"analyze", both.string(), "-o", (dir_ / "an").string()});
+  auto refused = RunCli({"analyze", "--format", "json", both.string(), "-o", (dir_ / "an").string()});
   EXPECT_EQ(refused.exit_code, 2);
   EXPECT_THAT(refused.err, HasSubstr("holds 2 separate captures"));
   EXPECT_THAT(refused.err, HasSubstr("--run 2: l1: 2 rank dir(s) (rank 0,1)"));
@@ -108,7 +108,7 @@ TEST_F(SweepCommandTest, RootWithSeveralCapturesIsSweptOneRowPerCapture) {
   EXPECT_THAT(lines[1], HasSubstr(" --run 1,ok,01_both_run1,2,"));
   EXPECT_THAT(lines[2], HasSubstr(" --run 2,ok,01_both_run2,2,"));
   EXPECT_TRUE(fs::exists(dir_ / "sw" / "01_both_run2" / "report.md"));
-  auto one = RunCli({"analyze", both.string(), "--run", "2", "-o", (dir_ / "an2").string()});
+  auto one = RunCli({"analyze", "--format", "json", both.string(), "--run", "2", "-o", (dir_ / "an2").string()});
   EXPECT_EQ(one.exit_code, 0) << one.err;
 }
 

@@ -1,0 +1,53 @@
+// The seed-003 evidence report skeleton in Markdown, filled from whatever inputs were given.
+//
+//   EvidenceInputs in;
+//   in.latency = LatencyEvidence{table, AnalyzeLatency(table, opt)};
+//   in.pipe = SummarizePipe(run, &roles);
+//   WriteEvidenceReport(in, out);
+//
+// Sections: environment and inputs, baseline, evidence (per-role metrics, stall shares),
+// controlled comparison, open boundaries. What the files do not say is left as a visible
+// blank ("_fill in_"), never guessed.
+#pragma once
+
+#include <optional>
+#include <ostream>
+#include <string>
+
+#include "evidence/environment/environment.h"
+#include "evidence/report/bytes_definition.h"
+#include "evidence/latency/latency.h"
+#include "evidence/latency/latency_compare.h"
+#include "evidence/pipe/pipe_summary.h"
+#include "evidence/stall/stall.h"
+
+namespace optrace::evidence {
+
+struct LatencyEvidence {
+  LatencyTable table;
+  LatencyReport report;
+};
+
+struct StallEvidence {
+  StallTable table;
+  StallReport report;
+};
+
+struct EvidenceInputs {
+  std::optional<LatencyEvidence> latency;
+  std::optional<PipeSummary> pipe;
+  std::optional<StallEvidence> stall;
+  std::optional<EnvironmentInfo> environment;  // `optrace env -o` environment.json (section 1)
+  // Section 4: a before run against the `latency` (after) run; factor in comparison->factor.
+  std::optional<LatencyComparison> comparison;
+  // The bytes a bandwidth counts (`--bytes FILE`); without it section 2 prints the seed's warning.
+  std::optional<BytesDefinition> bytes;
+  std::string roles_path;  // "" when none
+};
+
+// The metrics shown in the report's per-role table (all of them stay in `optrace pipe`).
+const std::vector<std::string_view>& ReportKeyMetrics();
+
+void WriteEvidenceReport(const EvidenceInputs& in, std::ostream& out);
+
+}  // namespace optrace::evidence
