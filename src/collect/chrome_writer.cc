@@ -353,7 +353,9 @@ Status ChromeTraceWriter::Finish(const Collection& c, const std::map<int32_t, in
     text.clear();
     text += "{\"name\":";
     text += lt.name;
-    fmt::format_to(std::back_inserter(text), ",\"cat\":\"{}\",\"ph\":\"i\",\"s\":\"t\",\"pid\":{},\"tid\":{},\"ts\":",
+    // "I", not the spec's newer "i": MindStudio Insight's trace parser takes X, I, C, M and flows and
+    // skips "i"; Perfetto and Chrome read both.
+    fmt::format_to(std::back_inserter(text), ",\"cat\":\"{}\",\"ph\":\"I\",\"s\":\"t\",\"pid\":{},\"tid\":{},\"ts\":",
                    CoreKindName(in.kind), in.rank, TraceThreadId(in.kind, in.core_index));
     b.Str(text);
     b.Reserve(kEventFixedBytes);

@@ -278,7 +278,7 @@ TEST(CollectCommand, UnmatchedBeginIsReportedWithFileAndLine) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("rank 0 AIV 2: 'send' B at kernel.cc:10"));
   json trace = json::parse(ReadText(dir / "t.json"));
-  std::vector<json> inst = EventsOf(trace, "i");
+  std::vector<json> inst = EventsOf(trace, "I");
   ASSERT_EQ(inst.size(), 1u);
   EXPECT_EQ(inst[0]["args"]["unmatched"], "B");
 }
