@@ -4,10 +4,10 @@
 
 #include <string>
 
-#include "evidence/latency.h"
-#include "evidence/opprof.h"
-#include "evidence/pipe_summary.h"
-#include "evidence/stall.h"
+#include "evidence/latency/latency.h"
+#include "evidence/pipe/opprof.h"
+#include "evidence/pipe/pipe_summary.h"
+#include "evidence/stall/stall.h"
 
 namespace {
 

@@ -8,7 +8,7 @@
 #include "cli/cli_parse.h"
 #include "cli/commands.h"
 #include "core/file_io.h"
-#include "evidence/environment.h"
+#include "evidence/environment/environment.h"
 
 namespace optrace::cli {
 

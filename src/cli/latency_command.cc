@@ -9,9 +9,9 @@
 #include "cli/commands.h"
 #include "cli/latency_flags.h"
 #include "core/file_io.h"
-#include "evidence/latency.h"
-#include "evidence/latency_compare.h"
-#include "evidence/latency_writers.h"
+#include "evidence/latency/latency.h"
+#include "evidence/latency/latency_compare.h"
+#include "evidence/latency/latency_writers.h"
 
 namespace optrace::cli {
 namespace {

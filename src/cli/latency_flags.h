@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <string>
 
-#include "evidence/latency.h"
+#include "evidence/latency/latency.h"
 
 namespace optrace::cli {
 

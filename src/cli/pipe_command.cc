@@ -6,8 +6,8 @@
 #include "cli/cli_parse.h"
 #include "core/json_text.h"
 #include "cli/commands.h"
-#include "evidence/opprof.h"
-#include "evidence/pipe_summary.h"
+#include "evidence/pipe/opprof.h"
+#include "evidence/pipe/pipe_summary.h"
 
 namespace optrace::cli {
 

@@ -8,8 +8,8 @@
 #include "cli/commands.h"
 #include "cli/latency_flags.h"
 #include "core/file_io.h"
-#include "evidence/opprof.h"
-#include "evidence/report.h"
+#include "evidence/pipe/opprof.h"
+#include "evidence/report/report.h"
 
 namespace optrace::cli {
 

@@ -4,7 +4,7 @@
 #include "cli/cli_parse.h"
 #include "core/json_text.h"
 #include "cli/commands.h"
-#include "evidence/stall.h"
+#include "evidence/stall/stall.h"
 
 namespace optrace::cli {
 

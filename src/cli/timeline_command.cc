@@ -8,7 +8,7 @@
 #include "cli/commands.h"
 #include "core/file_io.h"
 #include "core/json_text.h"
-#include "evidence/timeline.h"
+#include "evidence/timeline/timeline.h"
 
 namespace optrace::cli {
 

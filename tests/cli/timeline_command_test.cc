@@ -61,7 +61,7 @@ TEST(TimelineCommandTest, MergedTraceHasOneProcessPerCoreAndRightEvents) {
   std::map<std::string, int> x, instant;
   for (const auto& e : j["traceEvents"]) {
     if (e["ph"] == "X") ++x[process[e["pid"]]];
-    if (e["ph"] == "i") ++instant[process[e["pid"]] + "/" + thread[{e["pid"], e["tid"]}]];
+    if (e["ph"] == "I") ++instant[process[e["pid"]] + "/" + thread[{e["pid"], e["tid"]}]];
   }
   EXPECT_EQ(x["core1.cubecore [gemm]"], 5);
   EXPECT_EQ(x["core0.veccore0 [send]"], 10);  // 5 PipeTimeline intervals + 5 instructions

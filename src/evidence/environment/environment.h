@@ -14,6 +14,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -61,6 +62,10 @@ struct EnvironmentOptions {
   std::string path;  // ':'-separated directories searched for npu-smi, msprof, msopprof, git
   std::chrono::milliseconds tool_timeout{5000};
   int help_lines = 3;  // first non-empty lines of `--help` kept
+
+  // The trace switches seed 003 asks a baseline to record (a kernel that exports timing CSVs as
+  // it runs is slower than one that does not): name -> value, only those set in the environment.
+  std::map<std::string, std::string> switches;
 
   std::filesystem::path source_dir;        // --source: git commit and dirty state
   std::filesystem::path compile_commands;  // --compile-commands

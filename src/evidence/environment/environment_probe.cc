@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <ctime>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -47,6 +48,9 @@ std::optional<std::string> KeyValue(std::string_view text, std::string_view key,
   }
   return std::nullopt;
 }
+
+// Trace switches of dispatch kernels (seed 003): recorded with their values when set.
+constexpr const char* kTraceSwitches[] = {"ASCEND_DEEPEP_DEBUG_CLOCK", "DEBUG_CLOCK_ON"};
 
 // --- running tools: core/subprocess.h ----------------------------------------------------
 
@@ -280,6 +284,77 @@ class Prober {
     }
   }
 
+  // `msprof op --help`: the operator profiler behind msprof (CANN 8.x); msopprof is the older entry.
+  void MsprofOp() {
+    auto exe = FindOnPath("msprof", opt_.path);
+    if (!exe) {
+      Missing("msprof_op.help", "msprof op --help (first lines)", "msprof not on PATH");
+      return;
+    }
+    ToolRun r = RunTool(*exe, {"op", "--help"}, opt_.tool_timeout, true);
+    std::vector<std::string> head;
+    for (const std::string& line : Lines(r.output)) {
+      std::string t = Trim(line);
+      if (!t.empty() && static_cast<int>(head.size()) < opt_.help_lines) head.push_back(t);
+    }
+    if (!head.empty())
+      Found("msprof_op.help", "msprof op --help (first lines)", fmt::format("{}", fmt::join(head, " / ")),
+            "`msprof op --help`");
+    else
+      Missing("msprof_op.help", "msprof op --help (first lines)",
+              r.timed_out ? "`msprof op --help` gave no answer within " + Seconds(opt_.tool_timeout)
+                          : fmt::format("`msprof op --help` printed nothing (exit {})", r.exit_code));
+  }
+
+  // torch and torch_npu as the job's Python imports them (seed 003's `python -c 'import torch,
+  // torch_npu; ...'`), each alone so a missing torch_npu does not hide torch.
+  void PythonPackages() {
+    auto exe = FindOnPath("python3", opt_.path);
+    if (!exe) exe = FindOnPath("python", opt_.path);
+    if (!exe) {
+      Missing("python.torch", "torch version", "python3 not on PATH");
+      Missing("python.torch_npu", "torch_npu version", "python3 not on PATH");
+      return;
+    }
+    const std::string code =
+        "import importlib\n"
+        "for m in ('torch', 'torch_npu'):\n"
+        "    try:\n"
+        "        print(m, importlib.import_module(m).__version__)\n"
+        "    except Exception as e:\n"
+        "        print(m, '-', type(e).__name__)\n";
+    // Importing torch takes seconds: four times the tool timeout.
+    ToolRun r = RunTool(*exe, {"-c", code}, opt_.tool_timeout * 4, false);
+    std::map<std::string, std::string> got;
+    for (const std::string& line : Lines(r.output)) {
+      std::string t = Trim(line);
+      size_t sp = t.find(' ');
+      if (sp != std::string::npos) got[t.substr(0, sp)] = Trim(std::string_view(t).substr(sp + 1));
+    }
+    for (const char* m : {"torch", "torch_npu"}) {
+      std::string key = std::string("python.") + m, label = std::string(m) + " version";
+      auto it = got.find(m);
+      if (it != got.end() && it->second.rfind("- ", 0) != 0)
+        Found(key, label, it->second, *exe + " -c 'import " + m + "'");
+      else if (it != got.end())
+        Missing(key, label, *exe + ": import " + m + " failed (" + it->second.substr(2) + ")");
+      else
+        Missing(key, label,
+                r.timed_out ? *exe + " gave no answer within " + Seconds(opt_.tool_timeout * 4)
+                            : fmt::format("{} printed no version (exit {})", *exe, r.exit_code));
+    }
+  }
+
+  void Switches() {
+    for (const char* name : kTraceSwitches) {
+      auto it = opt_.switches.find(name);
+      if (it != opt_.switches.end())
+        Found(std::string("switch.") + name, std::string(name) + " (trace switch)", it->second, "the environment");
+      else
+        Missing(std::string("switch.") + name, std::string(name) + " (trace switch)", "not set in the environment");
+    }
+  }
+
   void Source() {
     if (opt_.source_dir.empty()) {
       Missing("source.commit", "source commit", "no --source given");
@@ -378,6 +453,8 @@ std::string UtcNow() {
 EnvironmentOptions DefaultEnvironmentOptions() {
   EnvironmentOptions opt;
   if (const char* p = std::getenv("PATH")) opt.path = p;
+  for (const char* name : kTraceSwitches)
+    if (const char* v = std::getenv(name)) opt.switches[name] = v;
   for (const char* var : {"ASCEND_HOME_PATH", "ASCEND_TOOLKIT_HOME"}) {
     if (const char* v = std::getenv(var); v && *v) opt.toolkit_roots.emplace_back(v);
   }
@@ -415,6 +492,9 @@ Result<EnvironmentInfo> ProbeEnvironment(const EnvironmentOptions& opt) {
   p.VersionInfo("firmware.version", "firmware version", opt.firmware_dir);
   p.ProfilerEntry("msprof");
   p.ProfilerEntry("msopprof");
+  p.MsprofOp();
+  p.PythonPackages();
+  p.Switches();
   p.Source();
   env.items.insert(env.items.end(), compile.begin(), compile.end());
   return env;

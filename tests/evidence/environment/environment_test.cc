@@ -54,8 +54,11 @@ class FakeMachine {
     tree_.Write("Ascend/firmware/version.info", "Version=7.5.0.1.129\n");
     Script("npu-smi", std::string("cat <<'EOF'\n") + kNpuSmiOutput + "EOF\n");
     Script("msprof",
+           "if [ \"$1\" = op ]; then echo 'Usage: msprof op [--options] <app>'; echo '  --kernel-name'; exit 0; fi\n"
            "echo\necho 'Usage: msprof [--options] <app>'\necho '  --output=<path>'\necho '  --application'\n"
            "echo '  --sys-hardware-mem'\nexit 1\n");
+    // torch imports, torch_npu does not: both answers are recorded.
+    Script("python3", "echo 'torch 2.1.0'\necho 'torch_npu - ModuleNotFoundError'\n");
   }
 
   void Script(const std::string& name, const std::string& body) const {
@@ -110,6 +113,22 @@ TEST(EnvironmentTest, ReadsEveryItemFromFakeRootsWithItsSource) {
   EXPECT_THAT(env.probed_at, ::testing::MatchesRegex("[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z"));
 }
 
+// Seed 003's baseline also records `msprof op --help`, the torch / torch_npu versions and the
+// trace switches (a kernel exporting timing CSVs as it runs is slower).
+TEST(EnvironmentTest, MsprofOpTorchVersionsAndTraceSwitchesAreRecorded) {
+  FakeMachine m;
+  EnvironmentOptions opt = m.Options();
+  opt.switches["DEBUG_CLOCK_ON"] = "1";
+  EnvironmentInfo env = Probe(opt);
+  EXPECT_EQ(env.Value("msprof_op.help"), "Usage: msprof op [--options] <app> / --kernel-name");
+  EXPECT_EQ(env.Value("python.torch"), "2.1.0");
+  EXPECT_EQ(env.Value("python.torch_npu"), std::nullopt);
+  EXPECT_THAT(env.Find("python.torch_npu")->from, HasSubstr("import torch_npu failed (ModuleNotFoundError)"));
+  EXPECT_EQ(env.Value("switch.DEBUG_CLOCK_ON"), "1");
+  EXPECT_EQ(env.Value("switch.ASCEND_DEEPEP_DEBUG_CLOCK"), std::nullopt);
+  EXPECT_EQ(env.Find("switch.ASCEND_DEEPEP_DEBUG_CLOCK")->from, "not set in the environment");
+}
+
 TEST(EnvironmentTest, AbsentToolsAndFilesAreNotFoundNotErrors) {
   TempTree empty;
   EnvironmentOptions opt;
@@ -122,7 +141,8 @@ TEST(EnvironmentTest, AbsentToolsAndFilesAreNotFoundNotErrors) {
   EnvironmentInfo env = Probe(opt);
   for (const char* key :
        {"os.name", "os.kernel", "cpu.model", "cpu.count", "npu_smi.path", "npu.model", "cann.version", "driver.version",
-        "firmware.version", "msprof.path", "msprof.help", "msopprof.path", "source.commit", "compile.flags"}) {
+        "firmware.version", "msprof.path", "msprof.help", "msopprof.path", "msprof_op.help", "python.torch",
+        "python.torch_npu", "switch.DEBUG_CLOCK_ON", "source.commit", "compile.flags"}) {
     const EnvItem* item = env.Find(key);
     ASSERT_NE(item, nullptr) << key;
     EXPECT_EQ(item->value, std::nullopt) << key;
