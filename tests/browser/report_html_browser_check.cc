@@ -31,7 +31,8 @@ namespace {
 using namespace optrace::browser;
 
 void CheckPage(const std::string& chromium, const fs::path& html, const std::vector<std::string>& finding_ids,
-               size_t steps, const std::string& label, bool roofline = false, bool memory = false) {
+               size_t steps, const std::string& label, bool roofline = false, bool memory = false,
+               size_t ranks = 0, size_t comm_cells = 0) {
   std::cout << label << ": " << html << "\n";
   fs::path profile = fs::temp_directory_path() / ("optrace_chromium_profile_" + std::to_string(getpid()));
   fs::remove_all(profile);
@@ -53,6 +54,28 @@ void CheckPage(const std::string& chromium, const fs::path& html, const std::vec
         "the step inspector drew operators (" + std::to_string(Count(dom, "<rect class=\"op")) + " rect.op)");
   Check(dom.find("data-selftest-inspector=\"ok\"") != std::string::npos,
         "choosing a step in the inspector and clicking an operator opens its card");
+  // The overview plots, each under its stable id, drawn with data.
+  std::smatch m;
+  Check(dom.find("<section id=\"rank-breakdown\"") != std::string::npos &&
+            std::regex_search(dom, m, std::regex("data-rank-breakdown-bars=\"([0-9]+)\"")) && std::stoul(m[1]) > 0 &&
+            Count(dom, "<g class=\"rank-bar") == std::stoul(m[1]) && (ranks == 0 || std::stoul(m[1]) == ranks),
+        "#rank-breakdown drew one stacked bar per rank (" + std::to_string(Count(dom, "<g class=\"rank-bar")) + ")");
+  Check(Count(dom, "<g class=\"rank-bar slow\"") <= 1, "at most one rank is drawn as the slow rank");
+  Check(dom.find("<section id=\"step-breakdown\"") != std::string::npos &&
+            std::regex_search(dom, m, std::regex("data-step-breakdown-bars=\"([0-9]+)\"")) && std::stoul(m[1]) > 0 &&
+            Count(dom, "<g class=\"step-bar\"") == std::stoul(m[1]),
+        "#step-breakdown drew its step bars (" + std::to_string(Count(dom, "<g class=\"step-bar\"")) + ")");
+  if (comm_cells) {
+    Check(dom.find("<section id=\"comm-matrix\"") != std::string::npos &&
+              Count(dom, "class=\"cm-cell\"") == comm_cells &&
+              dom.find("data-comm-matrix-cells=\"" + std::to_string(comm_cells) + "\"") != std::string::npos,
+          "#comm-matrix drew one cell per link (" + std::to_string(Count(dom, "class=\"cm-cell\"")) + " of " +
+              std::to_string(comm_cells) + ")");
+  } else {
+    Check(dom.find("data-comm-matrix-cells=\"0\"") != std::string::npos &&
+              std::regex_search(dom, std::regex("<section id=\"comm-matrix\" class=\"absent\">")),
+          "#comm-matrix without links says so in one line instead of an empty box");
+  }
   if (roofline) {
     size_t points = Count(dom, "<circle class=\"rl-point\"");
     Check(points > 0 && dom.find("data-roofline-points=\"" + std::to_string(points) + "\"") != std::string::npos,
@@ -121,17 +144,31 @@ int main() {
              "PTA,1736408883704643.212\t,900.0,1400.0,900.0,1,NPU:0\n"
              "PTA,1736408883705643.212\t,1300.0,1800.0,1300.0,1,NPU:0\n"
              "PTA,1736408883706643.212\t,1100.0,1800.0,1100.0,1,NPU:0\n";
+      // And a communication_matrix.json per rank: 0 <-> 1 over HCCS, each rank's LOCAL copy.
+      for (int rank : {0, 1}) {
+        nlohmann::json links;
+        links[std::to_string(rank) + "-" + std::to_string(1 - rank)] = {
+            {"Transport Type", "HCCS"}, {"Transit Size(MB)", 64.0}, {"Transit Time(ms)", rank ? 4.0 : 2.0}};
+        links[std::to_string(rank) + "-" + std::to_string(rank)] = {
+            {"Transport Type", "LOCAL"}, {"Transit Size(MB)", 8.0}, {"Transit Time(ms)", 0.1}};
+        nlohmann::json matrix;
+        matrix["step1"]["collective"]["allreduce-total@1"] = links;
+        matrix["step1"]["p2p"] = nlohmann::json::object();
+        std::ofstream(copy / ("rank" + std::to_string(rank) + "_ascend_pt/ASCEND_PROFILER_OUTPUT/communication_matrix.json"))
+            << matrix.dump();
+      }
       root = copy;
     }
     // With a part of the bundled table: the roofline gets its roofs.
-    std::string result = Run(Quote(OPTRACE_BINARY) + " analyze " + Quote(root.string()) + " -o " + Quote(out.string()) +
+    std::string result = Run(Quote(OPTRACE_BINARY) + " analyze --format json " + Quote(root.string()) + " -o " + Quote(out.string()) +
                              " --hardware-model Ascend910B2 2>/dev/null");
     auto j = nlohmann::json::parse(result, nullptr, false);
     Check(!j.is_discarded() && j.value("status", "") == "ok", std::string("optrace analyze ") + name + " succeeded");
     if (j.is_discarded() || !j.contains("analysis_summary")) continue;
     std::vector<std::string> real_ids;
     for (const auto& f : j["findings"]) real_ids.push_back(f["id"]);
-    CheckPage(chromium, out / "report.html", real_ids, j["step_count"].get<size_t>(), name, level1, level1);
+    CheckPage(chromium, out / "report.html", real_ids, j["step_count"].get<size_t>(), name, level1, level1,
+              j["rank_count"].get<size_t>(), level1 ? 4 : 0);
   }
   fs::remove_all(work);
   std::cout << (failures ? "FAILED: " + std::to_string(failures) + " check(s)\n" : "all checks passed\n");

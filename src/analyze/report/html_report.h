@@ -1,8 +1,9 @@
 // report.html: one self-contained page (inline CSS and JS, no network) that renders the
-// report view data embedded in it: summary KPIs, findings, a zoomable per-rank step timeline
-// and sortable summary tables. The page source is report_template.html, compiled in: one file of
-// about 930 lines (markup, style and script together) because the page must open as one file,
-// offline, and the three parts change together.
+// report view data embedded in it: summary KPIs, findings, the per-rank and per-step breakdowns,
+// the communication matrix, a zoomable per-rank step timeline, the step inspector, roofline and
+// memory plots and sortable summary tables. The page source is src/analyze/report/page/ (the
+// markup, style.css and one script per view), joined into one document at build time
+// (cmake/join_page.cmake) and compiled in, so the page still opens as one file, offline.
 //
 //   nlohmann::json view = BuildReportView(result, tables, options);   // report_view.h
 //   RenderHtml(view, out_stream);

@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "analyze/efficiency/efficiency.h"
+#include "analyze/report/report_plots.h"
 #include "analyze/report/step_inspector.h"
 #include "analyze/report/step_selection.h"
 #include "analyze/report/summary_tables.h"
@@ -312,6 +313,9 @@ Json BuildView(const AnalysisResult& r, const Kpis& kpis, const std::vector<Tabl
               {"identity", {{"roots", r.identity.roots}, {"rank_count", r.ranks.size()}, {"mode", ctx.mode}}},
               {"kpis", KpiList(kpis)},
               {"findings", std::move(findings)},
+              {"rank_breakdown", RankBreakdownJson(r)},
+              {"step_breakdown", StepBreakdownJson(r)},
+              {"comm_matrix", CommMatrixJson(r)},
               {"timeline", {{"origin_unix_ns", origin}, {"ranks", std::move(lanes)}}},
               {"inspector", ctx.stream_inspector ? Json() : BuildInspector(r, ctx)},
               {"roofline", RooflineJson(r, ctx.efficiency)},

@@ -3,7 +3,7 @@
 // bubbles inside the step and the roofline inputs, in a compact table-indexed encoding.
 //
 //   nlohmann::json insp = BuildStepInspector(result, &efficiency, rules.thresholds);
-//   view["inspector"] = insp;   // report_view.cc; rendered by report_template.html #inspector
+//   view["inspector"] = insp;   // report_view.cc; rendered by page/inspector.js #inspector
 //
 // Which steps carry events: per rank the slowest complete step, the median complete step and
 // the first step, then the others round-robin over the ranks while the total stays within

@@ -8,7 +8,8 @@ Planted (tests/analyze/diagnose/diagnose_test.cc checks that exactly these findi
     complete steps); it catches up in the inter-step gap, so its arrivals are not late.
 Everything else is uniform: 3 layers per step (FusedInferAttentionScore anchors), identical
 shapes (one step class), jitter of a few microseconds.
-Usage: python3 make_synthetic.py [OUT_DIR]   (stdlib only; deterministic)
+Usage: python3 make_synthetic.py [OUT_DIR [RANKS]]   (stdlib only; deterministic; RANKS default 8, the
+committed sample: more ranks only for looking at the report's plots at scale)
 """
 import json
 import os
@@ -24,7 +25,7 @@ HEADER = ("Step Id,Model ID,Task ID,Stream ID,Name,Type,OP State,Accelerator Cor
           "aiv_mte2_time(us),aiv_mte2_ratio,aiv_mte3_time(us),aiv_mte3_ratio,aiv_icache_miss_rate,"
           "cube_utilization(%)")
 
-RANKS = 8
+RANKS = int(sys.argv[2]) if len(sys.argv) > 2 else 8
 STEPS = list(range(10, 15))
 BASE_US = 1736400000000000.0
 STEP_PERIOD_US = 68000.0
