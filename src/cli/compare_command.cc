@@ -25,12 +25,17 @@ int RunCompareCommand(const CommandArgs& args, CommandIo& io) {
   app.add_option("-o,--output", out, "output directory for compare.md, compare.json and compare.html")->required();
   app.add_option("--noise-k", k, "a change is significant above k x the standard error of the difference (default 3)")
       ->check(FiniteRange(1e-6, 1e6));
+  int min_samples = 5;
+  app.add_option("--min-samples", min_samples,
+                 "fewer (rank, step) samples on either side are never called significant (default 5)")
+      ->check(CLI::Range(2, 1000000));
   if (auto rc = ParseCommandLine(app, args, io)) return *rc;
   analyze::report::CompareOptions opt;
   opt.a = a;
   opt.b = b;
   opt.out_dir = out;
   opt.noise_k = k;
+  opt.min_samples = min_samples;
   auto r = analyze::report::RunCompare(opt);
   if (!r.ok()) return ReportError("compare", r.status(), io);
   nlohmann::ordered_json top = nlohmann::ordered_json::array();

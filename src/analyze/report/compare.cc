@@ -122,6 +122,58 @@ std::string Html(std::string_view s) {
   return out;
 }
 
+// compare.html's diverging bars (#phase-diff): the largest changes per operator, HCCL kind, rank
+// and step class, relative to A, slower in B to the right (red) and faster to the left (green);
+// a change within the noise (or with too few samples) is drawn pale. Static SVG, no script.
+void WritePhaseDiffSvg(const CompareResult& c, const CompareOptions& opt, std::ostream& os) {
+  constexpr size_t kBars = 30;
+  std::vector<const CompareRow*> rows;
+  for (const CompareRow& r : c.rows)
+    if (!IsMissing(r.relative) && r.samples_a > 0 && r.samples_b > 0) rows.push_back(&r);
+  std::stable_sort(rows.begin(), rows.end(), [](const CompareRow* x, const CompareRow* y) {
+    if (x->significant != y->significant) return x->significant;
+    return std::fabs(x->delta) > std::fabs(y->delta);
+  });
+  if (rows.size() > kBars) rows.resize(kBars);
+  if (rows.empty()) {
+    os << "<p class=\"empty\" id=\"phase-diff\">No key measured on both sides: nothing to draw.</p>\n";
+    return;
+  }
+  double max_rel = 0.01;
+  for (const CompareRow* r : rows) max_rel = std::max(max_rel, std::min(2.0, std::fabs(r->relative)));
+  const int row_h = 18, label_w = 360, half = 300, top = 22, width = label_w + 2 * half + 90;
+  const int height = top + row_h * static_cast<int>(rows.size()) + 8;
+  const double mid = label_w + half;
+  os << fmt::format("<svg id=\"phase-diff\" class=\"diff\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" "
+                    "xmlns=\"http://www.w3.org/2000/svg\" data-bars=\"{}\">\n",
+                    width, height, width, height, rows.size());
+  os << fmt::format("<text x=\"{}\" y=\"14\" text-anchor=\"end\">faster in B</text><text x=\"{}\" y=\"14\">slower in "
+                    "B (relative to A; bars cut at 200%)</text>\n",
+                    mid - 6, mid + 6);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const CompareRow& r = *rows[i];
+    const double rel = std::clamp(r.relative, -2.0, 2.0), w = std::fabs(rel) / max_rel * half;
+    const double y = top + row_h * static_cast<double>(i);
+    const bool slower = r.delta > 0;
+    const std::string fill = !r.significant ? "#cfd8dc" : slower ? "#c62828" : "#2e7d32";
+    const std::string why = r.significant ? "significant"
+                            : (r.samples_a < opt.min_samples || r.samples_b < opt.min_samples)
+                                ? fmt::format("too few samples ({}/{}) to test", r.samples_a, r.samples_b)
+                                : "within the noise";
+    std::string label = r.kind + " " + r.key;
+    if (label.size() > 58) label = label.substr(0, 55) + "...";
+    os << fmt::format("<g class=\"diff-bar{}\"><title>{}: {:+.1f}% ({} -> {}), {}</title>", r.significant ? " sig" : "",
+                      Html(r.kind + " " + r.key), r.relative * 100, fmt::format("{:.3f}", r.a), fmt::format("{:.3f}", r.b),
+                      why);
+    os << fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>", label_w - 8, y + 13, Html(label));
+    os << fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{}\" fill=\"{}\"/>",
+                      slower ? mid : mid - w, y + 2, std::max(0.5, w), row_h - 4, fill);
+    os << fmt::format("<text x=\"{:.1f}\" y=\"{}\"{}>{:+.1f}%</text></g>\n", slower ? mid + w + 4 : mid - w - 4, y + 13,
+                      slower ? "" : " text-anchor=\"end\"", r.relative * 100);
+  }
+  os << fmt::format("<line x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\" stroke=\"#5b6672\"/>\n</svg>\n", mid, top - 2, height);
+}
+
 // compare.html: the report.html look (header, cards, tables), static, self-contained.
 void WriteCompareHtml(const CompareOptions& opt, const CompareResult& c, std::ostream& os) {
   auto num = [](double v) { return IsMissing(v) ? std::string("-") : fmt::format("{:.3f}", v); };
@@ -139,6 +191,7 @@ table { border-collapse:collapse; width:100%; font-size:12.5px; }
 th { background:#eef1f5; text-align:left; padding:5px 8px; border-bottom:1px solid var(--line); white-space:nowrap; }
 td { padding:3px 8px; border-bottom:1px solid #eef0f3; white-space:nowrap; } td.num { text-align:right; font-variant-numeric:tabular-nums; }
 tr.sig-up td.rel { color:var(--up); font-weight:600; } tr.sig-down td.rel { color:var(--down); font-weight:600; }
+svg.diff { display:block; max-width:100%; margin:8px 0 14px; } svg.diff text { font-size:11.5px; fill:var(--fg); }
 </style></head><body>
 <header><h1>optrace compare</h1>)";
   os << "<div class=\"ident\">A: " << Html(opt.a.string()) << "<br>B: " << Html(opt.b.string())
@@ -161,9 +214,11 @@ tr.sig-up td.rel { color:var(--up); font-weight:600; } tr.sig-down td.rel { colo
     if (!n) os << "<p class=\"empty\">No change beyond run-to-run noise.</p>\n";
   };
   os << fmt::format("<section><h2>Significant changes</h2><p>Mean per step (operators, HCCL kinds: us; ranks, step "
-                    "classes: step wall ms). Significant: |B - A| &gt; {} x the standard error of the difference and "
-                    "at least {:.0f}%. Red: slower in B, green: faster.</p>\n",
-                    opt.noise_k, opt.min_relative * 100);
+                    "classes: step wall ms). Significant: |B - A| &gt; {} x the standard error of the difference, "
+                    "at least {:.0f}%, and at least {} samples (rank x step) on each side. Red: slower in B, green: "
+                    "faster.</p>\n",
+                    opt.noise_k, opt.min_relative * 100, opt.min_samples);
+  WritePhaseDiffSvg(c, opt, os);
   table(true);
   os << "</section><section><h2>Findings</h2><p>Appeared in B: "
      << Html(c.appeared.empty() ? std::string("none") : fmt::format("{}", fmt::join(c.appeared, ", ")))
@@ -225,7 +280,8 @@ Result<CompareResult> RunCompare(const CompareOptions& opt) {
     if (sa && sb && !IsMissing(sa->VarOfMean()) && !IsMissing(sb->VarOfMean())) {
       row.noise = opt.noise_k * std::sqrt(sa->VarOfMean() + sb->VarOfMean());
       row.significant = std::fabs(row.delta) > row.noise &&
-                        (IsMissing(row.relative) || std::fabs(row.relative) >= opt.min_relative);
+                        (IsMissing(row.relative) || std::fabs(row.relative) >= opt.min_relative) &&
+                        row.samples_a >= opt.min_samples && row.samples_b >= opt.min_samples;
     }
     out.rows.push_back(row);
   }
@@ -261,8 +317,8 @@ Result<CompareResult> RunCompare(const CompareOptions& opt) {
       os << fmt::format(
           "Means per step (operators and HCCL kinds: us per step; ranks and step classes: step wall in ms). A change "
           "is significant when |B - A| > {} x the standard error of the difference (step-to-step spread of each "
-          "side) and at least {:.0f}%.\n\n",
-          opt.noise_k, opt.min_relative * 100);
+          "side), at least {:.0f}%, and each side has at least {} samples (rank x step).\n\n",
+          opt.noise_k, opt.min_relative * 100, opt.min_samples);
       os << "## Significant changes (largest first)\n\n| kind | key | A | B | delta | relative | noise |\n|---|---|---|---|---|---|---|\n";
       int n = 0;
       for (const CompareRow& r : out.rows)
@@ -292,7 +348,8 @@ Result<CompareResult> RunCompare(const CompareOptions& opt) {
                       {"samples_a", r.samples_a}, {"samples_b", r.samples_b}});
     nlohmann::ordered_json doc{{"schema_version", 1},          {"kind", "optrace.compare"},
                                {"a", opt.a.string()},          {"b", opt.b.string()},
-                               {"noise_k", opt.noise_k},       {"rows", rows},
+                               {"noise_k", opt.noise_k},       {"min_samples", opt.min_samples},
+                               {"rows", rows},
                                {"findings_appeared", out.appeared}, {"findings_gone", out.disappeared},
                                {"notes", out.notes}};
     OPTRACE_RETURN_IF_ERROR(WriteStreamAtomic(out.json, [&](std::ostream& os) {

@@ -9,7 +9,7 @@
 // and per step class (matched by shape signature): the mean per step on each side, absolute and
 // relative change, and whether it exceeds run-to-run noise: |delta| > noise_k x the standard error
 // of the difference, from the step-to-step spread of each side (per rank and step samples). Too
-// few samples to estimate the noise: never significant. Findings that appeared or disappeared
+// few samples to estimate the noise (fewer than min_samples per side): never significant. Findings that appeared or disappeared
 // (by type and rank). Incomparable inputs are refused with the reason: another rank count, or no
 // operator in common between captures of more than two operators (kernel runs compare by step).
 // An analyze OUT directory without stage files is analyzed again from the roots its summary names.
@@ -29,6 +29,9 @@ struct CompareOptions {
   std::filesystem::path out_dir;  // empty: nothing written
   double noise_k = 3.0;
   double min_relative = 0.01;     // changes below 1% are never called significant
+  // Fewer samples on either side are never called significant: a standard error from 2 or 3
+  // samples is itself off by a factor of several, so "beyond the noise" would be a guess.
+  int min_samples = 5;
 };
 
 struct CompareRow {

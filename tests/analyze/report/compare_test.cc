@@ -71,6 +71,42 @@ TEST(CompareTest, AnOperatorMadeSlowerIsTheOnlySignificantChange) {
   EXPECT_NE(page.find("<tr class=\"sig-up\"><td>operator</td><td>SwiGlu (SwiGlu, aiv)</td>"), std::string::npos);
 }
 
+// compare.html's #phase-diff: the slower operator is the first bar, red, to the right of the axis.
+TEST(CompareTest, ThePhaseDiffBarsPutTheSignificantChangeFirst) {
+  TempDir tmp;
+  CompareOptions opt;
+  opt.a = Sample("synthetic_8rank");
+  opt.b = SlowerCopy(tmp, "SwiGlu", 1.3);
+  opt.out_dir = tmp.path() / "cmp";
+  ASSERT_TRUE(RunCompare(opt).ok());
+  std::ifstream html(tmp.path() / "cmp" / "compare.html");
+  std::string page((std::istreambuf_iterator<char>(html)), std::istreambuf_iterator<char>());
+  size_t svg = page.find("<svg id=\"phase-diff\"");
+  ASSERT_NE(svg, std::string::npos);
+  size_t first = page.find("<g class=\"diff-bar", svg);
+  ASSERT_NE(first, std::string::npos);
+  EXPECT_EQ(page.compare(first, 24, "<g class=\"diff-bar sig\">"), 0) << page.substr(first, 200);
+  EXPECT_NE(page.find("SwiGlu (SwiGlu, aiv): +30.0%", first), std::string::npos);
+  EXPECT_NE(page.find("fill=\"#c62828\"", first), std::string::npos);
+}
+
+// Two (rank, step) samples a side give a standard error that is itself noise: never significant,
+// however large the change; --min-samples lowers the bar when the user accepts that.
+TEST(CompareTest, TooFewSamplesAreNeverSignificant) {
+  TempDir tmp;
+  CompareOptions opt;
+  opt.a = Sample("synthetic_8rank");
+  opt.b = SlowerCopy(tmp, "SwiGlu", 1.3);
+  opt.min_samples = 41;  // the sample has 8 ranks x 5 steps = 40 per operator
+  auto r = RunCompare(opt);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  for (const CompareRow& row : r->rows) EXPECT_FALSE(row.significant) << row.key;
+  opt.min_samples = 40;
+  r = RunCompare(opt);
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->rows[0].significant);
+}
+
 TEST(CompareTest, HtmlInOperatorNamesIsEscapedInCompareMd) {
   // Issue 29.14: keys are operator names from the capture; a viewer rendering inline HTML ran them.
   TempDir tmp;
