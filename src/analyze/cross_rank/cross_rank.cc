@@ -201,6 +201,9 @@ void CrossRankAnalyze(AnalysisResult& res, const Rules& rules) {
       if (steps.size() == C.ranks.size()) compute_total[s.rank] += s.compute_ms;
     }
     a.wall_skew_ratio = SkewOf(a.wall_ms, &a.fastest_rank, &a.slowest_rank);
+    // Synchronised ranks end their steps together: a wall difference within the skew threshold
+    // is noise, and naming a "slowest" rank on it would point away from the rank that works most.
+    if (a.wall_skew_ratio <= rules.thresholds.rank_skew_ratio) a.slowest_rank = a.fastest_rank = -1;
     a.compute_skew_ratio = SkewOf(a.compute_ms);
     C.max_step_skew_ratio = std::max(C.max_step_skew_ratio, a.wall_skew_ratio);
     C.steps.push_back(a);

@@ -177,11 +177,11 @@ Table BlockClassSummaryTable(const AnalysisResult& r) {
 Table CrossRankStepSummaryTable(const AnalysisResult& r) {
   Table t{"cross_rank_step_summary",
           {"step_id", "rank_count", "wall_ms_min", "wall_ms_max", "wall_ms_mean", "wall_skew_ratio", "compute_skew_ratio",
-           "slowest_rank", "fastest_rank", "wall_ms_by_rank"},
+           "slowest_rank", "fastest_rank", "most_compute_rank", "wall_ms_by_rank", "compute_ms_by_rank"},
           {}};
   for (const AlignedStep& s : r.cross_rank.steps) {
     double lo = 0, hi = 0, sum = 0;
-    std::vector<std::string> by_rank;
+    std::vector<std::string> by_rank, compute_by_rank;
     for (size_t i = 0; i < s.wall_ms.size(); ++i) {
       double v = s.wall_ms[i].value;
       lo = i ? std::min(lo, v) : v;
@@ -189,10 +189,18 @@ Table CrossRankStepSummaryTable(const AnalysisResult& r) {
       sum += v;
       by_rank.push_back(fmt::format("{}={}", s.wall_ms[i].rank, FormatNumber(v)));
     }
+    // The rank that computes most: in a synchronised job the one the others wait for.
+    int most_compute = -1;
+    double most = 0;
+    for (const RankValue& c : s.compute_ms) {
+      compute_by_rank.push_back(fmt::format("{}={}", c.rank, FormatNumber(c.value)));
+      if (most_compute < 0 || c.value > most) most_compute = c.rank, most = c.value;
+    }
     double mean = s.wall_ms.empty() ? 0 : sum / static_cast<double>(s.wall_ms.size());
     t.rows.push_back({KnownI(s.step_id), I(static_cast<int64_t>(s.wall_ms.size())), D(lo), D(hi), D(mean),
                       D(s.wall_skew_ratio), D(s.compute_skew_ratio), KnownI(s.slowest_rank), KnownI(s.fastest_rank),
-                      S(Join(by_rank, ";"))});
+                      KnownI(s.compute_ms.size() > 1 ? most_compute : -1), S(Join(by_rank, ";")),
+                      S(Join(compute_by_rank, ";"))});
   }
   return t;
 }

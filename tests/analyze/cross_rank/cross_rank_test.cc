@@ -64,6 +64,18 @@ TEST(CrossRankTest, SyntheticRootVotesForTheLateRank) {
   }
 }
 
+// The 8-rank sample's step walls differ by at most 3.3% (ranks wait for each other): within the
+// 5% skew threshold no rank is named slowest or fastest; the table names the rank that computes most.
+TEST(CrossRankTest, WallsWithinTheSkewThresholdNameNoSlowestRank) {
+  AnalysisResult r = Analyze(Sample("synthetic_8rank"));
+  ASSERT_FALSE(r.cross_rank.steps.empty());
+  for (const AlignedStep& a : r.cross_rank.steps) {
+    ASSERT_LE(a.wall_skew_ratio, 0.05);
+    EXPECT_EQ(a.slowest_rank, -1) << "step " << a.step_id;
+    EXPECT_EQ(a.fastest_rank, -1) << "step " << a.step_id;
+  }
+}
+
 TEST(CrossRankTest, SingleRankHasNothingToCompare) {
   AnalysisResult r = Analyze(Sample("msprof_minimal"));
   EXPECT_EQ(r.cross_rank.alignment_method, "single_rank");
