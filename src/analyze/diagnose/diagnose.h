@@ -29,6 +29,8 @@
 //                                         excluded) by total time
 //   slow_link                     medium  a communication_matrix link below slow_link_ratio x the median
 //                                         bandwidth of its transport (>= slow_link_min_links links)
+//   mixed_transport_group         low     a group whose links use two transports, the slower one's median
+//                                         bandwidth below slow_link_ratio x the faster one's
 //   comm_wait_dominated           medium  ranks whose wait / (wait + transit) > comm_wait_ratio_high; the
 //                                         rank that waits least is named as the likely late rank
 //   small_packets                 low     a rank and transport whose packets below small_packet_mb carry

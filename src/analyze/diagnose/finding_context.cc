@@ -37,6 +37,8 @@ constexpr Knowledge kKnowledge[] = {
      "overlap communication with compute (async collectives, a separate stream, bucketed gradient reduction)"},
     {"comm_wait_dominated", "medium", "inside-a-ranks-step", "the late rank's step: what it does before the collective"},
     {"slow_link", "high", "inside-a-ranks-step", "hardware / topology check of that pair (hccn_tool, npu-smi)"},
+    {"mixed_transport_group", "high", "inside-a-ranks-step",
+     "place the group's ranks on one server's HCCS (rank order, device visibility), or accept the slower link's time"},
     {"small_packets", "high", "inside-a-ranks-step", "fuse small collectives, bigger buckets"},
     {"recurring_bubble_pattern", "high", "inside-a-ranks-step",
      "the gap's host-side attribution (evidence/bubble_windows.jsonl) and the host events around it"},

@@ -1,4 +1,5 @@
-// Communication findings: a slow link, ranks that wait for a late one, small packets. Each rests
+// Communication findings: a slow link, a group split over two transports, ranks that wait for a
+// late one, small packets. Each rests
 // on the communication.json / communication_matrix.json numbers of summarize (communication.h).
 #include <fmt/format.h>
 
@@ -57,6 +58,70 @@ void SlowLinks(const AnalysisResult& res, const Thresholds& th, std::vector<Find
           res, l->reported_by, true,
           fmt::format("group {} link {}-{} {}: {:.2f} GB/s ({:.1f} MB / {:.3f} ms, {} entries)", l->group, l->src,
                       l->dst, l->transport, l->bandwidth_gbps, l->size_mb, l->time_ms, l->entries)));
+    out.push_back(std::move(f));
+  }
+}
+
+// One communication group whose links go over two transports (HCCS inside a server and PCIe or
+// RDMA across it): a collective runs at its slowest link, so the placement of the group's ranks,
+// not the kernels, sets its speed. Reported when the slower transport's median bandwidth is below
+// slow_link_ratio of the faster one's; links under slow_link_min_mb are latency, not bandwidth.
+void MixedTransportGroups(const AnalysisResult& res, const Thresholds& th, std::vector<Finding>& out) {
+  std::map<std::string, std::map<std::string, std::vector<const CommLinkSummary*>>> by_group;
+  for (const CommLinkSummary& l : res.summaries.comm_links)
+    if (l.transport != "LOCAL" && !l.transport.empty() && l.size_mb >= th.slow_link_min_mb &&
+        !IsMissing(l.bandwidth_gbps))
+      by_group[l.group][l.transport].push_back(&l);
+  for (const auto& [group, transports] : by_group) {
+    if (transports.size() < 2) continue;
+    struct Side {
+      std::string transport;
+      double median = 0, mb = 0, ms = 0;
+      size_t links = 0;
+      const CommLinkSummary* example = nullptr;
+    };
+    std::vector<Side> sides;
+    for (const auto& [transport, links] : transports) {
+      Side s{transport};
+      std::vector<double> bw;
+      for (const CommLinkSummary* l : links) {
+        bw.push_back(l->bandwidth_gbps);
+        s.mb += l->size_mb;
+        s.ms += l->time_ms;
+        if (!s.example || l->bandwidth_gbps < s.example->bandwidth_gbps) s.example = l;
+      }
+      std::sort(bw.begin(), bw.end());
+      s.median = Quantile(bw, 0.5);
+      s.links = links.size();
+      sides.push_back(s);
+    }
+    std::sort(sides.begin(), sides.end(), [](const Side& a, const Side& b) { return a.median > b.median; });
+    const Side& fast = sides.front();
+    const Side& slow = sides.back();
+    if (!(slow.median < th.slow_link_ratio * fast.median)) continue;
+    Finding f;
+    f.severity = Severity::kLow;
+    f.type = "mixed_transport_group";
+    f.rank = slow.example->reported_by;
+    f.summary = fmt::format(
+        "Group {} moves data over {} and {}: its {} {} link(s) run at a median {:.2f} GB/s, {:.0f}% of its {} {} "
+        "link(s) ({:.2f} GB/s), and carry {:.1f} MB in {:.3f} ms; a collective of the group runs at its slowest link, so "
+        "where its ranks are placed (one server's HCCS, or across servers) sets its speed.",
+        group, fast.transport, slow.transport, slow.links, slow.transport, slow.median,
+        fast.median > 0 ? 100 * slow.median / fast.median : 0, fast.links, fast.transport, fast.median, slow.mb, slow.ms);
+    f.numbers = {{"slow_median_gbps", slow.median},
+                 {"fast_median_gbps", fast.median},
+                 {"ratio", fast.median > 0 ? slow.median / fast.median : 0},
+                 {"slow_links", double(slow.links)},
+                 {"fast_links", double(fast.links)},
+                 {"slow_mb", slow.mb},
+                 {"slow_ms", slow.ms}};
+    for (const Side& s : sides)
+      f.evidence.push_back(FileEvidence(
+          res, s.example->reported_by, true,
+          fmt::format("group {} {}: {} link(s), median {:.2f} GB/s; slowest {}-{} {:.2f} GB/s ({:.1f} MB / {:.3f} ms)",
+                      group, s.transport, s.links, s.median, s.example->src, s.example->dst,
+                      s.example->bandwidth_gbps, s.example->size_mb, s.example->time_ms)));
     out.push_back(std::move(f));
   }
 }
@@ -135,6 +200,7 @@ void SmallPackets(const AnalysisResult& res, const Thresholds& th, std::vector<F
 std::vector<Finding> CommunicationFindings(const AnalysisResult& res, const Rules& rules, int slow_rank) {
   std::vector<Finding> out;
   SlowLinks(res, rules.thresholds, out);
+  MixedTransportGroups(res, rules.thresholds, out);
   WaitingRanks(res, rules.thresholds, slow_rank, out);
   SmallPackets(res, rules.thresholds, out);
   return out;

@@ -164,13 +164,15 @@ std::string CommJson(int rank, bool small_packets) {
   return steps.dump();
 }
 
-std::string MatrixJson(int rank) {
+// pcie: the links to and from rank 3 go over PCIe at 2.5 GB/s (rank 3 on another server).
+std::string MatrixJson(int rank, bool pcie = false) {
   json links;
   for (int dst = 0; dst < 4; ++dst) {
     if (dst == rank) continue;
     bool slow = rank == 1 && dst == 2;
-    double time = slow ? 4.0 : 1.0;
-    links[fmt::format("{}-{}", rank, dst)] = {{"Transport Type", "HCCS"}, {"Transit Size(MB)", 20.0},
+    bool over_pcie = pcie && (rank == 3 || dst == 3);
+    double time = over_pcie ? 8.0 : slow ? 4.0 : 1.0;
+    links[fmt::format("{}-{}", rank, dst)] = {{"Transport Type", over_pcie ? "PCIE" : "HCCS"}, {"Transit Size(MB)", 20.0},
                                                {"Transit Time(ms)", time}, {"Bandwidth(GB/s)", 20.0 / time},
                                                {"Op Name", "hcom_allReduce__1_0_1"}};
   }
@@ -183,7 +185,7 @@ std::string MatrixJson(int rank) {
   return m.dump();
 }
 
-void WriteCapture(const TempDir& tmp, bool small_packets_on_rank_2) {
+void WriteCapture(const TempDir& tmp, bool small_packets_on_rank_2, bool pcie = false) {
   for (int r = 0; r < 4; ++r) {
     std::string dir = fmt::format("rank{}_ascend_pt", r);
     std::string kd = "Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us)\n";
@@ -192,7 +194,7 @@ void WriteCapture(const TempDir& tmp, bool small_packets_on_rank_2) {
                         1700000000000000LL + i * 10000 + (r == 3 ? 3000 : 0), r == 3 ? 1500 : 4500);
     tmp.Write(dir + "/ASCEND_PROFILER_OUTPUT/kernel_details.csv", kd);
     tmp.Write(dir + "/ASCEND_PROFILER_OUTPUT/communication.json", CommJson(r, small_packets_on_rank_2 && r == 2));
-    tmp.Write(dir + "/ASCEND_PROFILER_OUTPUT/communication_matrix.json", MatrixJson(r));
+    tmp.Write(dir + "/ASCEND_PROFILER_OUTPUT/communication_matrix.json", MatrixJson(r, pcie));
   }
 }
 
@@ -216,6 +218,22 @@ TEST(CommunicationTest, PlantedSlowLinkIsNamedWithItsTransport) {
   EXPECT_NE(f->evidence[0].file.find("communication_matrix.json"), std::string::npos);
   // The overlapping "-top1" class was not added to the "-total" numbers.
   for (const CommLinkSummary& l : r.summaries.comm_links) EXPECT_EQ(l.entries, 1u);
+}
+
+// Rank 3 reached over PCIe (2.5 GB/s) while the others talk over HCCS (20 GB/s): one finding for
+// the group, naming both transports and their medians; without PCIe links, none.
+TEST(CommunicationTest, AGroupSplitOverHccsAndPcieIsNamed) {
+  TempDir tmp;
+  WriteCapture(tmp, false, /*pcie=*/true);
+  AnalysisResult r = testing::Analyze(tmp.path());
+  const Finding* f = FindingOf(r, "mixed_transport_group");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f->summary.find("Group 123 moves data over HCCS and PCIE"), std::string::npos) << f->summary;
+  EXPECT_NE(f->summary.find("6 PCIE link(s) run at a median 2.50 GB/s"), std::string::npos) << f->summary;
+  EXPECT_EQ(f->evidence.size(), 2u);  // one line per transport
+  TempDir hccs_only;
+  WriteCapture(hccs_only, false);
+  EXPECT_EQ(FindingOf(testing::Analyze(hccs_only.path()), "mixed_transport_group"), nullptr);
 }
 
 TEST(CommunicationTest, PlantedLateRankIsNamedByTheWaitOfTheOthers) {
