@@ -111,6 +111,49 @@ double Median(std::vector<double> v) {
 
 std::string Pct(double v) { return fmt::format("{:.1f}%", v * 100); }
 
+// The slowest rank's cores, each a row of its spans (Explanation::gantt).
+CoreGantt BuildGantt(const std::vector<Span>& spans, const std::vector<bool>& has_child, const PhaseRules& rules,
+                     const std::map<int, double>& wall_us,
+                     const std::map<std::tuple<int, int, uint32_t>, std::string>& group_of) {
+  CoreGantt g;
+  double longest = -1;
+  for (const auto& [rank, w] : wall_us)
+    if (w > longest) longest = w, g.rank = rank;
+  if (g.rank < 0) return g;
+  size_t total = 0;
+  std::tuple<int, int, uint32_t> current{-1, -1, 0};
+  bool skipping = false;
+  for (size_t i = 0; i < spans.size(); ++i) {
+    const Span& s = spans[i];
+    if (s.rank != g.rank) continue;
+    std::tuple<int, int, uint32_t> key{s.rank, int(s.kind), s.core};
+    if (key != current) {
+      current = key;
+      // A core's spans are contiguous (spans are sorted by rank, kind, core): count them first,
+      // so a core is drawn whole or not at all.
+      size_t n = 0;
+      for (size_t k = i; k < spans.size() && spans[k].rank == s.rank && spans[k].kind == s.kind && spans[k].core == s.core;
+           ++k)
+        ++n;
+      skipping = g.cores.size() >= kGanttCores || total + n > kGanttSpans;
+      if (skipping) {
+        ++g.dropped_cores;
+        g.dropped_spans += n;
+        continue;
+      }
+      auto grp = group_of.find(key);
+      g.cores.push_back({CoreName(s), grp == group_of.end() ? "" : grp->second, {}});
+      total += n;
+    }
+    if (skipping) continue;
+    int depth = 0;
+    for (int p = s.parent; p >= 0 && size_t(p) < spans.size(); p = spans[size_t(p)].parent) ++depth;
+    g.cores.back().spans.push_back(
+        {s.label, has_child[i] ? "container" : rules.Category(s.label), s.begin_us, s.end_us, depth});
+  }
+  return g;
+}
+
 }  // namespace
 
 std::string PhaseRules::Category(const std::string& label) const {
@@ -236,6 +279,7 @@ Explanation Explain(const SpanSet& set, const PhaseRules& rules, const RoleMap* 
     p.by_core[{s.rank, CoreName(s)}].push_back({s.begin_us, s.end_us});
     cats[{g, category}].by_rank[s.rank].push_back({s.begin_us, s.end_us});
   }
+  e.gantt = BuildGantt(spans, has_child, rules, e.wall_us, group_of);
   auto mean_share = [&](const std::map<int, std::vector<Iv>>& by_rank, std::map<int, double>* unions,
                         double* mean_union) {
     double share = 0, uni = 0;
@@ -446,6 +490,32 @@ Explanation Explain(const SpanSet& set, const PhaseRules& rules, const RoleMap* 
   return e;
 }
 
+namespace {
+
+// Spans as [phase index, category index, begin, end, depth] with the names once each: a rank of
+// 64 cores and thousands of spans stays small in the page.
+Json GanttJson(const CoreGantt& g) {
+  if (g.rank < 0 || g.cores.empty()) return nullptr;
+  std::map<std::string, size_t> phase_index, category_index;
+  Json phases = Json::array(), categories = Json::array(), cores = Json::array();
+  auto index = [](std::map<std::string, size_t>& m, Json& list, const std::string& name) {
+    auto [it, fresh] = m.try_emplace(name, m.size());
+    if (fresh) list.push_back(name);
+    return it->second;
+  };
+  for (const GanttCore& c : g.cores) {
+    Json spans = Json::array();
+    for (const GanttSpan& s : c.spans)
+      spans.push_back({index(phase_index, phases, s.phase), index(category_index, categories, s.category),
+                       std::round(s.begin_us * 1000) / 1000, std::round(s.end_us * 1000) / 1000, s.depth});
+    cores.push_back({{"core", c.core}, {"group", c.group}, {"spans", std::move(spans)}});
+  }
+  return Json{{"rank", g.rank},       {"phases", std::move(phases)}, {"categories", std::move(categories)},
+              {"cores", std::move(cores)}, {"dropped_cores", g.dropped_cores}, {"dropped_spans", g.dropped_spans}};
+}
+
+}  // namespace
+
 Json ExplanationJson(const Explanation& e) {
   Json wall = Json::object();
   for (const auto& [rank, w] : e.wall_us) wall[std::to_string(rank)] = w;
@@ -496,7 +566,8 @@ Json ExplanationJson(const Explanation& e) {
               {"overlaps", overlaps},
               {"critical", critical},
               {"findings", findings},
-              {"warnings", e.warnings}};
+              {"warnings", e.warnings},
+              {"core_gantt", GanttJson(e.gantt)}};
 }
 
 void WriteExplainText(const Explanation& e, std::ostream& out) {

@@ -101,6 +101,29 @@ struct CoreInfo {
   std::string group;
 };
 
+// One rank's cores with their phases in time (explain.html #core-gantt): the rank with the
+// longest kernel wall, at most kGanttCores cores and kGanttSpans spans (cores kept in order,
+// each core's spans whole; what did not fit is counted).
+inline constexpr size_t kGanttCores = 64;
+inline constexpr size_t kGanttSpans = 8000;
+
+struct GanttSpan {
+  std::string phase, category;
+  double begin_us = 0, end_us = 0;  // relative to the rank's first span
+  int depth = 0;                    // 0: top level on its core
+};
+
+struct GanttCore {
+  std::string core, group;
+  std::vector<GanttSpan> spans;
+};
+
+struct CoreGantt {
+  int rank = -1;
+  std::vector<GanttCore> cores;
+  size_t dropped_cores = 0, dropped_spans = 0;
+};
+
 struct Explanation {
   std::string source;
   std::vector<std::string> inputs;
@@ -115,6 +138,7 @@ struct Explanation {
   std::vector<CriticalRow> critical;
   std::vector<ExplainFinding> findings;
   std::vector<std::string> warnings;
+  CoreGantt gantt;
 };
 
 Explanation Explain(const SpanSet& spans, const PhaseRules& rules, const RoleMap* roles);

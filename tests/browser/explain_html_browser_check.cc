@@ -89,6 +89,13 @@ int main() {
   for (const auto& f : doc["findings"])
     Check(dom.find("data-finding-id=\"" + f["id"].get<std::string>() + "\"") != std::string::npos,
           "finding " + f["id"].get<std::string>() + " rendered");
+  size_t gantt_spans = 0;
+  for (const auto& c : doc["core_gantt"]["cores"]) gantt_spans += c["spans"].size();
+  Check(dom.find("<section id=\"core-gantt\"") != std::string::npos &&
+            Count(dom, "<rect class=\"gantt-span\"") == gantt_spans && gantt_spans > 0 &&
+            BodyAttr(dom, "data-count-gantt-spans") == std::to_string(gantt_spans),
+        "#core-gantt drew one bar per span of each core (" + std::to_string(Count(dom, "<rect class=\"gantt-span\"")) +
+            " of " + std::to_string(gantt_spans) + ")");
   for (const char* table : {"phases", "categories", "overlaps", "critical"})
     Check(dom.find(std::string("data-table-id=\"") + table + "\"") != std::string::npos,
           std::string("table ") + table + " rendered");

@@ -67,6 +67,32 @@ TEST(ExplainTest, CoreGroupsComeFromTheRoleWordsOfTheLabels) {
   EXPECT_EQ(groups, (std::map<std::string, int>{{"cube", 2}, {"vector_recv", 6}, {"vector_send", 2}}));
 }
 
+// explain.html's #core-gantt: rank 1 (its AIV 3 runs to 200 us, the longest wall), every core of
+// it in order, each span with its category and its nesting depth.
+TEST(ExplainTest, TheGanttIsTheLongestRankWithEachCoresSpansAndTheirDepth) {
+  Explanation e = Explain(Fused(), Builtin(), nullptr);
+  ASSERT_EQ(e.gantt.rank, 1);
+  ASSERT_EQ(e.gantt.cores.size(), 5u);  // AIC 0, AIV 0..3
+  EXPECT_EQ(e.gantt.cores[0].core, "AIC 0");
+  EXPECT_EQ(e.gantt.cores[0].group, "cube");
+  ASSERT_EQ(e.gantt.cores[0].spans.size(), 3u);
+  EXPECT_EQ(e.gantt.cores[0].spans[0].phase, "moe");
+  EXPECT_EQ(e.gantt.cores[0].spans[0].category, "container");
+  EXPECT_EQ(e.gantt.cores[0].spans[0].depth, 0);
+  EXPECT_EQ(e.gantt.cores[0].spans[1].phase, "gmm1");
+  EXPECT_EQ(e.gantt.cores[0].spans[1].depth, 1);
+  const GanttCore& straggler = e.gantt.cores[4];
+  EXPECT_EQ(straggler.core, "AIV 3");
+  EXPECT_EQ(straggler.group, "vector_recv");
+  ASSERT_EQ(straggler.spans.size(), 3u);
+  EXPECT_DOUBLE_EQ(straggler.spans[0].end_us, 200);
+  EXPECT_EQ(straggler.spans[1].category, "wait");
+  EXPECT_EQ(e.gantt.dropped_cores, 0u);
+  auto j = ExplanationJson(e)["core_gantt"];
+  EXPECT_EQ(j["rank"], 1);
+  EXPECT_EQ(j["cores"].size(), 5u);
+}
+
 TEST(ExplainTest, UnionsAndSharesEqualTheHandComputation) {
   Explanation e = Explain(Fused(), Builtin(), nullptr);
   EXPECT_EQ(e.wall_us.at(0), 100);
