@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # release_tarball_test.sh SOURCE_DIR: the x86_64 release tarball as a user gets it (issue 54).
-# Builds it with scripts/package.sh --quick (the fully static binary, unoptimised: the same link and
-# packaging as a release in a third of the compile time; build/release-static-quick, dist/quick/), then:
+# Builds it with scripts/package.sh --quick (the fully static binary, unoptimised and compiled by clang
+# where it is installed: the same link and packaging as a release in a fraction of the compile time;
+# build/release-static-quick, dist/quick/), then:
 # the binary needs only the kernel (scripts/check-release-binary.sh: no shared object, no glibc
 # symbol version above 2.28), and unpacked in a fresh folder it runs the demo and installs the
 # skills with an empty environment. Exits 1 at the first thing that does not hold.
