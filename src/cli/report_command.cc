@@ -34,17 +34,21 @@ int RunReportCommand(const CommandArgs& args, CommandIo& io) {
                  "JSON defining the bytes a bandwidth counts (kind, bytes_per_rank or tokens x hidden x dtype "
                  "bytes [x topk], includes_metadata / _local_traffic / _protocol_overhead); without it no "
                  "bandwidth is printed");
+  std::string kernel_calls;
+  app.add_option("--kernel-calls", kernel_calls,
+                 "kernel_calls.csv of `optrace analyze ROOT --kernel NAME`: the kernel's calls as the profiler "
+                 "recorded them (section 3.3, system timeline)");
   app.add_option("-o,--output", output, "write the report here instead of stdout");
   if (auto rc = ParseCommandLine(app, args, io)) return *rc;
   {
     std::vector<std::string> ins = latency;
     ins.insert(ins.end(), pipe.begin(), pipe.end());
     ins.insert(ins.end(), compare.begin(), compare.end());
-    for (const std::string& p : {roles_path, stall, env_path, bytes_path}) ins.push_back(p);
+    for (const std::string& p : {roles_path, stall, env_path, bytes_path, kernel_calls}) ins.push_back(p);
     if (auto rc = RefuseOutputsThatAreInputs("report", {{"-o", output}}, ins, io)) return *rc;
   }
-  if (latency.empty() && pipe.empty() && stall.empty()) {
-    io.err << "optrace report: error: give at least one of --latency, --pipe, --stall\n";
+  if (latency.empty() && pipe.empty() && stall.empty() && kernel_calls.empty()) {
+    io.err << "optrace report: error: give at least one of --latency, --pipe, --stall, --kernel-calls\n";
     return kExitBadInput;
   }
 
@@ -54,6 +58,11 @@ int RunReportCommand(const CommandArgs& args, CommandIo& io) {
     auto b = evidence::LoadBytesDefinition(ResolveAgainstCwd(bytes_path));
     if (!b.ok()) return ReportError("report", b.status(), io);
     in.bytes = std::move(*b);
+  }
+  if (!kernel_calls.empty()) {
+    auto k = evidence::ReadKernelCalls(ResolveAgainstCwd(kernel_calls));
+    if (!k.ok()) return ReportError("report", k.status(), io);
+    in.kernel_calls = std::move(*k);
   }
   if (!env_path.empty()) {
     auto text = ReadFileToString(ResolveAgainstCwd(env_path));

@@ -325,9 +325,27 @@ void Evidence(const EvidenceInputs& in, std::ostream& out) {
     out << "\nSamples are not time: they are not multiplied by a cycle count here. PC sampling covers SIMT code "
            "only, not the scalar control path or remote waits.\n\n";
   }
-  out << fmt::format("### 3.3 Where each piece of evidence comes from\n\n- System timeline (kernel, rank, task): {}\n"
-                     "- Real board vs simulation: {}\n\n",
-                     kBlank, kBlank);
+  out << "### 3.3 Where each piece of evidence comes from\n\n";
+  if (!in.kernel_calls) {
+    out << fmt::format("- System timeline (kernel, rank, task): {}\n", kBlank);
+  } else {
+    const KernelCalls& k = *in.kernel_calls;
+    std::string names, sources;
+    for (const std::string& n : k.names) names += (names.empty() ? "" : ", ") + n;
+    if (!k.sources.empty())
+      sources = k.sources.size() == 1 ? Cell(*k.sources.begin())
+                                      : fmt::format("{} and {} more export file(s)", Cell(*k.sources.begin()),
+                                                    k.sources.size() - 1);
+    out << fmt::format("- System timeline (kernel, rank, task): {} call(s) of {} on {} rank(s), the profiler's own task "
+                       "rows ({}; from {}):\n\n",
+                       k.calls, Cell(names), k.ranks.size(), k.path.string(), sources.empty() ? "-" : sources);
+    out << "| rank | calls | duration p50 (us) | duration max (us) | launch gap p50 (us) |\n|---|---|---|---|---|\n";
+    for (const KernelCallsRank& r : k.ranks)
+      out << fmt::format("| {} | {} | {:.3f} | {:.3f} | {} |\n", r.rank, r.calls, r.p50_us, r.max_us,
+                         r.launch_gap_p50_us < 0 ? std::string("-") : fmt::format("{:.3f}", r.launch_gap_p50_us));
+    out << "\n";
+  }
+  out << fmt::format("- Real board vs simulation: {}\n\n", kBlank);
   ControlledComparison(in, out);
 }
 

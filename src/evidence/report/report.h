@@ -16,6 +16,7 @@
 
 #include "evidence/environment/environment.h"
 #include "evidence/report/bytes_definition.h"
+#include "evidence/report/kernel_calls.h"
 #include "evidence/latency/latency.h"
 #include "evidence/latency/latency_compare.h"
 #include "evidence/pipe/pipe_summary.h"
@@ -43,6 +44,9 @@ struct EvidenceInputs {
   // The bytes a bandwidth counts (`--bytes FILE`); without it section 2 prints the seed's warning.
   std::optional<BytesDefinition> bytes;
   std::string roles_path;  // "" when none
+  // Section 3.3's system timeline: the kernel's calls as the profiler recorded them
+  // (`--kernel-calls`, the kernel_calls.csv of `optrace analyze ROOT --kernel NAME`).
+  std::optional<KernelCalls> kernel_calls;
 };
 
 // The metrics shown in the report's per-role table (all of them stay in `optrace pipe`).
