@@ -170,6 +170,22 @@ int main() {
     CheckPage(chromium, out / "report.html", real_ids, j["step_count"].get<size_t>(), name, level1, level1,
               j["rank_count"].get<size_t>(), level1 ? 4 : 0);
   }
+  // 3. A peak far below what the capture achieved (a profile of a made-up device): every roofline
+  // point is above its roof, and the page names the peak as the suspect instead of drawing on.
+  if (fs::is_directory(samples / "st_l2")) {
+    fs::path profile = work / "tiny_device.json";
+    std::ofstream(profile) << R"({"name": "TinyTestDevice", "cube_fp16_tflops": 0.0001, "cube_bf16_tflops": 0.0001,)"
+                           << R"( "vector_fp16_tflops": 0.0001, "vector_fp32_tflops": 0.0001})";
+    fs::path out = work / "st_l2_tiny";
+    Run(Quote(OPTRACE_BINARY) + " analyze " + Quote((samples / "st_l2").string()) + " -o " + Quote(out.string()) +
+        " --hardware-profile " + Quote(profile.string()) + " >/dev/null 2>&1");
+    fs::path prof = work / "chromium_profile_tiny";
+    std::string dom = Run(Chromium(chromium, prof, "--dump-dom", "file://" + (out / "report.html").string()));
+    std::smatch m;
+    Check(std::regex_search(dom, m, std::regex("data-roofline-above-peak=\"([0-9]+)\"")) && std::stoul(m[1]) > 0 &&
+              dom.find("peak of TinyTestDevice is suspect") != std::string::npos,
+          "a roofline point above its peak is named, with the peak as the suspect");
+  }
   fs::remove_all(work);
   std::cout << (failures ? "FAILED: " + std::to_string(failures) + " check(s)\n" : "all checks passed\n");
   return failures ? 1 : 0;
