@@ -149,6 +149,23 @@ TEST_F(AnalyzeCommandTest, FormatJsonAndTextAgreeOnTheFindingCounts) {
                                               c.value("medium", 0), c.value("low", 0), c.value("info", 0))));
 }
 
+// A run whose reports are written but whose cut is not lossless: the summary says failed, which
+// phase, and why, above the rest (exit 2).
+TEST_F(AnalyzeCommandTest, TextSummaryOfAFailedCutSaysSoFirst) {
+  fs::path rank = dir_ / "root" / "rank0_ascend_pt";
+  fs::create_directories(rank / "ASCEND_PROFILER_OUTPUT");
+  std::ofstream(rank / "profiler_info_0.json") << "{}";
+  std::ofstream(rank / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv")
+      << "Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us)\n"
+         "1,MatMul,MatMul,AI_CORE,1000.000,100\n,Add,Add,AI_VECTOR_CORE,2000.000,100\n"
+         "2,MatMul,MatMul,AI_CORE,3000.000,100\n";
+  auto r = RunCli({"analyze", (dir_ / "root").string(), "-o", (dir_ / "out").string()});
+  EXPECT_EQ(r.exit_code, kExitBadInput);
+  EXPECT_EQ(r.out.rfind("analyze: failed (segment_validation): 1 rank(s)", 0), 0u) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("\nerror: 0 hard data error(s) and 1 event(s) between steps"));
+  EXPECT_THAT(r.out, HasSubstr("report: " + (dir_ / "out" / "report.html").string()));
+}
+
 TEST_F(AnalyzeCommandTest, FailedRunPrintsNothingOnStdoutInTextMode) {
   auto r = RunCli({"analyze", (dir_ / "nope").string(), "-o", (dir_ / "out").string()});
   EXPECT_NE(r.exit_code, 0);
