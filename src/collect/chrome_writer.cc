@@ -82,8 +82,8 @@ class TraceBuffer {
   }
   // ticks * us_per_tick as microseconds with 3 decimals (ns), via integers: much faster than
   // formatting doubles, and exact for the usual clocks (50 MHz = 20 ns per tick).
-  void Us(int64_t ticks, double us_per_tick) {
-    int64_t ns = TicksToNs(ticks, us_per_tick);
+  void Us(int64_t ticks, double us_per_tick) { UsOfNs(TicksToNs(ticks, us_per_tick)); }
+  void UsOfNs(int64_t ns) {
     char* p = buf_.data() + used_;
     if (ns < 0) {
       *p++ = '-';
@@ -320,9 +320,14 @@ void ChromeTraceWriter::Intervals(const Collection& c, std::span<const Interval>
     b.Lit("{\"name\":");
     b.Str(name);
     b.Str(st.complete);
-    b.Us(iv.begin_ticks - st.origin, st.us_per_tick);
+    const int64_t begin_ns = TicksToNs(iv.begin_ticks - st.origin, st.us_per_tick);
+    b.UsOfNs(begin_ns);
     b.Lit(",\"dur\":");
-    b.Us(iv.end_ticks - iv.begin_ticks, st.us_per_tick);
+    // Times saturate at 2^62 ns (TicksToNs): a slice whose end lies past that ends there, as its
+    // end event does in the Perfetto trace, not 2^62 ns after its begin.
+    const __int128 room = (static_cast<__int128>(1) << 62) - begin_ns;
+    const int64_t dur_ns = TicksToNs(iv.end_ticks - iv.begin_ticks, st.us_per_tick);
+    b.UsOfNs(dur_ns > room ? static_cast<int64_t>(room) : dur_ns);
     b.Lit(",\"args\":{\"index\":");
     b.Int(iv.begin_payload);
     b.Lit(",\"extra\":");
