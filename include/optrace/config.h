@@ -30,6 +30,19 @@
 #ifndef ENABLE_MOE_PROFILING_GM_BUFFER
 #define ENABLE_MOE_PROFILING_GM_BUFFER 0
 #endif
+// The point set's fingerprint, stored in word 7 of every slot: `optrace scan --stamp-fingerprint`
+// (the build hook) writes optrace_point_set.h beside optrace_trace.h, found here by
+// __has_include, so collect can tell a point map of another scan. 0 = unknown.
+#ifndef OPTRACE_POINT_SET_FINGERPRINT
+#if defined(__has_include)
+#if __has_include("optrace_point_set.h")
+#include "optrace_point_set.h"
+#endif
+#endif
+#endif
+#ifndef OPTRACE_POINT_SET_FINGERPRINT
+#define OPTRACE_POINT_SET_FINGERPRINT 0
+#endif
 
 namespace optrace {
 
@@ -38,6 +51,7 @@ constexpr bool kDefaultSync = (ENABLE_MOE_PROFILING_BARRIER);
 constexpr uint32_t kSlotWords = static_cast<uint32_t>(PROF_SIZE_PER_CORE);
 constexpr uint32_t kSlotCapacity = format::CapacityForSlotWords(kSlotWords);
 constexpr bool kGmBuffer = (ENABLE_MOE_PROFILING_GM_BUFFER) != 0;
+constexpr uint64_t kPointSetFingerprint = static_cast<uint64_t>(OPTRACE_POINT_SET_FINGERPRINT);
 // Largest stack buffer that leaves half of a 32 KiB AI core stack to the kernel (AscendC).
 constexpr uint32_t kSafeStackSlotWords = 2048;
 

@@ -20,6 +20,7 @@
 #ifndef OPTRACE_WRITER_H_
 #define OPTRACE_WRITER_H_
 
+#include "optrace/config.h"
 #include "optrace/format.h"
 
 #ifndef OPTRACE_FN
@@ -51,7 +52,7 @@ OPTRACE_FN void InitSlot(OPTRACE_SLOT_SPACE int64_t* slot, uint32_t slot_words, 
       format::PackCapacity(format::CapacityForSlotWords(slot_words), slot_words));
   slot[format::kWordEventCount] = 0;
   slot[format::kWordDropped] = 0;
-  slot[format::kWordFingerprint] = 0;
+  slot[format::kWordFingerprint] = static_cast<int64_t>(kPointSetFingerprint);
 }
 
 // Appends one event to `slot`, or counts it as dropped when the slot is full.

@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "core/file_io.h"
 #include "source/scan/modify.h"
+#include "source/scan/point_set_stamp.h"
 #include "source/lint/lint.h"
 #include "source/scan/scanner.h"
 
@@ -55,7 +56,7 @@ int RunScanCommand(const CommandArgs& args, CommandIo& io) {
   CLI::App app{"Scan C/C++/CUDA/AscendC sources for TRACE_POINT marks and write point_map.json", "optrace scan"};
   std::vector<std::string> roots, include_dirs;
   std::string output, entry, root, format = "text";
-  bool modify = false, dry_run = false;
+  bool modify = false, dry_run = false, stamp = false;
   app.add_option("SRC", roots, "source files or directories (recursively: .c .cc .cpp .h .hpp .cu .cuh ...)");
   app.add_option("-o,--output", output, "point map to write (default: print to stdout)");
   app.add_option("--entry", entry, "scan only the include tree of this file (follows #include \"...\")");
@@ -63,10 +64,18 @@ int RunScanCommand(const CommandArgs& args, CommandIo& io) {
   app.add_option("--root", root, "directory the map's paths are relative to (default: the SRC directory)");
   app.add_flag("--modify", modify, "rewrite each TRACE_POINT(...) into its integer id, original kept in a comment");
   app.add_flag("--dry-run", dry_run, "with --modify: print a unified diff, write nothing");
+  app.add_flag("--stamp-fingerprint", stamp,
+               "write optrace_point_set.h (the point set's fingerprint) beside each optrace_trace.h: the "
+               "binary built next stores it in every slot, and collect checks the map against it");
   app.add_option("--format", format, "summary format")->check(CLI::IsMember({"text", "json"}));
   if (auto rc = ParseCommandLine(app, args, io)) return *rc;
   if (roots.empty() && entry.empty()) {
     io.err << "optrace scan: error: give source files or directories, or --entry FILE\n";
+    return kExitBadInput;
+  }
+  if (stamp && (roots.empty() || dry_run)) {
+    io.err << "optrace scan: error: --stamp-fingerprint needs the source directories (not --entry alone) and no "
+              "--dry-run\n";
     return kExitBadInput;
   }
   if (dry_run && !modify) {
@@ -117,6 +126,12 @@ int RunScanCommand(const CommandArgs& args, CommandIo& io) {
       if (!st.ok()) return ReportError("scan", st, io);
     }
   }
+  int stamped = 0;
+  if (stamp) {
+    Result<int> n = source::StampPointSet(std::vector<fs::path>(roots.begin(), roots.end()), r.map);
+    if (!n.ok()) return ReportError("scan", n.status(), io);
+    stamped = *n;
+  }
   std::string map_json = SerializePointMap(r.map);
   if (!output.empty() && !dry_run) {
     fs::path out = ResolveAgainstCwd(output);
@@ -135,7 +150,10 @@ int RunScanCommand(const CommandArgs& args, CommandIo& io) {
     return kExitOk;
   }
   if (format == "json") {
-    io.out << JsonText(ScanJson(r, output, rewritten)) << "\n";
+    nlohmann::json j = ScanJson(r, output, rewritten);
+    j["point_set_fingerprint"] = fmt::format("0x{:016x}", PointSetFingerprint(r.map));
+    if (stamp) j["stamped"] = stamped;
+    io.out << JsonText(j) << "\n";
     return kExitOk;
   }
   std::set<std::string> labels;
@@ -146,6 +164,13 @@ int RunScanCommand(const CommandArgs& args, CommandIo& io) {
   if (modify) summary << fmt::format("; {} {} file(s)", dry_run ? "would rewrite" : "rewrote", rewritten);
   if (!output.empty() && !dry_run) summary << " -> " << output;
   summary << "\n";
+  if (stamp) {
+    summary << fmt::format("point set fingerprint 0x{:016x} stamped beside {} optrace_trace.h\n",
+                           PointSetFingerprint(r.map), stamped);
+    if (stamped == 0)
+      io.err << "optrace scan: note: no optrace_trace.h under the scanned folders: nothing stamped (slots will say "
+                "fingerprint unknown)\n";
+  }
   if (!r.unresolved_includes.empty()) io.err << "optrace scan: " << source::UnresolvedIncludesNote(r.unresolved_includes);
   return kExitOk;
 }

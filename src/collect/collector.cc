@@ -208,6 +208,9 @@ Result<CollectResult> Collect(const CollectOptions& o) {
   // Sequential ids can shift without a single unknown id: the labels' nesting is what shows it.
   std::optional<LabelNestingCheck> nesting;
   if (o.map && o.map->scheme == PointIdScheme::kLegacySequential) nesting.emplace(*o.map);
+  // A native map's point set, as the build hook stamped it into the binary (word 7; 0 unknown).
+  const uint64_t map_fingerprint =
+      o.map && o.map->scheme == PointIdScheme::kFnv1a31 ? PointSetFingerprint(*o.map) : 0;
   std::vector<int64_t> parents;
   uint64_t overflow_words = 0;
   Status first_error;
@@ -323,6 +326,21 @@ Result<CollectResult> Collect(const CollectOptions& o) {
           d.Add(Problem::kDuplicateCore, fmt::format("{}: slots {} and {} both claim {} {}", path, it->second, core.slot,
                                                      CoreKindName(core.kind), core.core_index));
         }
+      }
+    }
+    if (map_fingerprint != 0) {
+      // Certain, unlike the heuristics below: the binary says which scan it was built with.
+      uint64_t other = 0, seen = 0;
+      for (const CoreSeries& core : dump.cores) {
+        if (core.fingerprint == 0 || core.fingerprint == map_fingerprint) continue;
+        ++other;
+        seen = core.fingerprint;
+      }
+      if (other > 0) {
+        d.Add(Problem::kMapOtherScan,
+              fmt::format("{}: {} slot(s) built with point set 0x{:016x}, the map's is 0x{:016x}", path, other, seen,
+                          map_fingerprint),
+              other);
       }
     }
     if (o.sink) {

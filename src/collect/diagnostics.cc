@@ -43,6 +43,9 @@ constexpr std::array<ProblemInfo, static_cast<size_t>(Problem::kCount_)> kProble
     {"cpu_debug_clock", Severity::kInfo,
      "legacy timestamps are nanoseconds since 1970 (CANN CPU-debug mode's GetSystemCycle): read at 1000 MHz "
      "instead of --clock-mhz; pass --clock-mhz to force a rate"},
+    {"map_other_scan", Severity::kDataLoss,
+     "slots whose point-set fingerprint (stamped at build time by scan --stamp-fingerprint) is not the map's: the "
+     "map is from another scan than the binary's; use the point_map.json of that build, or rescan its sources"},
 }};
 
 }  // namespace

@@ -38,6 +38,7 @@ enum class Problem {
   kDuplicateCore,      // two slots of one rank claim the same core
   kMapMismatch,        // ids shared with the map but most records unmapped or unpaired: another build
   kCpuDebugClock,      // legacy timestamps are CLOCK_REALTIME ns (CANN CPU-debug mode): read at 1 GHz
+  kMapOtherScan,       // the slots' point-set fingerprint (word 7) is not the map's: a map of another scan
   kCount_,  // number of problems; not a problem
 };
 

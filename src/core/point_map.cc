@@ -88,6 +88,17 @@ Result<PointMap> LoadPointMap(const std::filesystem::path& path) {
   return ParsePointMap(text, path.string());
 }
 
+uint64_t PointSetFingerprint(const PointMap& map) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (const auto& [id, point] : map.points) {  // std::map: ascending ids
+    for (int byte = 0; byte < 4; ++byte) {
+      h ^= (id >> (8 * byte)) & 0xffu;
+      h *= 0x100000001b3ull;
+    }
+  }
+  return h == 0 ? 1 : h;
+}
+
 std::string SerializePointMap(const PointMap& map) {
   json doc = json::object();
   doc["format"] = kFormatName;

@@ -52,4 +52,11 @@ Result<PointMap> ParsePointMap(std::string_view json_text, std::string_view orig
 Result<PointMap> LoadPointMap(const std::filesystem::path& path);
 std::string SerializePointMap(const PointMap& map);
 
+// What identifies the point set a build was made from: 64-bit FNV-1a over the map's ids in
+// ascending order (4 little-endian bytes each), never 0 (0 is "unknown" in a slot's word 7).
+// `optrace scan --stamp-fingerprint` writes it where the kernel's optrace_trace.h picks it up,
+// so each slot carries the fingerprint of the scan its binary was built with, and collect can
+// tell a map of another scan from the right one.
+uint64_t PointSetFingerprint(const PointMap& map);
+
 }  // namespace optrace

@@ -55,5 +55,17 @@ TEST(PointMapTest, BadEventTypeIsRejected) {
   EXPECT_NE(map.status().message().find("event_type \"X\""), std::string::npos);
 }
 
+TEST(PointMapTest, PointSetFingerprintDependsOnTheIdsOnly) {
+  PointMap a, b;
+  a.points[4] = PointInfo{4, "send", 'B', "a.cc", 3};
+  a.points[5] = PointInfo{5, "send", 'E', "a.cc", 9};
+  b.points[5] = PointInfo{5, "send", 'E', "other.cc", 1};  // other files, lines, insertion order
+  b.points[4] = PointInfo{4, "send", 'B', "other.cc", 2};
+  EXPECT_EQ(PointSetFingerprint(a), PointSetFingerprint(b));
+  EXPECT_NE(PointSetFingerprint(a), 0u) << "0 means unknown in a slot";
+  b.points[6] = PointInfo{6, "recv", 'B', "other.cc", 3};
+  EXPECT_NE(PointSetFingerprint(a), PointSetFingerprint(b)) << "one more point is another point set";
+}
+
 }  // namespace
 }  // namespace optrace

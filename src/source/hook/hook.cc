@@ -231,9 +231,9 @@ std::string ShellBody(const HookSpec& spec) {
          "set OPTRACE=/path/to/optrace; this build needs it for point_map.json\" >&2; exit 127; }\n";
   out += "OPTRACE_HOOK_DIR=\"$(cd \"$(dirname \"${BASH_SOURCE[0]}\")\" && pwd)\"\n";
   // --modify: the legacy TRACE_POINT fallback is `0`, so ids exist only once the compiled copy
-  // is rewritten.
+  // is rewritten. --stamp-fingerprint: the binary built next records which scan it was built with.
   out += fmt::format("\"${{OPTRACE}}\" scan \"${{BUILD_DIR:-${{OPTRACE_HOOK_DIR}}}}/op_kernel\" -o "
-                     "\"${{BUILD_DIR:-${{OPTRACE_HOOK_DIR}}}}/point_map.json\"{} ",
+                     "\"${{BUILD_DIR:-${{OPTRACE_HOOK_DIR}}}}/point_map.json\"{} --stamp-fingerprint ",
                      spec.modify ? " --modify" : "");
   out += "|| { echo \"optrace scan failed: no point_map.json for this build\" >&2; exit 1; }\n";
   return out;

@@ -134,6 +134,8 @@ Result<SourceListing> ListOperatorFiles(const fs::path& root) {
     if (!it->is_regular_file(ec)) continue;
     if (name == kSingleHeaderName) {
       out.single_headers.push_back(p.lexically_normal());
+    } else if (name == kPointSetHeaderName) {
+      out.point_set_headers.push_back(p.lexically_normal());
     } else if (IsSourceExtension(p)) {
       out.sources.push_back(p.lexically_normal());
     }
@@ -142,6 +144,7 @@ Result<SourceListing> ListOperatorFiles(const fs::path& root) {
   if (ec) return IoError("{}: cannot list the directory: {}", root.string(), ec.message());
   std::sort(out.sources.begin(), out.sources.end());
   std::sort(out.single_headers.begin(), out.single_headers.end());
+  std::sort(out.point_set_headers.begin(), out.point_set_headers.end());
   return out;
 }
 

@@ -84,6 +84,7 @@ std::vector<std::string> DefaultKernelEntries(const std::vector<std::string>& ke
 struct SourceListing {
   std::vector<std::filesystem::path> sources;         // absolute, sorted
   std::vector<std::filesystem::path> single_headers;  // absolute, sorted
+  std::vector<std::filesystem::path> point_set_headers;  // optrace_point_set.h stamps, absolute, sorted
 };
 
 // Files under `root` (a file or a directory, recursively, hidden and __pycache__ folders skipped).

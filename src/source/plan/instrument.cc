@@ -2,6 +2,8 @@
 // operator's files (site_marks.cc says where each mark goes, line_tags.cc how lines are tagged).
 #include "source/plan/instrument.h"
 
+#include "source/scan/point_set_stamp.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -376,6 +378,12 @@ Result<InstrumentResult> RevertInstrumentation(const fs::path& op_dir) {
   for (const fs::path& p : listing.single_headers) {
     OPTRACE_ASSIGN_OR_RETURN(std::string text, ReadFileToString(p));
     if (!ReadSingleHeaderInfo(text)) continue;  // a file of that name optrace did not generate
+    result.changes.push_back({p, set.Relative(p), std::move(text), "", 0, FileChange::Kind::kRemove});
+  }
+  // The build hook's fingerprint stamps (scan --stamp-fingerprint) go with the header they serve.
+  for (const fs::path& p : listing.point_set_headers) {
+    OPTRACE_ASSIGN_OR_RETURN(std::string text, ReadFileToString(p));
+    if (!IsPointSetStamp(text)) continue;
     result.changes.push_back({p, set.Relative(p), std::move(text), "", 0, FileChange::Kind::kRemove});
   }
   return result;

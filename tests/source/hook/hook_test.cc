@@ -108,7 +108,7 @@ TEST(HookTest, VerifyFindsBlockAndItsOptrace) {
 TEST(HookTest, ModifyBlockRewritesAndVerifySeesIt) {
   HookSpec s = Spec();
   s.modify = true;
-  EXPECT_THAT(HookBlock(s), HasSubstr("/point_map.json\" --modify ||"));
+  EXPECT_THAT(HookBlock(s), HasSubstr("/point_map.json\" --modify --stamp-fingerprint ||"));
   EXPECT_TRUE(VerifyHook(*InstallHook(kScript, "c.sh", s)).rewrites);
   EXPECT_FALSE(VerifyHook(*InstallHook(kScript, "c.sh", Spec())).rewrites);
 }
