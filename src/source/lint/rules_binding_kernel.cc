@@ -59,25 +59,25 @@ void BindingChecker::CheckBeforeWorkspace(const SourceFile& f, const Block& fn) 
   // profiling parameter after either gets the workspace or the tiling address, never its buffer.
   const auto& t = f.lex.tokens;
   const Token* profiling = nullptr;
-  const Token* tail = nullptr;  // the first workspace / tiling parameter
+  std::vector<const Token*> params;
   for (size_t i = fn.head_begin; i < fn.head_end; ++i) {
     if (t[i].kind != TokenKind::kIdentifier || !(i + 1 == fn.head_end || t[i + 1].Is(","))) continue;
-    if (IsProfilingName(t[i].text)) {
-      if (!profiling) profiling = &t[i];
-    } else if (!tail && IsLaunchTailName(t[i].text)) {
-      tail = &t[i];
-    }
+    params.push_back(&t[i]);
+    if (!profiling && IsProfilingName(t[i].text)) profiling = &t[i];
   }
-  if (profiling && tail && profiling > tail) {
-    ReportAfterWorkspace(f, fn, *profiling, *tail);
+  // The launch's tail is the run of workspace / tiling parameters that ends the list (the
+  // profiling parameter may sit in it): an input or output named like one (`commWorkspace`,
+  // `workspaceGM` before the outputs) is not, and a profiling parameter after it is correct.
+  size_t block = params.size();
+  while (block > 0 && (params[block - 1] == profiling || IsLaunchTailName(params[block - 1]->text))) --block;
+  for (size_t i = block; profiling && i < params.size() && params[i] != profiling; ++i) {
+    if (!IsLaunchTailName(params[i]->text)) continue;
+    ReportAfterWorkspace(f, fn, *profiling, *params[i]);
     return;
   }
   // By position, where the names say nothing (arch35's `(GM_ADDR inputs, GM_ADDR outputs, ...)`):
   // with exactly the OpDef's inputs and outputs before workspace and tiling, the generated launch
   // fills them in that order, so the profiling output's place is certain.
-  std::vector<const Token*> params;
-  for (size_t i = fn.head_begin; i < fn.head_end; ++i)
-    if (t[i].kind == TokenKind::kIdentifier && (i + 1 == fn.head_end || t[i + 1].Is(","))) params.push_back(&t[i]);
   size_t tails = 0;
   while (tails < params.size() && IsLaunchTailName(params[params.size() - 1 - tails]->text)) ++tails;
   if (!profiling || def_.profiling < 0 || tails == 0 ||

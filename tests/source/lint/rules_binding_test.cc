@@ -90,6 +90,35 @@ TEST(BindingRulesTest, KernelOrderIsReportedOnceNotAgainForTheInitThatFollowsThe
   EXPECT_THAT(found, ::testing::Not(::testing::Contains(::testing::StartsWith("binding-init-order"))));
 }
 
+// Issue 51: an input or output named like a workspace (`commWorkspace`) is not the launch's tail:
+// the profiling output after it, before the trailing workspace and tiling, is the right place.
+std::string KernelWithWorkspaceNamedInput(const std::string& params) {
+  return "extern \"C\" __global__ void op(" + params + ") {\n}\n";
+}
+const char* kWorkspaceInputOpDef =
+    "class Op : public OpDef {\n public:\n  explicit Op(const char* n) : OpDef(n) {\n"
+    "    this->Input(\"comm_workspace\").ParamType(REQUIRED);\n"
+    "    this->Output(\"y\").ParamType(REQUIRED);\n"
+    "    this->Output(\"profiling_data\").ParamType(REQUIRED);\n  }\n};\n";
+
+TEST(BindingRulesTest, AnInputNamedLikeAWorkspaceIsNotTheLaunchsTail) {
+  std::vector<std::string> found = LintFiles(
+      {{"op_host/op.cpp", kWorkspaceInputOpDef}, {"op_host/op_infer.cpp", kInfer},
+       {"op_kernel/op.cpp", KernelWithWorkspaceNamedInput("GM_ADDR commWorkspace, GM_ADDR y, GM_ADDR profiling_data, "
+                                                          "GM_ADDR workspaceGM, GM_ADDR tilingGM")}},
+      true);
+  EXPECT_THAT(found, ::testing::Not(::testing::Contains(::testing::StartsWith("binding-kernel-order"))));
+}
+
+TEST(BindingRulesTest, ProfilingAfterTheTrailingWorkspaceIsStillCaughtBesideAWorkspaceNamedInput) {
+  std::vector<std::string> found = LintFiles(
+      {{"op_host/op.cpp", kWorkspaceInputOpDef}, {"op_host/op_infer.cpp", kInfer},
+       {"op_kernel/op.cpp", KernelWithWorkspaceNamedInput("GM_ADDR commWorkspace, GM_ADDR y, GM_ADDR workspaceGM, "
+                                                          "GM_ADDR tilingGM, GM_ADDR profiling_data")}},
+      true);
+  EXPECT_THAT(found, ::testing::Contains("binding-kernel-order@op_kernel/op.cpp:1"));
+}
+
 TEST(BindingRulesTest, InferThatSkipsProfilingShapeIsBindingInfer) {
   EXPECT_THAT(LintFiles({{"op_host/op.cpp", OpDef()},
                          {"op_host/op_infer.cpp",
