@@ -2,8 +2,6 @@
 // operator's files (site_marks.cc says where each mark goes, line_tags.cc how lines are tagged).
 #include "source/plan/instrument.h"
 
-#include "source/scan/point_set_stamp.h"
-
 #include <fmt/format.h>
 
 #include <algorithm>
