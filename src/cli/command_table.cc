@@ -24,6 +24,7 @@ const std::vector<CommandInfo>& AllCommands() {
       {"report", "write the dispatch-kernel evidence report", RunReportCommand},
       {"env", "record the machine, toolkit, tools and build of a run (evidence report section 1)", RunEnvCommand},
       {"explain", "where the time goes inside a kernel: phases, categories, core groups, overlap, diagnosis", RunExplainCommand},
+      {"join", "a kernel's phases inside its own task slices of a profiler capture of the same run", RunJoinCommand},
       {"samples", "write sample inputs of every kind optrace reads into a folder", RunSamplesCommand},
       {"skills", "list, show or install the agent skills optrace ships", RunSkillsCommand},
   };

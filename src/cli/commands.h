@@ -26,5 +26,6 @@ int RunTimelineCommand(const CommandArgs& args, CommandIo& io);
 int RunReportCommand(const CommandArgs& args, CommandIo& io);
 int RunEnvCommand(const CommandArgs& args, CommandIo& io);
 int RunExplainCommand(const CommandArgs& args, CommandIo& io);
+int RunJoinCommand(const CommandArgs& args, CommandIo& io);
 
 }  // namespace optrace::cli

@@ -52,6 +52,11 @@ inline std::vector<WireField> WireFields(std::string_view s, std::string* error)
       f.bytes = std::string(s.substr(p, n));
       f.is_bytes = true;
       p += n;
+    } else if ((key & 7) == 1 || (key & 7) == 5) {  // fixed64 (a double), fixed32: the raw bytes
+      const size_t n = (key & 7) == 1 ? 8 : 4;
+      if (n > s.size() - p) return *error = "a truncated fixed field", out;
+      f.bytes = std::string(s.substr(p, n));
+      p += n;
     } else {
       return *error = "an unexpected wire type " + std::to_string(key & 7), out;
     }
