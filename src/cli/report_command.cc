@@ -38,17 +38,21 @@ int RunReportCommand(const CommandArgs& args, CommandIo& io) {
   app.add_option("--kernel-calls", kernel_calls,
                  "kernel_calls.csv of `optrace analyze ROOT --kernel NAME`: the kernel's calls as the profiler "
                  "recorded them (section 3.3, system timeline)");
+  std::string join_path;
+  app.add_option("--join", join_path,
+                 "the --summary JSON of `optrace join`: the kernel's phases inside its task slices of the capture "
+                 "(section 3.3, system timeline)");
   app.add_option("-o,--output", output, "write the report here instead of stdout");
   if (auto rc = ParseCommandLine(app, args, io)) return *rc;
   {
     std::vector<std::string> ins = latency;
     ins.insert(ins.end(), pipe.begin(), pipe.end());
     ins.insert(ins.end(), compare.begin(), compare.end());
-    for (const std::string& p : {roles_path, stall, env_path, bytes_path, kernel_calls}) ins.push_back(p);
+    for (const std::string& p : {roles_path, stall, env_path, bytes_path, kernel_calls, join_path}) ins.push_back(p);
     if (auto rc = RefuseOutputsThatAreInputs("report", {{"-o", output}}, ins, io)) return *rc;
   }
-  if (latency.empty() && pipe.empty() && stall.empty() && kernel_calls.empty()) {
-    io.err << "optrace report: error: give at least one of --latency, --pipe, --stall, --kernel-calls\n";
+  if (latency.empty() && pipe.empty() && stall.empty() && kernel_calls.empty() && join_path.empty()) {
+    io.err << "optrace report: error: give at least one of --latency, --pipe, --stall, --kernel-calls, --join\n";
     return kExitBadInput;
   }
 
@@ -63,6 +67,11 @@ int RunReportCommand(const CommandArgs& args, CommandIo& io) {
     auto k = evidence::ReadKernelCalls(ResolveAgainstCwd(kernel_calls));
     if (!k.ok()) return ReportError("report", k.status(), io);
     in.kernel_calls = std::move(*k);
+  }
+  if (!join_path.empty()) {
+    auto j = evidence::ReadJoinEvidence(ResolveAgainstCwd(join_path));
+    if (!j.ok()) return ReportError("report", j.status(), io);
+    in.join = std::move(*j);
   }
   if (!env_path.empty()) {
     auto text = ReadFileToString(ResolveAgainstCwd(env_path));

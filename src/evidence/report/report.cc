@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
 #include <sstream>
 
 #include "core/markdown_escape.h"
@@ -343,6 +344,28 @@ void Evidence(const EvidenceInputs& in, std::ostream& out) {
     for (const KernelCallsRank& r : k.ranks)
       out << fmt::format("| {} | {} | {:.3f} | {:.3f} | {} |\n", r.rank, r.calls, r.p50_us, r.max_us,
                          r.launch_gap_p50_us < 0 ? std::string("-") : fmt::format("{:.3f}", r.launch_gap_p50_us));
+    out << "\n";
+  }
+  if (in.join) {
+    const JoinEvidence& j = *in.join;
+    std::set<int> ranks;
+    uint64_t outside = 0;
+    for (const JoinedLaunch& l : j.launches) {
+      ranks.insert(l.rank);
+      outside += l.outside;
+    }
+    out << fmt::format("- Kernel phases on the model's timeline: {} launch(es) of {} on {} rank(s), each core's phases "
+                       "placed inside the kernel's own task slice of the capture ({}; open {} in ui.perfetto.dev). "
+                       "Lead: first phase after the slice begins; tail: slice end after the last phase{}:\n\n",
+                       j.launches.size(), Cell(j.kernel), ranks.size(), j.path.string(),
+                       j.trace.empty() ? std::string("the joined trace") : Cell(j.trace),
+                       outside ? fmt::format("; {} phase(s) outside their slice: the clocks do not line up there",
+                                             outside)
+                               : "");
+    out << "| rank | launch | slice (us) | lead (us) | tail (us) | phases | outside |\n|---|---|---|---|---|---|---|\n";
+    for (const JoinedLaunch& l : j.launches)
+      out << fmt::format("| {} | {} | {:.3f} | {:.3f} | {:.3f} | {} | {} |\n", l.rank, l.launch, l.slice_dur_ns / 1e3,
+                         l.lead_ns / 1e3, l.tail_ns / 1e3, l.phases, l.outside);
     out << "\n";
   }
   out << fmt::format("- Real board vs simulation: {}\n\n", kBlank);

@@ -16,6 +16,7 @@
 
 #include "evidence/environment/environment.h"
 #include "evidence/report/bytes_definition.h"
+#include "evidence/report/join_evidence.h"
 #include "evidence/report/kernel_calls.h"
 #include "evidence/latency/latency.h"
 #include "evidence/latency/latency_compare.h"
@@ -47,6 +48,8 @@ struct EvidenceInputs {
   // Section 3.3's system timeline: the kernel's calls as the profiler recorded them
   // (`--kernel-calls`, the kernel_calls.csv of `optrace analyze ROOT --kernel NAME`).
   std::optional<KernelCalls> kernel_calls;
+  // (`--join`, the --summary JSON of `optrace join`): the kernel's phases inside its task slices.
+  std::optional<JoinEvidence> join;
 };
 
 // The metrics shown in the report's per-role table (all of them stay in `optrace pipe`).
