@@ -20,6 +20,10 @@ int RunReportCommand(const CommandArgs& args, CommandIo& io) {
   std::string roles_path, stall, output, factor;
   LatencyFlags latency_flags;
   app.add_option("--latency", latency, "dispatch_latency.csv or any CSV with rank/iteration/value columns");
+  std::vector<std::string> api_latency;
+  app.add_option("--api-latency", api_latency,
+                 "the second scope of section 2: the whole dispatch API call per iteration and rank (the same CSV "
+                 "layout and column options as --latency)");
   AddLatencyFlags(app, latency_flags);  // the same column options as `optrace latency`
   app.add_option("--compare", compare,
                  "the before run: compared with the --latency file(s) (the after run) in section 4");
@@ -46,10 +50,16 @@ int RunReportCommand(const CommandArgs& args, CommandIo& io) {
   if (auto rc = ParseCommandLine(app, args, io)) return *rc;
   {
     std::vector<std::string> ins = latency;
+    ins.insert(ins.end(), api_latency.begin(), api_latency.end());
     ins.insert(ins.end(), pipe.begin(), pipe.end());
     ins.insert(ins.end(), compare.begin(), compare.end());
     for (const std::string& p : {roles_path, stall, env_path, bytes_path, kernel_calls, join_path}) ins.push_back(p);
     if (auto rc = RefuseOutputsThatAreInputs("report", {{"-o", output}}, ins, io)) return *rc;
+  }
+  if (!api_latency.empty() && latency.empty()) {
+    io.err << "optrace report: error: --api-latency is the second scope of the baseline: give the main kernel's "
+              "--latency too\n";
+    return kExitBadInput;
   }
   if (latency.empty() && pipe.empty() && stall.empty() && kernel_calls.empty() && join_path.empty()) {
     io.err << "optrace report: error: give at least one of --latency, --pipe, --stall, --kernel-calls, --join\n";
@@ -97,6 +107,13 @@ int RunReportCommand(const CommandArgs& args, CommandIo& io) {
   } else if (!compare.empty()) {
     io.err << "optrace report: error: --compare BEFORE.csv needs --latency AFTER.csv (the run it is compared with)\n";
     return kExitBadInput;
+  }
+  if (!api_latency.empty()) {
+    const evidence::LatencyOptions opt = latency_flags.Options();
+    auto t = evidence::ReadLatencyCsvFiles(std::vector<std::filesystem::path>(api_latency.begin(), api_latency.end()), opt);
+    if (!t.ok()) return ReportError("report", t.status(), io);
+    evidence::LatencyReport r = evidence::AnalyzeLatency(*t, opt);
+    in.api_latency = evidence::LatencyEvidence{std::move(*t), std::move(r)};
   }
   if (!factor.empty() && compare.empty()) {
     io.err << "optrace report: warning: --factor has no effect without --compare\n";

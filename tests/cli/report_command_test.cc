@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "testing/cli_runner.h"
 
@@ -99,6 +100,36 @@ TEST(EvidenceCommandsTest, HelpExitsZeroForEachCommand) {
     EXPECT_EQ(r.exit_code, 0) << cmd;
     EXPECT_THAT(r.out, ::testing::HasSubstr(std::string("optrace ") + cmd)) << cmd;
   }
+}
+
+// Issue 55 (seed 003's second scope): the whole API call beside the main kernel, and the kernel's
+// share of it. The API file is the kernel's with 30 us of host work added to every sample.
+TEST(ReportCommandTest, TheApiLatencyIsTheBaselinesSecondScopeWithTheKernelsShare) {
+  auto api = std::filesystem::temp_directory_path() / "optrace_report_api_latency.csv";
+  {
+    std::ifstream in(kData + "/latency/dispatch_latency.csv");
+    std::ofstream out(api);
+    std::string line;
+    std::getline(in, line);
+    out << line << "\n";  // rank,iteration,elapsed_ms,elapsed_us,is_warmup,in_average
+    while (std::getline(in, line)) {
+      std::vector<std::string> f;
+      std::stringstream ss(line);
+      for (std::string c; std::getline(ss, c, ',');) f.push_back(c);
+      const double us = std::stod(f[3]) + 30;
+      out << f[0] << "," << f[1] << "," << us / 1000 << "," << us << "," << f[4] << "," << f[5] << "\n";
+    }
+  }
+  auto r = RunCli({"report", "--latency", kData + "/latency/dispatch_latency_kernel.csv", "--api-latency", api.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("full dispatch API latency: below (" + api.string() + ")"));
+  EXPECT_THAT(r.out, HasSubstr("| per-iteration max over ranks: median | 14.000 | 44.000 |"));
+  EXPECT_THAT(r.out, HasSubstr("| per-iteration max over ranks: P95 | 15.800 | 45.800 |"));
+  EXPECT_THAT(r.out, HasSubstr("The main kernel is 31.8% of the API call at the median (14.000 of 44.000 us)"));
+  auto alone = RunCli({"report", "--api-latency", api.string()});
+  EXPECT_EQ(alone.exit_code, 2);
+  EXPECT_THAT(alone.err, HasSubstr("give the main kernel's --latency too"));
+  std::filesystem::remove(api);
 }
 
 }  // namespace

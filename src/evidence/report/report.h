@@ -48,6 +48,9 @@ struct EvidenceInputs {
   // Section 3.3's system timeline: the kernel's calls as the profiler recorded them
   // (`--kernel-calls`, the kernel_calls.csv of `optrace analyze ROOT --kernel NAME`).
   std::optional<KernelCalls> kernel_calls;
+  // (`--api-latency`): the second scope of section 2, the whole dispatch API call (host launch to
+  // return) per iteration and rank, beside the main kernel's.
+  std::optional<LatencyEvidence> api_latency;
   // (`--join`, the --summary JSON of `optrace join`): the kernel's phases inside its task slices.
   std::optional<JoinEvidence> join;
 };
