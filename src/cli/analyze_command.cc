@@ -127,8 +127,13 @@ int RunAnalyzeCommand(const CommandArgs& args, CommandIo& io) {
   app.add_option("--kernel", kernel,
                  "every call of this kernel (exact name or type, or the one name containing it): kernel_calls.csv, "
                  "kernel_iterations.csv, kernel_latency.csv (optrace latency's input)");
-  app.add_option("--model-config", model_config,
+  auto* config_opt = app.add_option("--model-config", model_config,
                  "a model config.json to show next to the profile-derived fingerprint (never overrides it)");
+  std::string model_id;
+  app.add_option("--model-id", model_id,
+                 "a model of the bundled catalog (data/analyze/model_catalog.json, e.g. Qwen/Qwen2.5-7B): its config "
+                 "is shown next to the fingerprint as --model-config would be; no network is used")
+      ->excludes(config_opt);
   if (auto rc = ParseCommandLine(app, args, io)) return *rc;
   std::optional<analyze::report::CollectionManifest> collection;
   if (!manifest.empty()) {
@@ -151,6 +156,7 @@ int RunAnalyzeCommand(const CommandArgs& args, CommandIo& io) {
   opt.hardware_model = hardware_model;
   opt.hardware_profile = hardware_profile;
   opt.model_config = model_config;
+  opt.model_id = model_id;
   opt.cann_scan = !no_cann_scan;
   opt.kernel = kernel;
   opt.analyze.from = Stage::kDiscover;

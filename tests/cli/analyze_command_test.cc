@@ -476,4 +476,24 @@ TEST_F(AnalyzeCommandTest, AModelConfigWithOtherLayersThanTheCaptureIsAMismatchN
   }
 }
 
+TEST_F(AnalyzeCommandTest, AModelIdOfTheCatalogIsItsConfigWithoutANetwork) {
+  auto r = RunCli({"analyze", "--format", "json", (SamplesDir() / "synthetic_8rank").string(), "-o", dir_.string(),
+                   "--model-id", "DeepSeek-V3"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto v = nlohmann::json::parse(r.out)["analysis_summary"]["layer_validation"];
+  EXPECT_EQ(v["expected_layers"].get<double>(), 61);
+  EXPECT_EQ(v["expected_source"], "--model-id deepseek-ai/DeepSeek-V3");
+  EXPECT_EQ(v["status"], "mismatch") << "3 layers a step are not DeepSeek-V3's 61";
+  EXPECT_THAT(ReadText(dir_ / "report.md"), HasSubstr("`--model-id deepseek-ai/DeepSeek-V3` is a cross-check"));
+}
+
+TEST_F(AnalyzeCommandTest, AModelIdTheCatalogLacksIsExit2WithTheModelsItHolds) {
+  auto r = RunCli({"analyze", "--format", "json", (SamplesDir() / "synthetic_8rank").string(), "-o", dir_.string(),
+                   "--model-id", "Qwen2.5-99B"});
+  EXPECT_EQ(r.exit_code, kExitBadInput);
+  EXPECT_THAT(r.err, HasSubstr("--model-id Qwen2.5-99B: not in the model catalog"));
+  EXPECT_THAT(r.err, HasSubstr("pass --model-config config.json"));
+  EXPECT_THAT(r.err, HasSubstr("Qwen/Qwen2.5-7B"));
+}
+
 }  // namespace optrace::cli

@@ -44,6 +44,52 @@ int64_t Int(double v) { return v >= 0 && v < 1e15 ? static_cast<int64_t>(v) : -1
 
 std::string Fmt(double v) { return v == std::floor(v) && std::fabs(v) < 1e15 ? fmt::format("{}", int64_t(v)) : fmt::format("{:.4g}", v); }
 
+// How the profile's value of `f` compares with a config's value `c`: equal, a shard (the config's
+// value an integer multiple of a rank-visible value), or differs.
+std::string Agreement(const FingerprintField& f, double c) {
+  double v = std::stod(f.value);
+  if (v == c) return "equal";
+  if (f.scope == "rank_visible" && v > 0 && c > v && std::fmod(c, v) == 0) return fmt::format("shard (1/{})", Fmt(c / v));
+  return "differs";
+}
+
+// The catalog's models ranked by the share of the profile's known fields they agree with (equal
+// or a shard), at least two fields compared; the best five. A global field that differs (hidden
+// size, head width: no parallelism splits them) rules a model out.
+std::vector<ModelCandidate> MatchCatalog(const std::vector<FingerprintField>& fields,
+                                         const std::vector<CatalogModel>& catalog) {
+  std::vector<ModelCandidate> out;
+  for (const CatalogModel& m : catalog) {
+    ModelCandidate c;
+    c.id = m.id;
+    c.family = m.family;
+    std::vector<std::string> agree, differ;
+    bool ruled_out = false;
+    for (const FingerprintField& f : fields) {
+      if (f.value.empty()) continue;
+      auto it = m.values.find(f.field);
+      if (it == m.values.end()) continue;
+      ++c.compared;
+      std::string a = Agreement(f, it->second);
+      if (a == "differs" && f.scope == "global") ruled_out = true;
+      if (a == "differs") differ.push_back(fmt::format("{} {} vs {}", f.field, f.value, Fmt(it->second)));
+      else agree.push_back(a == "equal" ? f.field : fmt::format("{} {}", f.field, a));
+    }
+    c.agreeing = static_cast<int>(agree.size());
+    if (ruled_out || c.compared < 2 || c.agreeing == 0) continue;
+    c.score = static_cast<double>(c.agreeing) / c.compared;
+    c.agreeing_fields = fmt::format("{}", fmt::join(agree, "; "));
+    c.differing_fields = fmt::format("{}", fmt::join(differ, "; "));
+    out.push_back(std::move(c));
+  }
+  std::stable_sort(out.begin(), out.end(), [](const ModelCandidate& a, const ModelCandidate& b) {
+    if (a.score != b.score) return a.score > b.score;
+    return a.compared > b.compared;
+  });
+  if (out.size() > 5) out.resize(5);
+  return out;
+}
+
 }  // namespace
 
 Result<ModelConfig> LoadModelConfig(const std::filesystem::path& path) {
@@ -51,31 +97,9 @@ Result<ModelConfig> LoadModelConfig(const std::filesystem::path& path) {
   nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (!j.is_object())
     return BadInputError("{}: not a JSON object; --model-config takes a Hugging Face style config.json", path.string());
-  if (j.contains("text_config") && j["text_config"].is_object()) j = j["text_config"];  // multimodal configs
   ModelConfig c;
   c.path = ResolveAgainstCwd(path);
-  // Our field -> the config.json keys that hold it, first present wins.
-  const std::vector<std::pair<std::string, std::vector<const char*>>> keys = {
-      {"layer_count", {"num_hidden_layers", "n_layer", "num_layers"}},
-      {"hidden_size", {"hidden_size", "d_model", "n_embd"}},
-      {"intermediate_size", {"intermediate_size", "ffn_hidden_size"}},
-      {"num_attention_heads", {"num_attention_heads", "n_head"}},
-      {"num_key_value_heads", {"num_key_value_heads", "num_query_groups"}},
-      {"head_dim", {"head_dim", "qk_nope_head_dim"}},
-      {"num_experts", {"num_experts", "n_routed_experts", "num_local_experts"}},
-      {"num_experts_per_tok", {"num_experts_per_tok", "moe_topk", "top_k"}},
-      {"moe_intermediate_size", {"moe_intermediate_size"}},
-      {"vocab_size_or_lm_head_shard", {"vocab_size", "padded_vocab_size"}},
-  };
-  for (const auto& [field, names] : keys)
-    for (const char* k : names)
-      if (j.contains(k) && j[k].is_number()) {
-        c.values[field] = j[k].get<double>();
-        break;
-      }
-  if (!c.values.count("head_dim") && c.values.count("hidden_size") && c.values.count("num_attention_heads") &&
-      c.values["num_attention_heads"] > 0)
-    c.values["head_dim"] = c.values["hidden_size"] / c.values["num_attention_heads"];
+  c.values = ModelConfigValues(j);
   if (c.values.empty())
     return BadInputError("{}: none of num_hidden_layers, hidden_size, num_attention_heads, ... found; is it a model "
                          "config.json?",
@@ -304,12 +328,10 @@ ModelFingerprint InferFingerprint(const AnalysisResult& r, const Efficiency& eff
       if (it == config->values.end()) continue;
       f.config_value = Fmt(it->second);
       if (f.value.empty()) continue;
-      double v = std::stod(f.value), c = it->second;
-      if (v == c) f.agreement = "equal";
-      else if (f.scope == "rank_visible" && v > 0 && c > v && std::fmod(c, v) == 0) f.agreement = fmt::format("shard (1/{})", Fmt(c / v));
-      else f.agreement = "differs";
+      f.agreement = Agreement(f, it->second);
     }
   }
+  fp.candidates = MatchCatalog(fp.config, rules.model_catalog);
 
   // Features: every rule feature, present or not, with the op types that matched.
   std::vector<std::string> names;

@@ -16,6 +16,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/status.h"
@@ -52,9 +53,26 @@ struct ModelConfig {
   std::map<std::string, double> values;  // field (our names) -> value
 };
 Result<ModelConfig> LoadModelConfig(const std::filesystem::path& path);
+// How the report names where a config came from: "--model-config PATH", or "--model-id ID" for a
+// config of the catalog (its path is "model_catalog.json:ID").
+inline std::string ModelConfigSource(const std::string& path) {
+  constexpr std::string_view kCatalog = "model_catalog.json:";
+  return path.rfind(kCatalog, 0) == 0 ? "--model-id " + path.substr(kCatalog.size()) : "--model-config " + path;
+}
+
+// A model of the catalog (model_catalog.json) whose configuration agrees with the profile:
+// narrows the range, never a finding (seed 002's model_candidate_summary).
+struct ModelCandidate {
+  std::string id, family;
+  double score = 0;       // agreeing / compared
+  int compared = 0;       // fields both the profile and the catalog know
+  int agreeing = 0;       // of those, equal or a shard
+  std::string agreeing_fields, differing_fields;
+};
 
 struct ModelFingerprint {
   std::vector<FingerprintField> config;
+  std::vector<ModelCandidate> candidates;  // best first, at most five
   std::vector<FeatureRow> features;
   std::vector<LayerTypeRow> layer_types;
   std::string model_config_path;  // "" when not given

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -65,6 +66,39 @@ std::optional<HardwarePeaks> DetectedHardware(const AnalysisResult& r, const Ana
                                   : "CANN platform_config found, but npu-smi does not say which of its parts this host has");
   return std::nullopt;
 }
+std::string Lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// --model-id: the catalog's model of that id (case aside), or of that name after the owner
+// ("Qwen2.5-7B"); an id it lacks is refused with the ones like it.
+Result<ModelConfig> CatalogModelConfig(const Rules& rules, const std::string& id) {
+  const std::string want = Lower(id);
+  std::vector<const CatalogModel*> hits;
+  for (const CatalogModel& m : rules.model_catalog) {
+    std::string have = Lower(m.id);
+    std::string name = have.substr(have.find('/') == std::string::npos ? 0 : have.find('/') + 1);
+    if (have == want || name == want) hits.push_back(&m);
+  }
+  if (hits.size() == 1) {
+    ModelConfig c;
+    c.path = "model_catalog.json:" + hits[0]->id;
+    c.values = hits[0]->values;
+    return c;
+  }
+  std::vector<std::string> like;
+  for (const CatalogModel& m : rules.model_catalog)
+    if (Lower(m.id).find(want.substr(want.find('/') == std::string::npos ? 0 : want.find('/') + 1)) != std::string::npos)
+      like.push_back(m.id);
+  if (like.empty())
+    for (const CatalogModel& m : rules.model_catalog) like.push_back(m.id);
+  return BadInputError("--model-id {}: {} in the model catalog ({}); pass --model-config config.json for a model the "
+                       "catalog does not hold. {}: {}",
+                       id, hits.empty() ? "not" : "ambiguous", rules.model_catalog.size() == 0 ? "empty" : "model_catalog.json",
+                       hits.empty() ? "models it holds like it" : "it matches", fmt::format("{}", fmt::join(like, ", ")));
+}
+
 }  // namespace
 
 Result<AnalyzeRun> RunAnalyzeAndReport(const AnalyzeRunOptions& opt) {
@@ -77,6 +111,9 @@ Result<AnalyzeRun> RunAnalyzeAndReport(const AnalyzeRunOptions& opt) {
     OPTRACE_ASSIGN_OR_RETURN(hardware, UserHardware(opt, rules));
     if (!opt.model_config.empty()) {
       OPTRACE_ASSIGN_OR_RETURN(ModelConfig c, LoadModelConfig(opt.model_config));
+      model_config = std::move(c);
+    } else if (!opt.model_id.empty()) {
+      OPTRACE_ASSIGN_OR_RETURN(ModelConfig c, CatalogModelConfig(rules, opt.model_id));
       model_config = std::move(c);
     }
   }

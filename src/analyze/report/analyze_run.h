@@ -29,6 +29,7 @@ struct AnalyzeRunOptions {
   std::string hardware_model;
   std::filesystem::path hardware_profile;
   std::filesystem::path model_config;   // config.json: cross-check of the model fingerprint
+  std::string model_id;                 // a model of the rules' model_catalog.json, in place of model_config
   bool cann_scan = true;
   std::string kernel;   // --kernel NAME: every call of that kernel (kernel_focus.h); "" none
 };

@@ -46,8 +46,17 @@ void Fingerprint(const AnalysisResult& r, const Efficiency& eff, std::ostream& o
   if (config) header.push_back("config.json"), header.push_back("agreement");
   MdTable(out, header, rows);
   if (config)
-    out << fmt::format("`--model-config {}` is a cross-check: it never replaces the profile's value.\n\n",
-                       fp.model_config_path);
+    out << fmt::format("`{}` is a cross-check: it never replaces the profile's value.\n\n",
+                       ModelConfigSource(fp.model_config_path));
+  if (!fp.candidates.empty()) {
+    std::vector<Row> cand;
+    for (const ModelCandidate& c : fp.candidates)
+      cand.push_back({c.id, fmt::format("{} of {}", c.agreeing, c.compared), c.agreeing_fields.empty() ? "-" : c.agreeing_fields,
+                      c.differing_fields.empty() ? "-" : c.differing_fields});
+    out << "Models of the catalog (`model_catalog.json`) that agree with it, best first "
+           "(`model_candidate_summary.csv`); a candidate narrows the range, it is not a finding:\n\n";
+    MdTable(out, {"model", "fields agreeing", "agreeing", "differing"}, cand);
+  }
   std::vector<std::string> present, absent;
   for (const FeatureRow& f : fp.features) (f.present ? present : absent).push_back(f.feature);
   out << fmt::format("Structural features seen: {}. Not seen: {}. (`model_feature_summary.csv` names the operators.)\n\n",

@@ -55,6 +55,7 @@ const std::map<std::string, std::string>& TableDescriptions() {
       {"model_inferred_config", "model dimensions inferred from the profile alone, each with its evidence (and --model-config next to it)"},
       {"model_feature_summary", "structural features seen in the profile (MoE, MLA, flash attention, linear attention, RoPE, ...)"},
       {"model_layer_type_summary", "the layer classes of segmentation: members, block kinds, heaviest operators"},
+      {"model_candidate_summary", "models of model_catalog.json whose configuration agrees with the fingerprint, best first: score, fields compared, agreeing and differing (narrows the range; not a finding)"},
       {"host_launch_summary", "per rank and step: launches, launch delay p50 / p90 / max (CANN API call -> device start), launch-bound idle (the device waited on the host), task-queue depth (trace_view.json flows)"},
       {"expert_load_summary", "per expert-parallel group and rank: grouped-matmul calls, routed tokens (or time) per step, steps as the busiest rank"},
       {"pipeline_stage_summary", "per pipeline stage: compute / communication / idle ms per step and the steps it bounds"},

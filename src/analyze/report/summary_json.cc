@@ -120,7 +120,7 @@ Json LayerValidationJson(const AnalysisResult& r, const Efficiency* efficiency) 
   double want = config ? std::atof(config->config_value.c_str()) : 0;
   if (want > 0) {
     expected = want;
-    source = "--model-config " + efficiency->fingerprint.model_config_path;
+    source = ModelConfigSource(efficiency->fingerprint.model_config_path);
     int stages = 0;
     for (const RankSummary& s : r.summaries.ranks) stages = std::max(stages, s.pp_stage + 1);
     double per_rank = stages > 1 ? want / stages : want;
@@ -353,6 +353,10 @@ Json EfficiencyJson(const AnalysisResult& r, const Efficiency* eff) {
   Json features = Json::array();
   for (const FeatureRow& f : eff->fingerprint.features)
     if (f.present) features.push_back(f.feature);
+  Json candidates = Json::array();
+  for (const ModelCandidate& c : eff->fingerprint.candidates)
+    candidates.push_back({{"model_id", c.id}, {"family", c.family}, {"score", R6(c.score)}, {"fields_compared", c.compared},
+                          {"fields_agreeing", c.agreeing}});
   return Json{{"hardware", hw},
               {"hardware_note", eff->hardware ? "" : eff->hardware_note},
               {"mfu_dtype", eff->mfu_dtype},
@@ -363,7 +367,7 @@ Json EfficiencyJson(const AnalysisResult& r, const Efficiency* eff) {
               {"mfu", mfu},
               {"mfu_rows_total", mfu_rows_total},
               {"top_reclaim", reclaim},
-              {"model_fingerprint", {{"config", config}, {"features", features}}}};
+              {"model_fingerprint", {{"config", config}, {"features", features}, {"candidates", candidates}}}};
 }
 
 Json BuildAnalysisSummary(const AnalysisResult& r, const Kpis& kpis, const ReportContext& ctx) {

@@ -113,6 +113,19 @@ Table ModelLayerTypeTable(const Efficiency& eff) {
   return t;
 }
 
+// The catalog's models that agree with the fingerprint (model_catalog.json): written only when
+// some do; a candidate narrows the range, it is not a finding.
+Table ModelCandidateTable(const Efficiency& eff) {
+  Table t{"model_candidate_summary",
+          {"rank", "model_id", "family", "score", "fields_compared", "fields_agreeing", "agreeing", "differing"},
+          {}};
+  int rank = 0;
+  for (const ModelCandidate& c : eff.fingerprint.candidates)
+    t.rows.push_back({I(++rank), S(c.id), S(c.family), D(c.score), I(c.compared), I(c.agreeing), S(c.agreeing_fields),
+                      S(c.differing_fields)});
+  return t;
+}
+
 }  // namespace
 
 std::vector<Table> EfficiencyTables(const AnalysisResult& r, const Efficiency& eff) {
@@ -125,6 +138,7 @@ std::vector<Table> EfficiencyTables(const AnalysisResult& r, const Efficiency& e
   out.push_back(ModelConfigTable(eff));
   out.push_back(ModelFeatureTable(eff));
   out.push_back(ModelLayerTypeTable(eff));
+  if (!eff.fingerprint.candidates.empty()) out.push_back(ModelCandidateTable(eff));
   return out;
 }
 

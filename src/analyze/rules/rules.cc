@@ -208,6 +208,24 @@ Status ApplyEfficiency(Rules& rules, const std::string& origin, const json& j) {
   return Status::Ok();
 }
 
+Status ApplyCatalog(Rules& rules, const std::string& origin, const json& j) {
+  if (!j.contains("models") || !j["models"].is_array())
+    return BadInputError("{}: 'models' must be an array of {{id, family, config}}", origin);
+  rules.model_catalog.clear();
+  for (const json& m : j["models"]) {
+    if (!m.is_object() || !m.contains("id") || !m["id"].is_string() || !m.contains("config") || !m["config"].is_object())
+      return BadInputError("{}: every model needs an 'id' and a 'config' object", origin);
+    CatalogModel c;
+    c.id = m["id"].get<std::string>();
+    c.family = m.value("family", "");
+    c.values = ModelConfigValues(m["config"]);
+    if (c.values.empty())
+      return BadInputError("{}: model {}: its config holds none of the fields the fingerprint compares", origin, c.id);
+    rules.model_catalog.push_back(std::move(c));
+  }
+  return Status::Ok();
+}
+
 Status ApplyFile(Rules& rules, const std::string& name, const std::string& origin, const std::string& text) {
   json j;
   try {
@@ -223,6 +241,7 @@ Status ApplyFile(Rules& rules, const std::string& name, const std::string& origi
     if (name == "diagnosis_rules.json") return ApplyDiagnosis(rules, origin, j);
     if (name == "dixon_q95.json") return ApplyDixon(rules, origin, j);
     if (name == "efficiency_rules.json") return ApplyEfficiency(rules, origin, j);
+    if (name == "model_catalog.json") return ApplyCatalog(rules, origin, j);
     if (name == "hardware_peaks.json") {
       OPTRACE_ASSIGN_OR_RETURN(rules.hardware, ParseHardwareTable(origin, text));
       return Status::Ok();
@@ -234,6 +253,36 @@ Status ApplyFile(Rules& rules, const std::string& name, const std::string& origi
 }
 
 }  // namespace
+
+std::map<std::string, double> ModelConfigValues(const nlohmann::json& config) {
+  const nlohmann::json& j =
+      config.contains("text_config") && config["text_config"].is_object() ? config["text_config"] : config;
+  std::map<std::string, double> values;
+  // Our field -> the config.json keys that hold it, first present wins.
+  const std::vector<std::pair<std::string, std::vector<const char*>>> keys = {
+      {"layer_count", {"num_hidden_layers", "n_layer", "num_layers"}},
+      {"hidden_size", {"hidden_size", "d_model", "n_embd"}},
+      {"intermediate_size", {"intermediate_size", "ffn_hidden_size"}},
+      {"num_attention_heads", {"num_attention_heads", "n_head"}},
+      {"num_key_value_heads", {"num_key_value_heads", "num_query_groups"}},
+      {"head_dim", {"head_dim", "qk_nope_head_dim"}},
+      {"num_experts", {"num_experts", "n_routed_experts", "num_local_experts"}},
+      {"num_experts_per_tok", {"num_experts_per_tok", "moe_topk", "top_k"}},
+      {"moe_intermediate_size", {"moe_intermediate_size"}},
+      {"vocab_size_or_lm_head_shard", {"vocab_size", "padded_vocab_size"}},
+  };
+  if (!j.is_object()) return values;
+  for (const auto& [field, names] : keys)
+    for (const char* k : names)
+      if (j.contains(k) && j[k].is_number()) {
+        values[field] = j[k].get<double>();
+        break;
+      }
+  if (!values.count("head_dim") && values.count("hidden_size") && values.count("num_attention_heads") &&
+      values["num_attention_heads"] > 0)
+    values["head_dim"] = values["hidden_size"] / values["num_attention_heads"];
+  return values;
+}
 
 std::optional<BlockKind> ParseBlockKind(std::string_view name) {
   for (BlockKind k : {BlockKind::kAttention, BlockKind::kFfn, BlockKind::kMoe, BlockKind::kCommunication,

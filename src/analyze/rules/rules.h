@@ -11,6 +11,7 @@
 #include <filesystem>
 
 #include <map>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <regex>
 #include <string>
@@ -124,6 +125,20 @@ struct EfficiencyRules {
   std::vector<RegexRule> features;           // value = feature name; matched on op type and name
 };
 
+// model_catalog.json: public model configurations, for the fingerprint's candidates and
+// `analyze --model-id`. Values are keyed by the fingerprint's field names (ModelConfigValues).
+struct CatalogModel {
+  std::string id;      // "Qwen/Qwen2.5-7B"
+  std::string family;  // "qwen2"
+  std::map<std::string, double> values;
+};
+
+// The fields of a Hugging Face style config.json the fingerprint compares, under its own names
+// (layer_count, hidden_size, ..., vocab_size_or_lm_head_shard), first present key wins; head_dim
+// from hidden_size / num_attention_heads when the config does not state it. A multimodal config's
+// text_config is read instead of the outer object.
+std::map<std::string, double> ModelConfigValues(const nlohmann::json& config);
+
 struct Rules {
   std::map<std::string, OpType> core_op_type;  // "AI_CORE" -> aic
   std::vector<RegexRule> comm_aiv_fused;
@@ -137,6 +152,7 @@ struct Rules {
   std::map<int, double> dixon_q95;       // n -> critical value
   EfficiencyRules efficiency;
   std::vector<HardwarePeaks> hardware;   // hardware_peaks.json
+  std::vector<CatalogModel> model_catalog;  // model_catalog.json
   std::string fingerprint;               // "op_taxonomy.json=<FNV-1a 64 hex>,..." per rule file
   std::vector<std::string> sources;      // "builtin:op_taxonomy.json", "/abs/dir/op_taxonomy.json"
 

@@ -154,5 +154,32 @@ TEST(FingerprintTest, TheRealLevel2SampleGivesItsModelsDimensions) {
   EXPECT_EQ(Value(fp, "vocab_size_or_lm_head_shard"), "");  // no logits matmul on this stage
 }
 
+// Seed 002's candidate matching: the catalog's models ranked by the share of the profile's known
+// fields they agree with (equal, or a shard of a rank-visible one).
+TEST(FingerprintTest, CatalogModelsThatAgreeAreRankedAsCandidatesNeverFindings) {
+  Fixture f;
+  TempDir dir;
+  dir.Write("rules/model_catalog.json", R"({"models": [
+    {"id": "far/model", "family": "x", "config": {"num_hidden_layers": 7, "hidden_size": 999, "vocab_size": 5}},
+    {"id": "tp2/model", "family": "x", "config": {"num_hidden_layers": 4, "hidden_size": 1024, "intermediate_size": 6144,
+      "num_attention_heads": 16, "num_key_value_heads": 16, "vocab_size": 64000, "head_dim": 128}},
+    {"id": "near/model", "family": "x", "config": {"num_hidden_layers": 4, "hidden_size": 1024, "intermediate_size": 4096}},
+    {"id": "wide/model", "family": "x", "config": {"num_hidden_layers": 4, "hidden_size": 2048, "intermediate_size": 3072,
+      "num_attention_heads": 8}}]})");
+  auto rules = LoadRules(dir.path() / "rules");
+  ASSERT_TRUE(rules.ok()) << rules.status().message();
+  EfficiencyOptions opt;
+  opt.rules = &*rules;
+  ModelFingerprint fp = ComputeEfficiency(f.r, opt).fingerprint;
+  ASSERT_EQ(fp.candidates.size(), 2u) << "far/model agrees with nothing; wide/model's hidden size (global) differs";
+  EXPECT_EQ(fp.candidates[0].id, "tp2/model");  // the same model under tensor parallelism 2
+  EXPECT_EQ(fp.candidates[0].compared, 7);
+  EXPECT_EQ(fp.candidates[0].agreeing, 7);
+  EXPECT_NE(fp.candidates[0].agreeing_fields.find("intermediate_size shard (1/2)"), std::string::npos);
+  EXPECT_EQ(fp.candidates[1].id, "near/model");
+  EXPECT_EQ(fp.candidates[1].agreeing, 2);
+  EXPECT_EQ(fp.candidates[1].differing_fields, "intermediate_size 3072 vs 4096");
+}
+
 }  // namespace
 }  // namespace optrace::analyze

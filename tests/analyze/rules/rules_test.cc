@@ -40,5 +40,26 @@ TEST(RulesTest, AMinAnchorCountAsAWholeFloatIsRead) {
   EXPECT_EQ(rules->min_anchor_count, 3);
 }
 
+TEST(RulesTest, TheBuiltInModelCatalogIsReadUnderTheFingerprintsFieldNames) {
+  auto rules = LoadRules("");
+  ASSERT_TRUE(rules.ok()) << rules.status().message();
+  ASSERT_GE(rules->model_catalog.size(), 10u);
+  const CatalogModel* v3 = nullptr;
+  for (const CatalogModel& m : rules->model_catalog)
+    if (m.id == "deepseek-ai/DeepSeek-V3") v3 = &m;
+  ASSERT_NE(v3, nullptr);
+  EXPECT_EQ(v3->values.at("layer_count"), 61);
+  EXPECT_EQ(v3->values.at("num_experts"), 256);  // n_routed_experts
+  EXPECT_EQ(v3->values.at("head_dim"), 128);     // qk_nope_head_dim
+  EXPECT_EQ(v3->values.at("vocab_size_or_lm_head_shard"), 129280);
+}
+
+TEST(RulesTest, ACatalogModelWithoutAConfigIsRefusedNamingIt) {
+  TempTree tree({{"rules/model_catalog.json", R"({"models": [{"id": "x/y", "config": {"architectures": ["Z"]}}]})"}});
+  auto rules = LoadRules(tree.path("rules"));
+  ASSERT_FALSE(rules.ok());
+  EXPECT_NE(rules.status().message().find("model x/y"), std::string::npos) << rules.status().message();
+}
+
 }  // namespace
 }  // namespace optrace::analyze
