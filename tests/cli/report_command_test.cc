@@ -132,5 +132,19 @@ TEST(ReportCommandTest, TheApiLatencyIsTheBaselinesSecondScopeWithTheKernelsShar
   std::filesystem::remove(api);
 }
 
+// Section 6 (seed 003's collection commands): the kernel's name and the metric groups the report
+// lacks, one msprof op run each with the same command.
+TEST(ReportCommandTest, TheCommandsToCollectWhatIsMissingNameTheKernelAndTheMissingGroups) {
+  auto r = RunCli({"report", "--pipe", kData + "/opprof/workload128"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("## 6. Commands to collect what this report lacks"));
+  EXPECT_THAT(r.out, HasSubstr("Kernel: main_kernel_mix_aic."));
+  EXPECT_THAT(r.out, HasSubstr("msprof op --kernel-name=main_kernel_mix_aic --launch-count=1 --warm-up=0 "
+                               "--aic-metrics=MemoryL0"));
+  EXPECT_THAT(r.out, ::testing::Not(HasSubstr("--aic-metrics=PipeUtilization")));  // the report has it
+  EXPECT_THAT(r.out, HasSubstr("msprof --output=")) << "no system timeline given";
+  EXPECT_THAT(r.out, HasSubstr("Replay check: one export"));
+}
+
 }  // namespace
 }  // namespace optrace

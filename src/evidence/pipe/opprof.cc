@@ -122,6 +122,38 @@ Result<OpBasicInfo> ParseOpBasicInfo(const fs::path& path) {
   return info;
 }
 
+// The identity of a launch in OpBasicInfo.csv, and what may differ between its replays.
+constexpr std::string_view kLaunchIdentity[] = {"Op Name", "Op Type", "Block Dim", "Mix Block Dim", "Device Id"};
+constexpr std::string_view kMayDiffer[] = {"Current Freq"};
+
+// A further export of the run must describe the same launch as the first.
+Status CheckReplay(OpprofRun& run, const OpBasicInfo& info) {
+  ReplayCheck& r = run.replay;
+  ++r.exports;
+  if (!run.op_info) {
+    for (std::string_view f : kLaunchIdentity)
+      if (info.Get(f)) r.agreeing.emplace_back(f);
+    return Status::Ok();
+  }
+  const OpBasicInfo& first = *run.op_info;
+  for (std::string_view f : kLaunchIdentity) {
+    std::optional<std::string> a = first.Get(f), b = info.Get(f);
+    if (a && b && *a != *b)
+      return BadInputError("{} and {}: {} is '{}' in one and '{}' in the other: these exports are not replays of the "
+                           "same kernel launch and their metrics do not combine; collect every metric group with the "
+                           "same msprof op command (the same --kernel-name, --launch-count, --warm-up and launch "
+                           "script), or pass the second run with --compare",
+                           first.path, info.path, f, *a, *b);
+  }
+  for (std::string_view f : kMayDiffer) {
+    std::optional<std::string> a = first.Get(f), b = info.Get(f);
+    if (a && b && *a != *b)
+      r.notes.push_back(fmt::format("{} differs between replays ({} in {}, {} in {}): compare rates with care", f, *a,
+                                    first.path, *b, info.path));
+  }
+  return Status::Ok();
+}
+
 struct Candidate {
   fs::path path;
   std::string table;  // canonical name, "OpBasicInfo", or the stem for unknown tables
@@ -232,12 +264,14 @@ Result<OpprofRun> LoadOpprof(const std::vector<fs::path>& paths) {
   for (const fs::path& p : paths) run.inputs.push_back(p.string());
   std::set<std::string> loaded;
   for (const Candidate& c : files) {
-    if (!loaded.insert(c.table).second) {
+    if (c.table != "OpBasicInfo" && !loaded.insert(c.table).second) {
       return BadInputError("{}: a second {} table in one run; pass another run's files with --compare", c.path.string(),
                            c.table);
     }
     if (c.table == "OpBasicInfo") {
-      OPTRACE_ASSIGN_OR_RETURN(run.op_info, ParseOpBasicInfo(c.path));
+      OPTRACE_ASSIGN_OR_RETURN(OpBasicInfo info, ParseOpBasicInfo(c.path));
+      OPTRACE_RETURN_IF_ERROR(CheckReplay(run, info));
+      if (!run.op_info) run.op_info = std::move(info);
       continue;
     }
     OPTRACE_ASSIGN_OR_RETURN(CsvReader reader, CsvReader::Open(c.path));

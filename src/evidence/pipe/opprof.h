@@ -47,10 +47,20 @@ struct OpBasicInfo {
   std::optional<std::string> Get(std::string_view name) const;
 };
 
+// Exports of one kernel collected by separate msprof op runs (one metric group each: the PMU
+// counts a few events at a time) combine only when they are replays of the same launch: the same
+// Op Name, Op Type, Block Dim, Mix Block Dim and Device Id in every OpBasicInfo.csv.
+struct ReplayCheck {
+  size_t exports = 0;                 // OpBasicInfo.csv files seen
+  std::vector<std::string> agreeing;  // the identity fields every export states alike
+  std::vector<std::string> notes;     // fields that may differ between replays and do (Current Freq)
+};
+
 struct OpprofRun {
   std::vector<std::string> inputs;
   std::vector<MetricTable> tables;  // canonical order, then unknown tables
-  std::optional<OpBasicInfo> op_info;
+  std::optional<OpBasicInfo> op_info;  // the first export's
+  ReplayCheck replay;
   uint32_t vectors_per_block = 1;
   // Core index used for roles (see the header comment).
   uint32_t CoreIndex(const MetricRow& row) const;
@@ -70,6 +80,9 @@ std::string TableKindFromColumns(const std::vector<std::string>& columns);
 format::CoreKind MetricKind(std::string_view metric);
 
 // Files and OPPROF directories; a table given twice is an error (use --compare for a 2nd run).
+// Several OPPROF directories of one kernel (one metric group each) are one run when their
+// OpBasicInfo.csv files agree on the launch's identity (ReplayCheck); otherwise an error names the
+// field and both values.
 // A file whose name is not a known table is recognised by its columns (TableKindFromColumns)
 // and otherwise kept under its own name. A metric CSV without a metric column, or with a row
 // shorter than its header, is an error.

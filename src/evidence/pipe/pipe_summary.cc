@@ -124,6 +124,7 @@ PipeSummary SummarizePipe(const OpprofRun& run, const RoleMap* user_roles) {
   s.coverage = CheckExportCoverage(run);
   s.inputs = run.inputs;
   s.op = run.op_info;
+  s.replay = run.replay;
   s.vectors_per_block = run.vectors_per_block;
   s.default_roles = user_roles == nullptr;
   RoleMap defaults = DefaultRoles(run);

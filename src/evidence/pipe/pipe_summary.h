@@ -77,6 +77,7 @@ struct ExportCoverage {
 struct PipeSummary {
   std::vector<std::string> inputs;
   std::optional<OpBasicInfo> op;
+  ReplayCheck replay;  // the exports' agreement on the launch (several OPPROF directories of one run)
   uint32_t vectors_per_block = 1;
   bool default_roles = true;
   std::vector<RoleInfo> roles;

@@ -306,6 +306,14 @@ void Evidence(const EvidenceInputs& in, std::ostream& out) {
     out << "No msprof op metrics given (`--pipe OPPROF_dir`).\n\n";
   } else {
     const PipeSummary& s = in.pipe.value();
+    if (s.replay.exports > 1)
+      out << fmt::format("Replay check: {} exports (one msprof op run each) describe the same launch ({} alike in every "
+                         "OpBasicInfo.csv), so their metrics are read as one run.{}\n\n",
+                         s.replay.exports, fmt::join(s.replay.agreeing, ", "),
+                         s.replay.notes.empty() ? "" : " " + fmt::format("{}", fmt::join(s.replay.notes, "; ")) + ".");
+    else
+      out << "Replay check: one export; metric groups collected by further msprof op runs are checked against its "
+             "OpBasicInfo.csv when given together (section 6 has the command).\n\n";
     out << "Mean over the role's cores (max; spread = max - min). Every metric: `optrace pipe --format json`.\n\n";
     out << "| metric |";
     for (const RoleInfo& r : s.roles) out << " " << Cell(r.name) << " |";
@@ -457,6 +465,46 @@ void OpenBoundaries(const EvidenceInputs& in, std::ostream& out) {
   out << fmt::format("- Tool modes not supported here (application replay, simulator on multi-card): {}\n", kBlank);
 }
 
+// Section 6: seed 003's collection commands, filled with what the report knows (the kernel's name,
+// the metric groups it lacks), for the evidence still missing. Every metric group is its own
+// msprof op run with the same command otherwise: that is what the replay check compares.
+void CollectionCommands(const EvidenceInputs& in, std::ostream& out) {
+  out << "\n## 6. Commands to collect what this report lacks\n\n";
+  std::string kernel;
+  if (in.join) kernel = in.join->kernel;
+  else if (in.kernel_calls && in.kernel_calls->names.size() == 1) kernel = *in.kernel_calls->names.begin();
+  else if (in.pipe && in.pipe->op) kernel = in.pipe->op->Get("Op Name").value_or("");
+  const bool named = !kernel.empty();
+  if (!named) kernel = "<the kernel's full name from the system timeline>";
+  out << fmt::format("Templates for the launch script of the baseline (`run_probe.sh`: the same short test, shape and "
+                     "environment on every node; keep WORLD_SIZE / RANK of the parent). Check every option against "
+                     "this machine's `msprof --help` and `msprof op --help` (`optrace env` records both); `msopprof` "
+                     "is the newer entry of `msprof op`. Kernel: {}.\n\n",
+                     named ? Cell(kernel) : "not known to this report (pass --kernel-calls, --join or --pipe)");
+  std::vector<std::string> missing;
+  if (in.pipe) {
+    for (const auto& [name, file] : in.pipe->tables)
+      if (file.empty()) missing.push_back(name);
+  } else {
+    for (std::string_view t : KnownMetricTables()) missing.emplace_back(t);
+  }
+  out << "```\n";
+  if (!in.kernel_calls && !in.join)
+    out << "# System timeline, one per node (section 3.3): the kernel's name, stream, task and call order\n"
+           "msprof --output=\"${prof_root}/node_${RANK}\" --application=\"bash ./run_probe.sh\"\n";
+  for (const std::string& m : missing)
+    out << fmt::format("# {} (section 3.1): one metric group per run, every run the same command\n"
+                       "msprof op --kernel-name={} --launch-count=1 --warm-up=0 --aic-metrics={} \\\n"
+                       "    --output=\"${{opprof_root}}/{}/node_${{RANK}}\" bash ./run_probe.sh\n",
+                       m, named ? kernel : "KERNEL", m, m);
+  if (!in.kernel_calls && !in.join && missing.empty()) out << "# nothing: every table of section 3.1 is here\n";
+  out << "```\n\n";
+  out << "Then give every OPPROF_* directory of one run to `--pipe` together: their OpBasicInfo.csv must agree on Op "
+         "Name, Op Type, Block Dim, Mix Block Dim and Device Id (the replay check), or the report refuses to combine "
+         "them. Do not add `--kill=on` to a communicating kernel's probe; `--launch-count=1` limits what is collected, "
+         "not how often the kernel runs; keep every communication participant running (never one rank alone).\n";
+}
+
 }  // namespace
 
 const std::vector<std::string_view>& ReportKeyMetrics() {
@@ -475,6 +523,7 @@ static void WriteEvidenceReportUnescaped(const EvidenceInputs& in, std::ostream&
   Baseline(in, out);
   Evidence(in, out);
   OpenBoundaries(in, out);
+  CollectionCommands(in, out);
 }
 
 void WriteEvidenceReport(const EvidenceInputs& in, std::ostream& out) {

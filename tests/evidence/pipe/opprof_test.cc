@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 namespace optrace::evidence {
@@ -130,6 +132,44 @@ TEST(OpprofTest, RowShorterThanTheHeaderIsRejected) {
   ASSERT_FALSE(t.ok());
   EXPECT_NE(t.status().message().find("p.csv:3: 3 fields but the header has 4"), std::string::npos)
       << t.status().message();
+}
+
+// Two msprof op runs of one kernel, one metric group each (PipeUtilization from the first, Memory
+// from the second), both with their OpBasicInfo.csv: a replay of the same launch reads as one run.
+std::filesystem::path ReplayDirs(const std::string& name, const std::string& second_block_dim,
+                                 const std::string& second_freq = "1800") {
+  namespace fs = std::filesystem;
+  fs::path root = fs::temp_directory_path() / ("optrace_replay_" + name);
+  fs::remove_all(root);
+  fs::create_directories(root / "pipe");
+  fs::create_directories(root / "memory");
+  fs::copy_file(Data("workload128/PipeUtilization.csv"), root / "pipe/PipeUtilization.csv");
+  fs::copy_file(Data("workload128/OpBasicInfo.csv"), root / "pipe/OpBasicInfo.csv");
+  fs::copy_file(Data("workload128/Memory.csv"), root / "memory/Memory.csv");
+  std::ofstream(root / "memory/OpBasicInfo.csv")
+      << "Op Name,Op Type,Task Duration(us),Block Dim,Mix Block Dim,Device Id,Pid,Current Freq,Rated Freq,\n"
+      << "main_kernel_mix_aic,mix,8.120000," << second_block_dim << ",2,0,NA," << second_freq << ",1800,\n";
+  return root;
+}
+
+TEST(OpprofTest, MetricGroupsOfSeparateReplaysOfOneLaunchAreOneRun) {
+  auto root = ReplayDirs("same", "1", "1650");
+  auto run = LoadOpprof({root / "pipe", root / "memory"});
+  ASSERT_TRUE(run.ok()) << run.status().message();
+  EXPECT_EQ(run->tables.size(), 2u);
+  EXPECT_EQ(run->replay.exports, 2u);
+  EXPECT_EQ(run->replay.agreeing.size(), 5u);  // Op Name, Op Type, Block Dim, Mix Block Dim, Device Id
+  ASSERT_EQ(run->replay.notes.size(), 1u);
+  EXPECT_NE(run->replay.notes[0].find("Current Freq differs between replays"), std::string::npos);
+}
+
+TEST(OpprofTest, ExportsOfAnotherLaunchAreRefusedNamingTheField) {
+  auto root = ReplayDirs("other", "4");
+  auto run = LoadOpprof({root / "pipe", root / "memory"});
+  ASSERT_FALSE(run.ok());
+  EXPECT_NE(run.status().message().find("Block Dim is '1' in one and '4' in the other"), std::string::npos)
+      << run.status().message();
+  EXPECT_NE(run.status().message().find("not replays of the same kernel launch"), std::string::npos);
 }
 
 }  // namespace
