@@ -32,13 +32,7 @@
       });
       if (sortCol >= 0) {
         var i = sortCol;
-        rows.sort(function (a, b) {
-          var x = a[i], y = b[i];
-          if (x === null || x === undefined) return 1;
-          if (y === null || y === undefined) return -1;
-          if (typeof x === "number" && typeof y === "number") return (x - y) * sortDir;
-          return String(x).localeCompare(String(y)) * sortDir;
-        });
+        rows.sort(function (a, b) { return compareCells(a[i], b[i], sortDir); });
       }
       Array.prototype.forEach.call(thead.querySelectorAll("th"), function (th, j) {
         if (j === sortCol) th.setAttribute("aria-sort", sortDir > 0 ? "ascending" : "descending");
