@@ -70,7 +70,8 @@ void BindingChecker::CheckBeforeWorkspace(const SourceFile& f, const Block& fn) 
   // `workspaceGM` before the outputs) is not, and a profiling parameter after it is correct.
   size_t block = params.size();
   while (block > 0 && (params[block - 1] == profiling || IsLaunchTailName(params[block - 1]->text))) --block;
-  for (size_t i = block; profiling && i < params.size() && params[i] != profiling; ++i) {
+  const size_t at_profiling = static_cast<size_t>(std::find(params.begin(), params.end(), profiling) - params.begin());
+  for (size_t i = block; profiling && at_profiling < params.size() && i < at_profiling; ++i) {
     if (!IsLaunchTailName(params[i]->text)) continue;
     ReportAfterWorkspace(f, fn, *profiling, *params[i]);
     return;
