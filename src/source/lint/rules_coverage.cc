@@ -1,7 +1,7 @@
 // Coverage rules, on the code index shared with `optrace plan`:
 //   coverage-file  a file holding a main-flow phase of a kernel (per-core operator(), Process,
-//                  communication, epilogue, big compute blocks; seed 000's list) on a path the
-//                  entry calls holds trace points. The phases are the plan's decisions on the
+//                  communication, epilogue, big compute blocks; seed 000's list; a traced loop of
+//                  such code) on a path the entry calls holds trace points. The phases are the plan's decisions on the
 //                  same code: tiling, layout and tile-level helpers, set-up (Init), code called
 //                  per element of a loop, and code below a range traced by hand never need marks.
 //   density-aic / density-aiv  10 to 30 distinct labels reachable on each core type the kernel
@@ -54,8 +54,11 @@ void CheckCoverageFiles(LintContext& ctx) {
   }
   if (!plan.ok()) return;  // the plan's own error (no kernel) is not a coverage finding
   auto uncovered = [&](const PlanSite& s) -> const SourceFile* {
-    bool phase = s.decision == Decision::kPhase || s.under_hand_shell;
-    if (s.kind != SiteKind::kFunction || !phase || !s.main_flow || s.outside) return nullptr;
+    // A main-flow function phase, or a traced loop / statement of main-flow code (the tile loop of
+    // a Process merged into the kernel's range).
+    bool phase = s.kind == SiteKind::kFunction ? s.decision == Decision::kPhase || s.under_hand_shell
+                                               : Inserts(s.decision);
+    if (!phase || !s.main_flow || s.outside) return nullptr;
     const SourceFile* f = ctx.sources->Find(s.file);
     if (!f) return nullptr;
     bool has_point = std::any_of(f->traces.sites.begin(), f->traces.sites.end(),
@@ -76,9 +79,9 @@ void CheckCoverageFiles(LintContext& ctx) {
       below_gap = gaps.count(s.path.substr(at, next - at)) > 0;
     if (below_gap || !reported.insert(s.file).second) continue;
     ctx.Report(f, s.line, 1, "coverage-file",
-               fmt::format("{} holds {}, a main-flow phase ({}) the kernel runs through {}, but no trace point; add "
-                           "B/E marks at its phase boundaries (`optrace plan` proposes them)",
-                           f->rel, s.name, s.reason, s.path));
+               fmt::format("{} holds {}, a main-flow phase ({}){}, but no trace point; add B/E marks at its phase "
+                           "boundaries (`optrace plan` proposes them)",
+                           f->rel, s.name, s.reason, s.path.empty() ? "" : " the kernel runs through " + s.path));
   }
 }
 

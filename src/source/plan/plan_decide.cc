@@ -1,6 +1,8 @@
 // Plan step 2, decide: per site, a phase range, a group loop, an existing range kept, or skip.
 #include "source/plan/plan_builder.h"
 
+#include <map>
+
 namespace optrace::source {
 
 namespace plan_steps {
@@ -140,6 +142,22 @@ void Builder::Decide() {
       s.optional = false;
       s.reason = st.message();
     }
+  }
+  // A traced loop or statement of a main-flow function is main flow too, also when that function
+  // is merged into the kernel's range (the kernel's own class: reciprocal's Process, whose tile
+  // loop is all the kernel's work): its file must hold marks (lint's coverage-file).
+  std::map<const FunctionDef*, size_t> function_site;
+  for (size_t i = 0; i < plan_.sites.size(); ++i)
+    if (plan_.sites[i].kind == SiteKind::kFunction && !info_[i].root) function_site[info_[i].fn] = i;
+  for (size_t i = 0; i < plan_.sites.size(); ++i) {
+    PlanSite& s = plan_.sites[i];
+    if (s.kind == SiteKind::kFunction || !Inserts(s.decision)) continue;
+    auto it = function_site.find(info_[i].fn);
+    if (it == function_site.end()) continue;
+    const PlanSite& fn_site = plan_.sites[it->second];
+    const SiteInfo& fn_info = info_[it->second];
+    s.main_flow = fn_site.main_flow || (fn_site.decision == Decision::kMerge && fn_site.word.empty() &&
+                                        MainFlow(*fn_info.fn, Facts(*fn_info.fn), fn_info));
   }
 }
 
