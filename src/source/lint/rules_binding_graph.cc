@@ -109,17 +109,27 @@ void BindingChecker::CheckInfer() {
   long want = def_.profiling;
   bool shape = false, dtype = false, any_infer = false;
   // Where to report: the InferShape / InferDataType definitions, preferring an *infer* file.
+  // A function the OpDef registers (`.InferDataType(InferDtypeForX)`) wins over one whose name
+  // merely says so.
   struct Where {
     const SourceFile* file = nullptr;
     int line = 1, column = 1;
+    bool registered = false;
   } shape_fn, dtype_fn;
-  auto note = [](Where& w, const SourceFile* f, const Token& tok) {
-    bool better = w.file == nullptr || (w.file != f && f->rel.find("infer") != std::string::npos &&
-                                        w.file->rel.find("infer") == std::string::npos);
-    if (better) w = {f, tok.line, tok.column};
+  auto note = [](Where& w, const SourceFile* f, const Token& tok, bool registered) {
+    bool better = w.file == nullptr || (registered && !w.registered) ||
+                  (registered == w.registered && w.file != f && f->rel.find("infer") != std::string::npos &&
+                   w.file->rel.find("infer") == std::string::npos);
+    if (better) w = {f, tok.line, tok.column, registered};
   };
   const std::vector<InferRegistration> regs = InferRegistrations();
   const std::set<std::string> others = OtherOperatorsInferFunctions(regs);
+  std::set<std::string> registered_shape, registered_dtype;
+  for (const InferRegistration& r : regs) {
+    if (others.count(r.function)) continue;
+    if (r.method == "InferShape") registered_shape.insert(r.function);
+    if (r.method == "InferDataType") registered_dtype.insert(r.function);
+  }
   for (const SourceFile* f : host_) {
     const auto& t = f->lex.tokens;
     for (size_t i = 0; i + 1 < t.size(); ++i) {
@@ -132,8 +142,13 @@ void BindingChecker::CheckInfer() {
         if (fn >= 0 && others.count(cs.blocks[static_cast<size_t>(fn)].name)) continue;  // another operator's
       }
       bool defines = i > 0 && t[i - 1].kind == TokenKind::kIdentifier && !t[i - 1].Is("return");
-      if (defines && t[i].text.find("InferShape") != std::string_view::npos) note(shape_fn, f, t[i]);
-      if (defines && t[i].text.find("InferDataType") != std::string_view::npos) note(dtype_fn, f, t[i]);
+      if (defines) {
+        const std::string name(t[i].text);
+        if (registered_shape.count(name)) note(shape_fn, f, t[i], true);
+        else if (name.find("InferShape") != std::string::npos) note(shape_fn, f, t[i], false);
+        if (registered_dtype.count(name)) note(dtype_fn, f, t[i], true);
+        else if (name.find("InferDataType") != std::string::npos) note(dtype_fn, f, t[i], false);
+      }
       if (!get_shape && !set_dtype) continue;
       any_infer = true;
       auto args = Args(t, i + 1);
