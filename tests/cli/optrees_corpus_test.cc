@@ -397,9 +397,34 @@ const std::vector<std::pair<std::string, Planter>>& Planters() {
          auto m = FirstPhasePair(p, false);
          if (!m) return false;
          auto lines = ReadLines(p, m->file);
-         lines.erase(lines.begin() + static_cast<long>(m->e));
+         // An E right before a return / break / continue closes the range on that exit only:
+         // without it the exit leaves the range open (early-return), while every other path still
+         // pairs. The E that the range's own path ends with is the one whose loss breaks pairing.
+         auto exits_next = [&](size_t e) {
+           for (size_t k = e + 1; k < lines.size(); ++k) {
+             std::string t = lines[k].substr(std::min(lines[k].find_first_not_of(" \t"), lines[k].size()));
+             if (t.empty() || t.starts_with("//")) continue;
+             return t.starts_with("return") || t.starts_with("break") || t.starts_with("continue");
+           }
+           return false;
+         };
+         size_t e = m->e;
+         for (size_t k = m->e; k < lines.size() && exits_next(e); ++k) {
+           if (lines[k].find("TRACE_POINT(\"" + m->label + "\", \"B\")") != std::string::npos) break;
+           if (IsAutoMark(lines[k]) && MarkLabel(lines[k]) == m->label && lines[k].find("\"E\")") != std::string::npos)
+             e = k;
+         }
+         const bool before_exit = exits_next(e);
+         lines.erase(lines.begin() + static_cast<long>(e));
          WriteLines(p, m->file, lines);
-         p.rule = "pairing", p.file = m->file, p.lines = {static_cast<int>(m->b) + 1};
+         if (before_exit) {
+           // Every E of the range sits before an exit: the defect is the exit leaving it open.
+           size_t at = e;
+           while (at < lines.size() && lines[at].find_first_not_of(" \t") == std::string::npos) ++at;
+           p.rule = "early-return", p.file = m->file, p.lines = {static_cast<int>(at) + 1};
+         } else {
+           p.rule = "pairing", p.file = m->file, p.lines = {static_cast<int>(m->b) + 1};
+         }
          return true;
        }},
       {"label_style",
@@ -494,8 +519,9 @@ const std::vector<std::pair<std::string, Planter>>& Planters() {
          auto plan = RunCli({"plan", "--op", p.dir.string(), "--format", "json"});
          if (plan.exit_code != 0) return true;  // nothing expected: the test fails and says so
          const nlohmann::json j = nlohmann::json::parse(plan.out);
+         // The phase lint names may be a function or a traced loop of main-flow code.
          for (const auto& s : j["sites"])
-           if (s["file"] == file && s["kind"] == "function") p.lines.insert(s["line"].get<int>());
+           if (s["file"] == file) p.lines.insert(s["line"].get<int>());
          return true;
        }},
       {"entry_buffer_no_write_back",
@@ -510,10 +536,18 @@ const std::vector<std::pair<std::string, Planter>>& Planters() {
          size_t end = head;
          while (end < lines.size() && lines[end].find("OPTRACE_KERNEL_END(") == std::string::npos) ++end;
          if (end == lines.size()) return false;
-         lines.erase(lines.begin() + static_cast<long>(end));
+         // Only the call goes: on an early exit written on one line (`if (!ws) {...; OPTRACE_KERNEL_END(p);
+         // return;}`) the exit stays and now skips the write-back.
+         std::string& l = lines[end];
+         size_t from = l.find("OPTRACE_KERNEL_END("), to = l.find(");", from);
+         if (to == std::string::npos) return false;
+         l.erase(from, to + 2 - from);
+         const bool only_space = l.find_first_not_of(" \t") == std::string::npos ||
+                                 l.substr(l.find_first_not_of(" \t")).starts_with("//");
+         if (only_space) lines.erase(lines.begin() + static_cast<long>(end));
          WriteLines(p, entry, lines);
-         // At the kernel, or at the exit that now skips the write-back: the return after it, or
-         // the closing brace of the entry.
+         // At the kernel, or at the exit that now skips the write-back: the return after it (on
+         // its line, or below), or the closing brace of the entry.
          p.rule = "entry-buffer", p.file = entry, p.lines = {static_cast<int>(head) + 1};
          for (size_t i = end; i < lines.size(); ++i)
            if (lines[i].find("return") != std::string::npos || lines[i].starts_with("}")) {
