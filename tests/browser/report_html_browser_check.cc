@@ -186,6 +186,24 @@ int main() {
               dom.find("peak of TinyTestDevice is suspect") != std::string::npos,
           "a roofline point above its peak is named, with the peak as the suspect");
   }
+  // 4. A peak between the operators' rates (cube 100 TFLOPS: the MatMul of the sample reaches 204, its
+  // FlashAttention 78): a minority of that peak's points are above it, so their FLOP counts are the
+  // suspect, not the peak.
+  if (fs::is_directory(samples / "st_l2")) {
+    fs::path profile = work / "mid_device.json";
+    std::ofstream(profile) << R"({"name": "MidTestDevice", "cube_fp16_tflops": 100, "cube_bf16_tflops": 100,)"
+                           << R"( "vector_fp16_tflops": 1000, "vector_fp32_tflops": 1000})";
+    fs::path out = work / "st_l2_mid";
+    Run(Quote(OPTRACE_BINARY) + " analyze " + Quote((samples / "st_l2").string()) + " -o " + Quote(out.string()) +
+        " --hardware-profile " + Quote(profile.string()) + " >/dev/null 2>&1");
+    fs::path prof = work / "chromium_profile_mid";
+    std::string dom = Run(Chromium(chromium, prof, "--dump-dom", "file://" + (out / "report.html").string()));
+    Check(dom.find("data-roofline-above-peak=\"1\"") != std::string::npos &&
+              dom.find("the FLOP count of aclnnMatmul_MatMulV3Common_MatMulV3 is suspect (its shape formula)") !=
+                  std::string::npos &&
+              dom.find("peak of MidTestDevice is suspect") == std::string::npos,
+          "a minority of a peak's points above it names their FLOP counts as the suspect, not the peak");
+  }
   fs::remove_all(work);
   std::cout << (failures ? "FAILED: " + std::to_string(failures) + " check(s)\n" : "all checks passed\n");
   return failures ? 1 : 0;
