@@ -171,6 +171,7 @@ std::string PlanToJson(const Plan& plan) {
     x["index"] = s.index;
     x["depth"] = s.depth;
     x["optional"] = s.optional;
+    x["main_flow"] = s.main_flow;
     j["sites"].push_back(std::move(x));
   }
   j["kernels"] = json::array();
