@@ -18,7 +18,16 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from sweep import find_operators  # noqa: E402
+from sweep import KERNEL_EXTENSIONS, defines_kernel, find_operators  # noqa: E402
+
+
+def has_kernel(folder):
+    """True when some file under the folder defines a __global__ kernel: folders of shared code the
+    sweep also lists (ops-nn quant/quant_common) have no operator to plant defects in."""
+    for f in folder.rglob("*"):
+        if f.suffix.lower() in KERNEL_EXTENSIONS and f.is_file() and defines_kernel(f):
+            return True
+    return False
 
 
 def main():
@@ -31,7 +40,7 @@ def main():
     picked = []
     for repo in args.repo:
         root = Path(repo).resolve()
-        ops = find_operators(root)
+        ops = [rel for rel in find_operators(root) if has_kernel(root / rel)]
         rng = random.Random(f"{args.seed}:{root.name}")
         for rel in sorted(rng.sample(ops, min(args.per_repo, len(ops)))):
             picked.append(str(root / rel))

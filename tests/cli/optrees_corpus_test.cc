@@ -518,7 +518,11 @@ const std::vector<std::pair<std::string, Planter>>& Planters() {
          // file as the plan of the edited tree sees them.
          // Root ranges do not count: a second kernel's entry (arch35/) holding only "processing"
          // has no phase to lose.
+         // Every kernel's entry is left alone (a folder of several programs, cann-samples' stories,
+         // has one per program): emptying one would drop that kernel's buffer set-up too.
          std::string entry = (*p.plan)["kernels"][0]["entry"], file;
+         std::set<std::string> entries;
+         for (const auto& k : (*p.plan)["kernels"]) entries.insert(k["entry"].get<std::string>());
          auto is_mark = [](const std::string& l) {
            return l.find("MoeTracing(TRACE_POINT(\"") != std::string::npos &&
                   l.find("TRACE_POINT(\"processing\"") == std::string::npos;
@@ -533,7 +537,8 @@ const std::vector<std::pair<std::string, Planter>>& Planters() {
            std::vector<std::string> ls = SplitLines(bytes);
            long n = std::count_if(ls.begin(), ls.end(), is_mark);
            // optrace_trace.h (placed by instrument) is optrace's, its doc comments show marks.
-           if (rel != entry && !rel.ends_with("optrace_trace.h") && main_flow.count(rel) && n > most) most = n, file = rel;
+           if (!entries.count(rel) && !rel.ends_with("optrace_trace.h") && main_flow.count(rel) && n > most)
+             most = n, file = rel;
          }
          if (file.empty()) return false;
          auto lines = ReadLines(p, file);
@@ -555,7 +560,11 @@ const std::vector<std::pair<std::string, Planter>>& Planters() {
          const nlohmann::json& k = (*p.plan)["kernels"][0];
          std::string entry = k["entry"], fn = k["function"];
          auto lines = ReadLines(p, entry);
+         // The kernel's definition: `void fn(` (a name that is a substring of another, `log` in
+         // `LogKernel` or a comment, must not match), else the first line naming `fn(`.
          size_t head = lines.size();
+         for (size_t i = 0; i < lines.size() && head == lines.size(); ++i)
+           if (lines[i].find("void " + fn + "(") != std::string::npos) head = i;
          for (size_t i = 0; i < lines.size() && head == lines.size(); ++i)
            if (lines[i].find(fn + "(") != std::string::npos && lines[i].find('#') == std::string::npos) head = i;
          if (head == lines.size()) return false;
