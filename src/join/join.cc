@@ -215,8 +215,9 @@ Result<JoinResult> JoinKernelPhases(const JoinOptions& o) {
       r.launches.push_back(lj);
     }
     if (!in.trace_view.empty() && !jr.table.events.empty()) {
-      const int64_t lo = jr.table.base_ns, hi = jr.table.AbsNs(jr.table.events.back().end_ns());
-      int64_t last = hi;
+      // Events are sorted by start, not end: the window ends at the latest end of any.
+      const int64_t lo = jr.table.base_ns;
+      int64_t last = lo;
       for (const analyze::Event& e : jr.table.events) last = std::max(last, jr.table.AbsNs(e.end_ns()));
       OPTRACE_RETURN_IF_ERROR(analyze::ReadTraceViewHostEvents(in.trace_view, {{lo - 1'000'000'000, last + 1'000'000'000}}, jr.host));
       // The device side of trace_view.json is the export's task table, already on the stream tracks.
