@@ -42,6 +42,11 @@ int RunReportCommand(const CommandArgs& args, CommandIo& io) {
   app.add_option("--kernel-calls", kernel_calls,
                  "kernel_calls.csv of `optrace analyze ROOT --kernel NAME`: the kernel's calls as the profiler "
                  "recorded them (section 3.3, system timeline)");
+  std::string analysis_path;
+  app.add_option("--analysis", analysis_path,
+                 "the output folder of `optrace analyze ROOT -o DIR` (or its analysis_summary.json): hostname, node, "
+                 "global rank, device id and PID per rank in section 1; default: the folder holding --kernel-calls, "
+                 "when it has one");
   std::string join_path;
   app.add_option("--join", join_path,
                  "the --summary JSON of `optrace join`: the kernel's phases inside its task slices of the capture "
@@ -53,7 +58,8 @@ int RunReportCommand(const CommandArgs& args, CommandIo& io) {
     ins.insert(ins.end(), api_latency.begin(), api_latency.end());
     ins.insert(ins.end(), pipe.begin(), pipe.end());
     ins.insert(ins.end(), compare.begin(), compare.end());
-    for (const std::string& p : {roles_path, stall, env_path, bytes_path, kernel_calls, join_path}) ins.push_back(p);
+    for (const std::string& p : {roles_path, stall, env_path, bytes_path, kernel_calls, join_path, analysis_path})
+      ins.push_back(p);
     if (auto rc = RefuseOutputsThatAreInputs("report", {{"-o", output}}, ins, io)) return *rc;
   }
   if (!api_latency.empty() && latency.empty()) {
@@ -77,6 +83,19 @@ int RunReportCommand(const CommandArgs& args, CommandIo& io) {
     auto k = evidence::ReadKernelCalls(ResolveAgainstCwd(kernel_calls));
     if (!k.ok()) return ReportError("report", k.status(), io);
     in.kernel_calls = std::move(*k);
+  }
+  {
+    std::filesystem::path beside;
+    if (analysis_path.empty() && !kernel_calls.empty()) {
+      beside = ResolveAgainstCwd(kernel_calls).parent_path() / "analysis_summary.json";
+      std::error_code ec;
+      if (!std::filesystem::is_regular_file(beside, ec)) beside.clear();
+    }
+    if (!analysis_path.empty() || !beside.empty()) {
+      auto m = evidence::ReadRankMap(analysis_path.empty() ? beside : ResolveAgainstCwd(analysis_path));
+      if (!m.ok()) return ReportError("report", m.status(), io);
+      in.rank_map = std::move(*m);
+    }
   }
   if (!join_path.empty()) {
     auto j = evidence::ReadJoinEvidence(ResolveAgainstCwd(join_path));

@@ -146,5 +146,45 @@ TEST(ReportCommandTest, TheCommandsToCollectWhatIsMissingNameTheKernelAndTheMiss
   EXPECT_THAT(r.out, HasSubstr("Replay check: one export"));
 }
 
+// Seed 003: the capture is kept with hostname, node, global rank, device id and PID. analyze reads
+// them; the report shows them from the analyze folder that holds --kernel-calls.
+TEST(ReportCommandTest, TheRankMapComesFromTheAnalysisBesideTheKernelCalls) {
+  namespace fs = std::filesystem;
+  fs::path tmp = fs::temp_directory_path() / ("optrace_report_rank_map_" + std::to_string(::getpid()));
+  fs::remove_all(tmp);
+  const std::string text = std::string(OPTRACE_TEST_DATA_DIR) + "/analyze/tp_l0_text";
+  fs::create_directories(tmp / "cap");
+  fs::copy(text + "/rank0_ascend_pt", tmp / "cap/node-x_4242_20250101123456789_ascend_pt", fs::copy_options::recursive);
+  fs::copy(text + "/rank1_ascend_pt", tmp / "cap/rank1_ascend_pt", fs::copy_options::recursive);
+  auto a = RunCli({"analyze", (tmp / "cap").string(), "--kernel", "aclnnMuls_MulAiCore_Mul", "-o",
+                   (tmp / "an").string()});
+  ASSERT_LE(a.exit_code, 1) << a.err;
+  auto r = RunCli({"report", "--kernel-calls", (tmp / "an/kernel_calls.csv").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("| global rank | node (export folder) | device id | hostname | PID | from |"));
+  EXPECT_THAT(r.out, HasSubstr("| 0 | node-x_4242_20250101123456789_ascend_pt | "));
+  EXPECT_THAT(r.out, HasSubstr("| node-x | 4242 | hostname: folder name (torch_npu's default worker name"));
+  EXPECT_THAT(r.out, HasSubstr("| 1 | rank1_ascend_pt | _fill in_ | _fill in_ | _fill in_ | no export file states them |"));
+  EXPECT_THAT(r.out, ::testing::Not(HasSubstr("| hostname, node, global rank, device id, PID | _fill in_")));
+  fs::remove_all(tmp);
+}
+
+TEST(ReportCommandTest, AnAnalysisWithoutRanksIsExitTwoNamingTheCommand) {
+  namespace fs = std::filesystem;
+  fs::path f = fs::temp_directory_path() / ("optrace_report_bad_summary_" + std::to_string(::getpid()) + ".json");
+  std::ofstream(f) << R"({"identity": {}})";
+  auto r = RunCli({"report", "--pipe", kData + "/opprof/workload128", "--analysis", f.string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("no identity.ranks; give the output folder of `optrace analyze ROOT -o DIR`"));
+  fs::remove(f);
+}
+
+TEST(ReportCommandTest, WithoutAnAnalysisTheRankMapIsOneBlankRowSayingWhereItComesFrom) {
+  auto r = RunCli({"report", "--pipe", kData + "/opprof/workload128"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("| hostname, node, global rank, device id, PID | _fill in_ | the capture: "
+                               "`optrace analyze ROOT -o DIR`, then `--analysis DIR` |"));
+}
+
 }  // namespace
 }  // namespace optrace

@@ -151,6 +151,15 @@ std::string GroupHash(std::string_view group_name);
 // tp / dp / pp / ep / cp / mp / world / other from a process-group name ("dp_cp" -> dp, "default_group" -> world).
 std::string ParallelKind(std::string_view pg_name);
 
+// Who recorded a rank (read/process_identity.h says from where): "" / -1 when no file says it.
+struct ProcessIdentity {
+  std::string hostname, hostname_from;
+  int64_t pid = -1;
+  std::string pid_from;
+  bool inferred = false;  // a value came from the folder name only
+  std::string conflict;   // "pid 12 (trace_view.json) against 13 (info.json)", "" when none
+};
+
 struct RankIdentity {
   std::string profiler_level;   // "Level0".."Level2"
   std::string aic_metrics;
@@ -158,6 +167,7 @@ struct RankIdentity {
   std::string cann_version;
   std::string device_name;      // NPU_INFO name where known
   std::vector<std::string> csv_columns;  // header of kernel_details / op_summary
+  ProcessIdentity process;
 };
 
 struct RankTable {

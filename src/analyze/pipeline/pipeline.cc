@@ -15,6 +15,7 @@
 #include "analyze/read/discover.h"
 #include "analyze/cross_rank/host_attribution.h"
 #include "analyze/read/normalize.h"
+#include "analyze/read/process_identity.h"
 #include "analyze/rules/rules.h"
 #include "analyze/segment/segment.h"
 #include "analyze/pipeline/stage_io.h"
@@ -247,6 +248,13 @@ Status RunStage(Stage s, AnalysisResult& r, const AnalyzeOptions& opt, const Rul
         std::set<int> distinct(ids.begin(), ids.end());
         bool all = distinct.size() == ids.size() && !distinct.count(-1);
         for (size_t i = 0; i < r.ranks.size(); ++i) r.ranks[i].rank = all ? ids[i] : static_cast<int>(i);
+        // A node's devices may be separate processes: each reads its own device_<id>/info.json.
+        for (RankTable& t : r.ranks) {
+          if (t.kind != InputKind::kMsprof || t.device_id < 0) continue;
+          ProcessIdentity own;
+          ReadProcessIdentity(t.dir, {}, own, t.device_id);
+          if (!own.hostname.empty() || own.pid >= 0) t.identity.process = own;
+        }
         std::stable_sort(r.ranks.begin(), r.ranks.end(),
                          [](const RankTable& a, const RankTable& b) { return a.rank < b.rank; });
       }

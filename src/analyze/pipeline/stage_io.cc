@@ -243,8 +243,13 @@ void Io(A& a, CommMatrixLink& x) {
   IoAll(a, x.step, x.key, x.group, x.op_name, x.p2p, x.src, x.dst, x.transport, x.size_mb, x.time_ms, x.bandwidth_gbps);
 }
 template <typename A>
+void Io(A& a, ProcessIdentity& x) {
+  IoAll(a, x.hostname, x.hostname_from, x.pid, x.pid_from, x.inferred, x.conflict);
+}
+template <typename A>
 void Io(A& a, RankIdentity& x) {
-  IoAll(a, x.profiler_level, x.aic_metrics, x.torch_npu_version, x.cann_version, x.device_name, x.csv_columns);
+  IoAll(a, x.profiler_level, x.aic_metrics, x.torch_npu_version, x.cann_version, x.device_name, x.csv_columns,
+        x.process);
 }
 template <typename A>
 void Io(A& a, ApiStat& x) {

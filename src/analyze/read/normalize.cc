@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analyze/read/json_file.h"
+#include "analyze/read/process_identity.h"
 #include "core/csv_reader.h"
 #include "core/parallel_for.h"
 #include "core/file_io.h"
@@ -92,6 +93,10 @@ Result<RankTable> NormalizeRank(const RankInput& in, const Rules& rules, StringT
     for (const std::filesystem::path& slice : in.kernel_slices)
       OPTRACE_RETURN_IF_ERROR(ReadKernelCsv(slice, rules, strings, t, issues, parallel));
   }
+  ReadProcessIdentity(in.dir, in.trace_view, t.identity.process);
+  if (!t.identity.process.conflict.empty())
+    AddIssue(issues, "process_identity_conflict", "info",
+             "files of one rank name different hosts or processes: " + t.identity.process.conflict, t.dir);
   if (!in.profiler_info.empty()) OPTRACE_RETURN_IF_ERROR(ReadProfilerInfo(in.profiler_info, t));
   if (!in.profiler_metadata.empty()) OPTRACE_RETURN_IF_ERROR(ReadProfilerMetadata(in.profiler_metadata, t));
   if (!in.communication.empty()) OPTRACE_RETURN_IF_ERROR(ReadCommunicationJson(in.communication, t));
@@ -186,7 +191,8 @@ std::vector<RankTable> SplitDevices(RankTable t) {
     devices.emplace(first, 0);
   std::vector<RankTable> out;
   if (devices.size() <= 1) {
-    t.device_id = devices.empty() ? -1 : devices.begin()->first;
+    // Tasks without a device id keep the one the export states elsewhere (db RANK_DEVICE_MAP).
+    if (!devices.empty() && devices.begin()->first >= 0) t.device_id = devices.begin()->first;
     out.push_back(std::move(t));
     return out;
   }

@@ -12,6 +12,7 @@
 #include <unordered_map>
 
 #include "analyze/read/export_db.h"
+#include "analyze/read/process_identity.h"
 #include "analyze/read/normalize.h"
 #include "core/csv_reader.h"
 
@@ -451,6 +452,32 @@ Status ReadTorchDb(const std::filesystem::path& path, const Rules& rules, String
       const unsigned char* v = sqlite3_column_text(st, 0);
       if (v) table.identity.device_name = reinterpret_cast<const char*>(v);
     }));
+  }
+  // Who recorded it: HOST_INFO's host name, and the pid msprof packs into the high 32 bits of a
+  // host thread's globalTid. Not every version has these tables or columns: a failed query is
+  // only a blank, never a read error.
+  const std::string db_name = path.filename().string();
+  if (db.HasTable("HOST_INFO")) {
+    (void)db.Query("SELECT hostName FROM HOST_INFO WHERE hostName IS NOT NULL LIMIT 1", [&](sqlite3_stmt* st) {
+      const unsigned char* v = sqlite3_column_text(st, 0);
+      if (v && *v) OfferHostname(table.identity.process, reinterpret_cast<const char*>(v), db_name + " HOST_INFO");
+    });
+  }
+  if (db.HasTable("RANK_DEVICE_MAP") && table.device_id < 0) {
+    (void)db.Query("SELECT deviceId FROM RANK_DEVICE_MAP LIMIT 2", [&](sqlite3_stmt* st) {
+      const int64_t d = sqlite3_column_int64(st, 0);
+      // One row: the export's one device. Several: a node-level db, split by the tasks' own ids.
+      table.device_id = table.device_id == -1 && d >= 0 && d < 64 ? static_cast<int>(d) : -2;
+    });
+    if (table.device_id == -2) table.device_id = -1;
+  }
+  for (const char* api : {"PYTORCH_API", "CANN_API"}) {
+    if (table.identity.process.pid >= 0 || !db.HasTable(api)) continue;
+    (void)db.Query(fmt::format("SELECT globalTid FROM {} LIMIT 1", api), [&](sqlite3_stmt* st) {
+      const int64_t pid = static_cast<int64_t>(static_cast<uint64_t>(sqlite3_column_int64(st, 0)) >> 32);
+      if (pid > 0 && pid <= INT32_MAX)
+        OfferPid(table.identity.process, pid, fmt::format("{} {} globalTid", db_name, api));
+    });
   }
   if (table.events.empty())
     AddIssue(issues, "db_without_tasks", "data_loss", "a db export holds no compute or communication tasks",

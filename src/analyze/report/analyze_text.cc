@@ -109,10 +109,11 @@ std::string KernelLine(const Json& run) {
   if (!run.contains("kernel_focus")) return "";
   const Json& k = run["kernel_focus"];
   int calls = 0;
-  for (const auto& [rank, n] : k.value("calls_per_rank", Json::object()).items()) calls += n.get<int>();
+  // A named copy: items() of the temporary value() returns would outlive it in the loop.
+  const Json per_rank = k.value("calls_per_rank", Json::object());
+  for (const auto& [rank, n] : per_rank.items()) calls += n.is_number_integer() ? n.get<int>() : 0;
   return fmt::format("kernel {}: {} call(s) on {} rank(s), {} iteration(s): kernel_calls.csv, kernel_latency.csv\n",
-                     Str(k, "query"), calls, k.value("calls_per_rank", Json::object()).size(),
-                     k.value("iterations", 0));
+                     Str(k, "query"), calls, per_rank.size(), k.value("iterations", 0));
 }
 
 }  // namespace

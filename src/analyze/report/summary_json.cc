@@ -35,8 +35,23 @@ Json IdentityJson(const AnalysisResult& r, const ReportContext& ctx) {
   const Identity& id = r.identity;
   Json ranks = Json::array();
   for (const RankTable& rank : r.ranks) {
-    ranks.push_back({{"rank", rank.rank}, {"input_kind", InputKindName(rank.kind)}, {"dir", rank.dir},
-                     {"event_count", rank.events.size()}});
+    Json one{{"rank", rank.rank}, {"input_kind", InputKindName(rank.kind)}, {"dir", rank.dir},
+             {"event_count", rank.events.size()}};
+    // Seed 003's mapping: host, node, global rank, device and PID, each with the file that says it.
+    if (!rank.node.empty()) one["node"] = rank.node;
+    if (rank.device_id >= 0) one["device_id"] = rank.device_id;
+    const ProcessIdentity& p = rank.identity.process;
+    if (!p.hostname.empty()) {
+      one["hostname"] = p.hostname;
+      one["hostname_from"] = p.hostname_from;
+    }
+    if (p.pid >= 0) {
+      one["pid"] = p.pid;
+      one["pid_from"] = p.pid_from;
+    }
+    if (p.inferred) one["process_inferred"] = true;
+    if (!p.conflict.empty()) one["process_conflict"] = p.conflict;
+    ranks.push_back(std::move(one));
   }
   Json j{{"roots", id.roots},
          {"rank_count", r.ranks.size()},

@@ -25,6 +25,27 @@ std::string Cell(std::string_view s) {
   return out;
 }
 
+// Seed 003: the capture is kept with who recorded each rank; every value names its file.
+void RankMapTable(const RankMap& m, std::ostream& out) {
+  out << fmt::format("\nWho recorded each rank of the capture (from {}; a blank is a value no export file "
+                     "states):\n\n",
+                     m.path.string());
+  out << "| global rank | node (export folder) | device id | hostname | PID | from |\n|---|---|---|---|---|---|\n";
+  std::vector<std::string> conflicts;
+  for (const RankMapRow& r : m.ranks) {
+    std::vector<std::string> from;
+    if (!r.hostname_from.empty()) from.push_back("hostname: " + r.hostname_from);
+    if (!r.pid_from.empty()) from.push_back("PID: " + r.pid_from);
+    out << fmt::format("| {} | {} | {} | {} | {} | {} |\n", r.rank, Cell(r.node.empty() ? kBlank : r.node),
+                       r.device_id >= 0 ? std::to_string(r.device_id) : std::string(kBlank),
+                       Cell(r.hostname.empty() ? kBlank : r.hostname),
+                       r.pid >= 0 ? std::to_string(r.pid) : std::string(kBlank),
+                       Cell(from.empty() ? std::string("no export file states them") : fmt::format("{}", fmt::join(from, "; "))));
+    if (!r.conflict.empty()) conflicts.push_back(fmt::format("rank {}: {}", r.rank, r.conflict));
+  }
+  for (const std::string& c : conflicts) out << fmt::format("\nThe files disagree ({}); the first is shown.\n", c);
+}
+
 void Environment(const EvidenceInputs& in, std::ostream& out) {
   out << "## 1. Environment and inputs\n\n"
          "Filled from the input files where they say it; `_fill in_` marks what only the person who ran "
@@ -138,6 +159,11 @@ void Environment(const EvidenceInputs& in, std::ostream& out) {
     row("kernel name", kBlank, in.pipe ? "no OpBasicInfo.csv in the pipe input" : "no --pipe input");
   }
   row("roles file", in.roles_path.empty() ? "none (one role per core kind)" : in.roles_path, "--roles");
+  if (!in.rank_map) {
+    row("hostname, node, global rank, device id, PID", kBlank,
+        "the capture: `optrace analyze ROOT -o DIR`, then `--analysis DIR`");
+  }
+  if (in.rank_map) RankMapTable(*in.rank_map, out);
   out << "\nInputs:\n\n";
   if (in.latency) out << fmt::format("- latency: {}\n", fmt::join(in.latency->table.inputs, ", "));
   if (in.pipe) out << fmt::format("- kernel metrics (msprof op): {}\n", fmt::join(in.pipe->inputs, ", "));

@@ -18,6 +18,7 @@
 #include "evidence/report/bytes_definition.h"
 #include "evidence/report/join_evidence.h"
 #include "evidence/report/kernel_calls.h"
+#include "evidence/report/rank_map.h"
 #include "evidence/latency/latency.h"
 #include "evidence/latency/latency_compare.h"
 #include "evidence/pipe/pipe_summary.h"
@@ -53,6 +54,9 @@ struct EvidenceInputs {
   std::optional<LatencyEvidence> api_latency;
   // (`--join`, the --summary JSON of `optrace join`): the kernel's phases inside its task slices.
   std::optional<JoinEvidence> join;
+  // (`--analysis DIR`, or the analyze folder holding --kernel-calls): hostname, node, global rank,
+  // device id and PID per rank of the capture (section 1).
+  std::optional<RankMap> rank_map;
 };
 
 // The metrics shown in the report's per-role table (all of them stay in `optrace pipe`).

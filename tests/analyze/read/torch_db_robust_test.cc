@@ -153,5 +153,29 @@ TEST(NormalizeDbRobust, ATaskBetweenTwoHostStepWindowsBelongsToTheStepBefore) {
   EXPECT_EQ(in50, static_cast<int>(t.events.size()) - 1);  // all but the last task, which opens step 51
 }
 
+// Seed 003's mapping: the db states the host (HOST_INFO) and the process (globalTid's high 32 bits),
+// and the device (RANK_DEVICE_MAP), whatever the tasks carry.
+TEST(NormalizeDbRobust, HostInfoAndTheApiThreadsGlobalTidNameTheHostAndProcess) {
+  AnalysisResult r = Normalized(DbRootWith(
+      "host", "CREATE TABLE HOST_INFO (hostUid TEXT, hostName TEXT); INSERT INTO HOST_INFO VALUES ('1', 'node-9'); "
+              "CREATE TABLE PYTORCH_API (startNs INTEGER, endNs INTEGER, globalTid INTEGER); "
+              "INSERT INTO PYTORCH_API VALUES (1, 2, (3136493 << 32) | 3136600); "
+              "DELETE FROM RANK_DEVICE_MAP; INSERT INTO RANK_DEVICE_MAP VALUES (0, 5);"));
+  ASSERT_FALSE(r.ranks.empty());
+  const ProcessIdentity& p = r.ranks[0].identity.process;
+  EXPECT_EQ(p.hostname, "node-9");
+  EXPECT_EQ(p.hostname_from, "ascend_pytorch_profiler_0.db HOST_INFO");
+  EXPECT_EQ(p.pid, 3136493);
+  EXPECT_EQ(p.pid_from, "ascend_pytorch_profiler_0.db PYTORCH_API globalTid");
+  EXPECT_EQ(r.ranks[0].device_id, 5);
+}
+
+TEST(NormalizeDbRobust, ADbWithoutHostTablesLeavesTheIdentityBlank) {
+  AnalysisResult r = Normalized(DbRootWith("nohost", "SELECT 1"));
+  ASSERT_FALSE(r.ranks.empty());
+  EXPECT_EQ(r.ranks[0].identity.process.hostname, "");
+  EXPECT_EQ(r.ranks[0].identity.process.pid, -1);
+}
+
 }  // namespace
 }  // namespace optrace::analyze
