@@ -283,5 +283,46 @@ TEST(LintStackBufferTest, TheGmBufferModeNeedsNoStack) {
   EXPECT_THAT(r.out, ::testing::Not(HasSubstr("[stack-buffer]")));
 }
 
+// Issue 51 (ops-math pad_v3): 24 kernel variants, each one class with a tile loop in its own
+// header. The density step used to merge some of them to reach the label target; whether their
+// files then needed marks depended on the labels of the rest of the tree, so renaming a range in
+// another file made lint report one of them (coverage-file). A main-flow phase that is its file's
+// only range is now kept (25 labels, within 10-30), and the rename is only root-label.
+TEST(LintCommandTest, ARangeRenamedElsewhereDoesNotFlipCoverageOnAnotherVariantsFile) {
+  TempTree t;
+  std::string entry = "#include \"kernel_operator.h\"\n";
+  for (int i = 0; i < 24; ++i) entry += "#include \"arch/variant_" + std::to_string(i) + ".h\"\n";
+  entry += "extern \"C\" __global__ __aicore__ void pad_many(GM_ADDR x, GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling) {\n"
+           "  int key = *reinterpret_cast<__gm__ int*>(tiling);\n";
+  for (int i = 0; i < 24; ++i) {
+    const std::string n = std::to_string(i);
+    entry += "  if (key == " + n + ") {\n    PadVariant" + n + " op;\n    op.Init(x, y);\n    op.Process(tiling);\n  }\n";
+    t.Write("op_kernel/arch/variant_" + n + ".h",
+            "#pragma once\nclass PadVariant" + n + " {\n public:\n"
+            "  __aicore__ inline void Init(GM_ADDR x, GM_ADDR y) {\n    x_ = x;\n    y_ = y;\n  }\n"
+            "  __aicore__ inline void Process(GM_ADDR tiling) {\n"
+            "    for (int row = 0; row < rows_; ++row) {\n      AscendC::DataCopy(buf_, x_, row);\n"
+            "      AscendC::PipeBarrier<PIPE_ALL>();\n      AscendC::DataCopy(y_, buf_, row);\n    }\n  }\n"
+            " private:\n  GM_ADDR x_;\n  GM_ADDR y_;\n  int rows_ = " + std::to_string(i + 3) + ";\n  int buf_ = 0;\n};\n");
+  }
+  t.Write("op_kernel/pad_many.cpp", entry + "}\n");
+  ASSERT_EQ(RunCli({"instrument", "--op", t.path()}).exit_code, 0);
+  auto clean = RunCli({"lint", "--op", t.path()});
+  EXPECT_EQ(clean.exit_code, 0) << clean.out << clean.err;
+  EXPECT_THAT(clean.out, HasSubstr("AIV 25 labels"));
+  std::string v5 = t.Read("op_kernel/arch/variant_5.h");
+  for (const char* ev : {"B", "E"}) {
+    const std::string from = std::string("\"variant5\", \"") + ev + "\"";
+    ASSERT_NE(v5.find(from), std::string::npos) << v5;
+    v5.replace(v5.find(from), from.size(), std::string("\"processing\", \"") + ev + "\"");
+  }
+  t.Write("op_kernel/arch/variant_5.h", v5);
+  auto renamed = RunCli({"lint", "--op", t.path()});
+  EXPECT_EQ(renamed.exit_code, 1);
+  EXPECT_THAT(renamed.out, HasSubstr("[root-label]"));
+  EXPECT_THAT(renamed.out, ::testing::Not(HasSubstr("[coverage-file]")));
+  EXPECT_THAT(renamed.out, HasSubstr("1 error(s)"));
+}
+
 }  // namespace
 }  // namespace optrace

@@ -56,8 +56,11 @@ void CheckCoverageFiles(LintContext& ctx) {
   auto uncovered = [&](const PlanSite& s) -> const SourceFile* {
     // A main-flow function phase, or a traced loop / statement of main-flow code (the tile loop of
     // a Process merged into the kernel's range).
-    bool phase = s.kind == SiteKind::kFunction ? s.decision == Decision::kPhase || s.under_hand_shell
-                                               : Inserts(s.decision);
+    // A main-flow range merged only for density still asks its file for marks: the plan merges it
+    // only where other ranges of the file stay, so a file emptied of them is a gap either way.
+    bool phase = s.density_merged ||
+                 (s.kind == SiteKind::kFunction ? s.decision == Decision::kPhase || s.under_hand_shell
+                                                : Inserts(s.decision));
     if (!phase || !s.main_flow || s.outside) return nullptr;
     const SourceFile* f = ctx.sources->Find(s.file);
     if (!f) return nullptr;

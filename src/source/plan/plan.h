@@ -63,6 +63,10 @@ struct PlanSite {
   bool main_flow = false;          // a main-flow phase (per-core entry, Process, communication, group loops):
                                    // its file must hold marks (lint's coverage-file)
   std::string path;                // how the kernel reaches it: "entry -> A::Process -> B::operator()<AIC>"
+  // Merged by the density step (to keep its core type at the target), not for what the code is,
+  // while other ranges of its file stay: a main-flow one still asks its file for marks, which
+  // those ranges give. (Past the hard maximum the last range of a file may go too: not set then.)
+  bool density_merged = false;
 };
 
 struct PlanNode {

@@ -3,6 +3,8 @@
 // plain loops until each core type reaches the density target. The steps: plan_builder.h.
 #include "source/plan/plan_builder.h"
 
+#include <set>
+
 namespace optrace::source {
 using plan_steps::Builder;
 using plan_steps::CallGraph;
@@ -56,6 +58,11 @@ void Builder::Finish() {
     TopUp(k);
     TrimDown(k);
   }
+  // A later merge (past the hard maximum) may have taken the file's last range after all.
+  std::set<std::string> files_with_ranges;
+  for (const PlanSite& s : plan_.sites)
+    if (Inserts(s.decision)) files_with_ranges.insert(s.file);
+  for (PlanSite& s : plan_.sites) s.density_merged = s.density_merged && files_with_ranges.count(s.file) > 0;
   for (PlanKernel& k : plan_.kernels) Summarize(k);
 }
 
