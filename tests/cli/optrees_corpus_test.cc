@@ -788,13 +788,29 @@ struct PlantStats {
 // Errors the instrumented copy has before anything is planted (the hand steps instrument lists,
 // the tree's own defects), counted per (rule, file): a planted copy repeats them, and they are
 // neither the planted defect nor a false finding of it.
+// Kept on disk beside the prepared tree (each test is its own process): one lint per tree and
+// build instead of one per planted defect.
 std::map<std::pair<std::string, std::string>, int> BaselineErrors(const std::string& tree, const fs::path& dir) {
   static std::map<std::string, std::map<std::pair<std::string, std::string>, int>> cache;
   auto it = cache.find(tree);
   if (it != cache.end()) return it->second;
   std::map<std::pair<std::string, std::string>, int> out;
+  const fs::path file = CacheRoot() / (tree + ".baseline.json");
+  if (Result<std::string> text = ReadFileToString(file); text.ok()) {
+    nlohmann::json j = nlohmann::json::parse(*text, nullptr, false);
+    if (j.is_array()) {
+      for (const nlohmann::json& e : j) out[{e.at(0).get<std::string>(), e.at(1).get<std::string>()}] = e.at(2).get<int>();
+      return cache[tree] = out;
+    }
+  }
   for (const source::Diagnostic& d : LintOp(dir).diagnostics)
     if (d.severity == source::Severity::kError) ++out[{d.rule, d.file}];
+  nlohmann::json j = nlohmann::json::array();
+  for (const auto& [key, n] : out) j.push_back({key.first, key.second, n});
+  std::error_code ec;
+  fs::create_directories(file.parent_path(), ec);
+  const fs::path tmp = file.string() + ".tmp" + std::to_string(::getpid());
+  if (WriteFileAtomic(tmp, j.dump()).ok()) fs::rename(tmp, file, ec);
   return cache[tree] = out;
 }
 PlantStats& Stats() {
@@ -811,7 +827,7 @@ TEST_P(PlantedDefectTest, IsFoundWithItsRuleAtItsLine) {
   ASSERT_EQ(t.instrument_exit, 0);
   TempTree copy;
   fs::copy(shipped ? kOptrees / kW4a8 : t.dir, copy.path(), fs::copy_options::recursive);
-  Planted p{copy.path(), &t.plan, "", "", {}, false};
+  Planted p{copy.path(), &t.plan, "", "", {}, false, {}};
   for (const auto& [name, plant] : shipped ? HandPlanters() : Planters())
     if (name == planter && !plant(p)) GTEST_SKIP() << tree << " has nothing to plant " << planter << " in";
   PlantStats& st = Stats();
