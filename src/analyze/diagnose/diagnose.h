@@ -35,6 +35,10 @@
 //                                         rank that waits least is named as the likely late rank
 //   small_packets                 low     a rank and transport whose packets below small_packet_mb carry
 //                                         >= small_packet_time_share of its transit time
+//   unaligned_sdma_copies         by share  db exports: SDMA copies (not ON_CHIP, > byte_alignment_min_bytes)
+//                                         whose size is not a multiple of byte_alignment_bytes; low below
+//                                         byte_alignment_low_share of the checked copy time, high from
+//                                         byte_alignment_high_share
 // Evidence: file + row range of the events, or rank + absolute time window (Unix ns).
 #pragma once
 

@@ -40,6 +40,9 @@ constexpr Knowledge kKnowledge[] = {
     {"mixed_transport_group", "high", "inside-a-ranks-step",
      "place the group's ranks on one server's HCCS (rank order, device visibility), or accept the slower link's time"},
     {"small_packets", "high", "inside-a-ranks-step", "fuse small collectives, bigger buckets"},
+    {"unaligned_sdma_copies", "high", "inside-a-ranks-step",
+     "pad the communicated tensors (or pick bucket / hidden sizes) to multiples of 512 bytes; msprof-analyze's advisor "
+     "(byte alignment) lists the same operators"},
     {"recurring_bubble_pattern", "high", "inside-a-ranks-step",
      "the gap's host-side attribution (evidence/bubble_windows.jsonl) and the host events around it"},
     {"device_waits_on_launch", "high", "inside-a-ranks-step",

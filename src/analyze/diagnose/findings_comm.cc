@@ -1,5 +1,5 @@
 // Communication findings: a slow link, a group split over two transports, ranks that wait for a
-// late one, small packets. Each rests
+// late one, small packets, SDMA copies of unaligned sizes. Each rests
 // on the communication.json / communication_matrix.json numbers of summarize (communication.h).
 #include <fmt/format.h>
 
@@ -195,6 +195,63 @@ void SmallPackets(const AnalysisResult& res, const Thresholds& th, std::vector<F
   }
 }
 
+double NsToMs(int64_t ns) { return double(ns) / 1e6; }
+
+// SDMA copies whose size is not a multiple of byte_alignment_bytes (msprof-analyze's advisor's
+// byte alignment check, on the same tasks): per rank, the communication operators with such a
+// copy and that copy time's share of all checked copies, which sets the severity.
+void UnalignedSdmaCopies(const AnalysisResult& res, const Thresholds& th, std::vector<Finding>& out) {
+  for (const RankTable& t : res.ranks) {
+    int64_t checked_ns = 0, unaligned_ns = 0;
+    uint32_t calls = 0, unaligned_calls = 0, unaligned_tasks = 0;
+    std::vector<const SdmaOpAlignment*> ops;
+    for (const SdmaOpAlignment& a : t.sdma_alignment) {
+      checked_ns += a.dur_ns;
+      unaligned_ns += a.unaligned_dur_ns;
+      calls += a.calls;
+      if (!a.unaligned_calls) continue;
+      unaligned_calls += a.unaligned_calls;
+      unaligned_tasks += a.unaligned_tasks;
+      ops.push_back(&a);
+    }
+    if (ops.empty()) continue;
+    std::sort(ops.begin(), ops.end(), [](auto* a, auto* b) { return a->unaligned_dur_ns > b->unaligned_dur_ns; });
+    const double share = checked_ns > 0 ? double(unaligned_ns) / double(checked_ns) : 0.0;
+    Finding f;
+    f.severity = share >= th.byte_alignment_high_share ? Severity::kHigh
+                 : share < th.byte_alignment_low_share  ? Severity::kLow
+                                                        : Severity::kMedium;
+    f.type = "unaligned_sdma_copies";
+    f.rank = t.rank;
+    const SdmaOpAlignment& w = *ops.front();
+    f.summary = fmt::format(
+        "Rank {}: {} of {} communication call(s) ({} operator(s); most: {}) copy over SDMA in sizes that are not a "
+        "multiple of {} bytes ({} copies, e.g. {} bytes): {:.3f} of {:.3f} ms of checked copy time ({:.0f}%). "
+        "Unaligned copies run below the link's bandwidth: make the communicated sizes multiples of {} bytes.",
+        t.rank, unaligned_calls, calls, ops.size(), w.op.empty() ? "unnamed" : w.op, th.byte_alignment_bytes,
+        unaligned_tasks, w.unaligned_example_bytes, NsToMs(unaligned_ns), NsToMs(checked_ns), share * 100,
+        th.byte_alignment_bytes);
+    f.numbers = {{"unaligned_share", share},
+                 {"unaligned_ms", NsToMs(unaligned_ns)},
+                 {"checked_ms", NsToMs(checked_ns)},
+                 {"unaligned_calls", double(unaligned_calls)},
+                 {"calls", double(calls)},
+                 {"unaligned_copies", double(unaligned_tasks)}};
+    for (const SdmaOpAlignment* a : ops) {
+      Evidence ev;
+      ev.rank = t.rank;
+      for (const RankInput& in : res.discovery.ranks)
+        if (in.rank == t.rank && !in.db.empty()) ev.file = in.db.string() + "#COMMUNICATION_TASK_INFO";
+      ev.note = fmt::format("{}: {} of {} call(s), {} of {} copies unaligned ({:.3f} of {:.3f} ms, e.g. {} bytes)",
+                            a->op.empty() ? "unnamed operator" : a->op, a->unaligned_calls, a->calls,
+                            a->unaligned_tasks, a->tasks, NsToMs(a->unaligned_dur_ns), NsToMs(a->dur_ns),
+                            a->unaligned_example_bytes);
+      f.evidence.push_back(std::move(ev));
+    }
+    out.push_back(std::move(f));
+  }
+}
+
 }  // namespace
 
 std::vector<Finding> CommunicationFindings(const AnalysisResult& res, const Rules& rules, int slow_rank) {
@@ -203,6 +260,7 @@ std::vector<Finding> CommunicationFindings(const AnalysisResult& res, const Rule
   MixedTransportGroups(res, rules.thresholds, out);
   WaitingRanks(res, rules.thresholds, slow_rank, out);
   SmallPackets(res, rules.thresholds, out);
+  UnalignedSdmaCopies(res, rules.thresholds, out);
   return out;
 }
 

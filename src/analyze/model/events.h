@@ -151,6 +151,18 @@ std::string GroupHash(std::string_view group_name);
 // tp / dp / pp / ep / cp / mp / world / other from a process-group name ("dp_cp" -> dp, "default_group" -> world).
 std::string ParallelKind(std::string_view pg_name);
 
+// One HCCL operator's SDMA copies (Memcpy / Reduce_Inline tasks over a link other than ON_CHIP,
+// above the minimum size) on one rank, summed over its calls: the sizes msprof-analyze's advisor
+// checks for 512-byte alignment (a copy whose size is not a multiple runs slower). From a db
+// export's COMMUNICATION_TASK_INFO; text exports do not carry per-task sizes.
+struct SdmaOpAlignment {
+  std::string op;                 // the communication operator's name ("hcom_allReduce__...")
+  uint32_t calls = 0, unaligned_calls = 0;  // op instances; those with an unaligned copy
+  uint32_t tasks = 0, unaligned_tasks = 0;
+  int64_t bytes = 0, dur_ns = 0, unaligned_dur_ns = 0;
+  int64_t unaligned_example_bytes = 0;  // the size of one unaligned copy
+};
+
 // Who recorded a rank (read/process_identity.h says from where): "" / -1 when no file says it.
 struct ProcessIdentity {
   std::string hostname, hostname_from;
@@ -194,6 +206,7 @@ struct RankTable {
   std::vector<CommOp> comm_ops;
   std::vector<CommMatrixLink> comm_matrix;  // communication_matrix.json
   std::vector<ParallelGroup> parallel_groups;  // profiler_metadata.json parallel_group_info
+  std::vector<SdmaOpAlignment> sdma_alignment;  // db exports: per communication operator, by name
   RankIdentity identity;
   int64_t AbsNs(int64_t rel) const { return base_ns + rel; }
   // The event's wait in ns, -1 when missing.

@@ -243,6 +243,11 @@ void Io(A& a, CommMatrixLink& x) {
   IoAll(a, x.step, x.key, x.group, x.op_name, x.p2p, x.src, x.dst, x.transport, x.size_mb, x.time_ms, x.bandwidth_gbps);
 }
 template <typename A>
+void Io(A& a, SdmaOpAlignment& x) {
+  IoAll(a, x.op, x.calls, x.unaligned_calls, x.tasks, x.unaligned_tasks, x.bytes, x.dur_ns, x.unaligned_dur_ns,
+        x.unaligned_example_bytes);
+}
+template <typename A>
 void Io(A& a, ProcessIdentity& x) {
   IoAll(a, x.hostname, x.hostname_from, x.pid, x.pid_from, x.inferred, x.conflict);
 }
@@ -258,7 +263,7 @@ void Io(A& a, ApiStat& x) {
 template <typename A>
 void Io(A& a, RankTable& x) {
   IoAll(a, x.rank, x.kind, x.event_source, x.node, x.device_id, x.dir, x.base_ns, x.events, x.pipes, x.pipe_overflow, x.long_waits, x.files, x.step_markers, x.step_trace, x.api_stats, x.api_statistic, x.comm_ops, x.comm_matrix, x.parallel_groups,
-        x.identity);
+        x.identity, x.sdma_alignment);
 }
 template <typename A>
 void Io(A& a, Step& x) {

@@ -25,7 +25,7 @@ namespace optrace::analyze {
 // 6: packed pipeline fields, 80-byte events, layer / block classes by index; 9: a layer's blocks as
 // one index range; 10: pipeline fields stored sparsely (PipeStore: masks, nonzero values), 72-byte
 // events (a 4-byte wait, long ones in RankTable::long_waits); 11: a step's profiler step and host parts;
-// 12: a rank's host name and process id (RankIdentity::process)
+// 12: a rank's host name and process id (RankIdentity::process), its SDMA copy sizes (sdma_alignment)
 inline constexpr uint32_t kStageFileVersion = 12;
 
 // The trailer of a stage file: FNV-1a 64 over the bytes as little-endian 64-bit words (the last

@@ -181,6 +181,61 @@ TaskTime ReadTaskTimes(sqlite3_stmt* st, int start_col, int end_col, int64_t* st
 
 }  // namespace
 
+// The SDMA copies msprof-analyze's advisor checks for byte alignment (its ByteAlignmentChecker:
+// Memcpy and Reduce_Inline tasks whose transport is SDMA, over a link other than ON_CHIP, above
+// the minimum size), summed per communication operator. Transport, link and task type are read
+// by name through the db's own enum and string tables, never by number. A db without these
+// tables (older exports, Level0's N/A rows) leaves the list empty: not an error.
+static void ReadSdmaAlignment(Db& db, const Thresholds& th, RankTable& table) {
+  for (const char* t : {"COMMUNICATION_TASK_INFO", "TASK", "STRING_IDS", "ENUM_HCCL_TRANSPORT_TYPE", "ENUM_HCCL_LINK_TYPE"})
+    if (!db.HasTable(t)) return;
+  if (th.byte_alignment_bytes <= 0) return;
+  const bool ops = db.HasTable("COMMUNICATION_OP");
+  const std::string sql = fmt::format(
+      "SELECT c.opId, {}, c.size, t.endNs - t.startNs FROM COMMUNICATION_TASK_INFO c "
+      "JOIN TASK t ON t.globalTaskId = c.globalTaskId JOIN STRING_IDS tt ON tt.id = c.taskType "
+      "JOIN ENUM_HCCL_TRANSPORT_TYPE tr ON tr.id = c.transportType JOIN ENUM_HCCL_LINK_TYPE lk ON lk.id = c.linkType "
+      "{} WHERE tr.name = 'SDMA' AND lk.name <> 'ON_CHIP' AND tt.value IN ('Memcpy', 'Reduce_Inline') "
+      "AND c.size > {} ORDER BY c.opId",
+      ops ? "COALESCE(os.value, '')" : "''",
+      ops ? "LEFT JOIN COMMUNICATION_OP o ON o.opId = c.opId LEFT JOIN STRING_IDS os ON os.id = o.opName" : "",
+      th.byte_alignment_min_bytes);
+  struct OpCall {
+    std::string name;
+    SdmaOpAlignment sum;
+  };
+  std::map<int64_t, OpCall> calls;  // by opId: one call of a communication operator
+  Status st = db.Query(sql, [&](sqlite3_stmt* q) {
+    const int64_t dur = sqlite3_column_int64(q, 3), bytes = sqlite3_column_int64(q, 2);
+    if (dur < 0 || sqlite3_column_type(q, 3) == SQLITE_NULL) return;
+    OpCall& c = calls[sqlite3_column_int64(q, 0)];
+    if (const unsigned char* n = sqlite3_column_text(q, 1)) c.name = reinterpret_cast<const char*>(n);
+    c.sum.tasks += 1;
+    c.sum.bytes += bytes;
+    c.sum.dur_ns += dur;
+    if (bytes % th.byte_alignment_bytes != 0) {
+      c.sum.unaligned_tasks += 1;
+      c.sum.unaligned_dur_ns += dur;
+      c.sum.unaligned_example_bytes = bytes;
+    }
+  });
+  if (!st.ok()) return;
+  std::map<std::string, SdmaOpAlignment> by_name;
+  for (auto& [id, c] : calls) {
+    SdmaOpAlignment& a = by_name[c.name];
+    a.op = c.name;
+    a.calls += 1;
+    a.unaligned_calls += c.sum.unaligned_tasks > 0;
+    a.tasks += c.sum.tasks;
+    a.unaligned_tasks += c.sum.unaligned_tasks;
+    a.bytes += c.sum.bytes;
+    a.dur_ns += c.sum.dur_ns;
+    a.unaligned_dur_ns += c.sum.unaligned_dur_ns;
+    if (c.sum.unaligned_example_bytes) a.unaligned_example_bytes = c.sum.unaligned_example_bytes;
+  }
+  for (auto& [name, a] : by_name) table.sdma_alignment.push_back(std::move(a));
+}
+
 Status ReadTorchDb(const std::filesystem::path& path, const Rules& rules, StringTable& strings, RankTable& table,
                    std::vector<DataIssue>& issues) {
   Db db;
@@ -453,6 +508,7 @@ Status ReadTorchDb(const std::filesystem::path& path, const Rules& rules, String
       if (v) table.identity.device_name = reinterpret_cast<const char*>(v);
     }));
   }
+  ReadSdmaAlignment(db, rules.thresholds, table);
   // Who recorded it: HOST_INFO's host name, and the pid msprof packs into the high 32 bits of a
   // host thread's globalTid. Not every version has these tables or columns: a failed query is
   // only a blank, never a read error.

@@ -159,6 +159,10 @@ Status ApplyDiagnosis(Rules& rules, const std::string& origin, const json& j) {
   num("small_packet_mb", t.small_packet_mb);
   num("small_packet_time_share", t.small_packet_time_share);
   num("small_packet_min_ms", t.small_packet_min_ms);
+  integer("byte_alignment_bytes", t.byte_alignment_bytes);
+  integer("byte_alignment_min_bytes", t.byte_alignment_min_bytes);
+  num("byte_alignment_low_share", t.byte_alignment_low_share);
+  num("byte_alignment_high_share", t.byte_alignment_high_share);
   return bad;
 }
 

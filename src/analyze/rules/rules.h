@@ -113,6 +113,14 @@ struct Thresholds {
   double small_packet_mb = 1.0;
   double small_packet_time_share = 0.50;
   double small_packet_min_ms = 1.0;
+  // Byte alignment (msprof-analyze advisor's ByteAlignmentChecker): SDMA copies over a link other
+  // than ON_CHIP and above byte_alignment_min_bytes whose size is not a multiple of
+  // byte_alignment_bytes; severity from their share of the checked copies' time (below
+  // byte_alignment_low_share low, from byte_alignment_high_share high, medium between).
+  int byte_alignment_bytes = 512;
+  int byte_alignment_min_bytes = 512;
+  double byte_alignment_low_share = 0.2;
+  double byte_alignment_high_share = 0.7;
 };
 
 // efficiency_rules.json: which op types each cost family models, the per-element FLOPs of vector

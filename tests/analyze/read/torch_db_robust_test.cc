@@ -177,5 +177,73 @@ TEST(NormalizeDbRobust, ADbWithoutHostTablesLeavesTheIdentityBlank) {
   EXPECT_EQ(r.ranks[0].identity.process.pid, -1);
 }
 
+// Issue 52.7: the SDMA copies msprof-analyze's advisor checks for 512-byte alignment, read from
+// COMMUNICATION_TASK_INFO through the db's own enum and string tables.
+constexpr const char* kHcclTasks =
+    "CREATE TABLE COMMUNICATION_TASK_INFO (name INTEGER, globalTaskId INTEGER, taskType INTEGER, planeId INTEGER, "
+    "groupName INTEGER, notifyId INTEGER, rdmaType INTEGER, srcRank INTEGER, dstRank INTEGER, transportType INTEGER, "
+    "size INTEGER, dataType INTEGER, linkType INTEGER, opId INTEGER); "
+    "CREATE TABLE ENUM_HCCL_TRANSPORT_TYPE (id INTEGER PRIMARY KEY, name TEXT); "
+    "INSERT INTO ENUM_HCCL_TRANSPORT_TYPE VALUES (0, 'SDMA'), (1, 'RDMA'), (2, 'LOCAL'); "
+    "CREATE TABLE ENUM_HCCL_LINK_TYPE (id INTEGER PRIMARY KEY, name TEXT); "
+    "INSERT INTO ENUM_HCCL_LINK_TYPE VALUES (0, 'ON_CHIP'), (1, 'HCCS'), (2, 'PCIE'); "
+    "INSERT INTO STRING_IDS VALUES (990001, 'Memcpy'), (990002, 'Reduce_Inline'), (990003, 'Notify_Wait'); "
+    // op 1: one unaligned HCCS Memcpy (1162496 = 2270.5 x 512, 30 us), one aligned Reduce_Inline (10 us);
+    // op 2: aligned only. Not checked: an ON_CHIP copy, a copy of 512 bytes or less, RDMA, a notify.
+    "INSERT INTO TASK (startNs, endNs, globalTaskId) VALUES (1000, 31000, 900001), (40000, 50000, 900002), "
+    "(60000, 70000, 900003), (80000, 81000, 900004), (90000, 91000, 900005), (92000, 93000, 900006), "
+    "(94000, 99000, 900007); "
+    "INSERT INTO COMMUNICATION_TASK_INFO (globalTaskId, taskType, transportType, linkType, size, opId) VALUES "
+    "(900001, 990001, 0, 1, 1162496, 1), (900002, 990002, 0, 1, 2097152, 1), (900003, 990001, 0, 1, 1048576, 2), "
+    "(900004, 990001, 0, 0, 1000, 1), (900005, 990001, 0, 1, 300, 1), (900006, 990001, 1, 3, 1001, 2), "
+    "(900007, 990003, 0, 1, 777, 2);";
+
+TEST(NormalizeDbRobust, SdmaCopiesAreSummedPerCommunicationOperatorWithTheirUnalignedPart) {
+  AnalysisResult r = Normalized(DbRootWith("sdma", kHcclTasks));
+  ASSERT_FALSE(r.ranks.empty());
+  const std::vector<SdmaOpAlignment>& a = r.ranks[0].sdma_alignment;
+  uint32_t calls = 0, unaligned_calls = 0, tasks = 0, unaligned_tasks = 0;
+  int64_t dur = 0, unaligned_dur = 0, example = 0;
+  for (const SdmaOpAlignment& op : a) {
+    calls += op.calls, unaligned_calls += op.unaligned_calls, tasks += op.tasks, unaligned_tasks += op.unaligned_tasks;
+    dur += op.dur_ns, unaligned_dur += op.unaligned_dur_ns;
+    if (op.unaligned_example_bytes) example = op.unaligned_example_bytes;
+  }
+  EXPECT_EQ(calls, 2u);
+  EXPECT_EQ(unaligned_calls, 1u);
+  EXPECT_EQ(tasks, 3u);  // the ON_CHIP, small, RDMA and notify rows are not checked
+  EXPECT_EQ(unaligned_tasks, 1u);
+  EXPECT_EQ(dur, 30000 + 10000 + 10000);
+  EXPECT_EQ(unaligned_dur, 30000);
+  EXPECT_EQ(example, 1162496);
+}
+
+TEST(NormalizeDbRobust, ADbWithoutHcclTaskTablesHasNoSdmaCopies) {
+  AnalysisResult r = Normalized(DbRootWith("nosdma", "SELECT 1"));
+  ASSERT_FALSE(r.ranks.empty());
+  EXPECT_TRUE(r.ranks[0].sdma_alignment.empty());
+}
+
+TEST(NormalizeDbRobust, UnalignedSdmaCopiesAreAFindingWhoseSeverityIsTheirShareOfTheCopyTime) {
+  AnalyzeOptions o;
+  o.roots = {DbRootWith("sdma_finding", kHcclTasks)};
+  o.persist_stages = false;
+  auto r = RunAnalysis(o);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const Finding* f = nullptr;
+  for (const Finding& x : r->findings)
+    if (x.type == "unaligned_sdma_copies") f = &x;
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->severity, Severity::kMedium);  // 30 of 50 us: 60%, between 20% and 70%
+  double share = -1;
+  for (const auto& [name, v] : f->numbers)
+    if (name == "unaligned_share") share = v;
+  EXPECT_DOUBLE_EQ(share, 0.6);
+  EXPECT_NE(f->summary.find("1 of 2 communication call(s)"), std::string::npos) << f->summary;
+  EXPECT_NE(f->summary.find("e.g. 1162496 bytes"), std::string::npos) << f->summary;
+  ASSERT_FALSE(f->evidence.empty());
+  EXPECT_NE(f->evidence[0].file.find("#COMMUNICATION_TASK_INFO"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace optrace::analyze
