@@ -206,6 +206,24 @@ int RunAnalyzeCommand(const CommandArgs& args, CommandIo& io) {
     print(j);
     return ReportError("analyze", BadInputError("{}", error), io);
   }
+  // Seed 002 stops where there is nothing to analyze: no rank holds a device event, a step of the
+  // profiler or a communication operator (an empty or unreadable trace_view.json, a kernel export
+  // without rows). The reports are written, with their data issues; the run is not a success.
+  bool anything = false;
+  for (const analyze::RankTable& t : run->result.ranks)
+    anything = anything || !t.events.empty() || !t.step_trace.empty() || !t.comm_ops.empty();
+  if (!anything) {
+    nlohmann::ordered_json j = analyze::report::AnalyzeRunJson(*run, opt);
+    const std::string error = fmt::format(
+        "no rank holds a device task, a profiler step or a communication operator ({} rank folder(s) read): nothing "
+        "was analyzed; see the data issues in {} and give the capture's kernel_details.csv, op_summary or db export",
+        run->result.ranks.size(), (opt.analyze.out_dir / "report.md").string());
+    j["status"] = "failed";
+    j["phase"] = "normalize";
+    j["error"] = error;
+    print(j);
+    return ReportError("analyze", BadInputError("{}", error), io);
+  }
   nlohmann::ordered_json done = analyze::report::AnalyzeRunJson(*run, opt);
   if (collection) {
     done["collection_manifest"] = {{"path", manifest},

@@ -62,6 +62,21 @@ const std::vector<std::string> kFastArtifacts = {
     "hardware_theoretical_peaks.csv", "model_inferred_config.csv", "model_feature_summary.csv",
     "model_layer_type_summary.csv", "segment_manifest.json"};
 
+// Issue 52.6 / seed 002: a root whose only export holds nothing (an empty trace_view.json) was
+// "ok" with 0 events. Nothing analyzed is a failure naming why; the reports are still written.
+TEST_F(AnalyzeCommandTest, ARootWithNothingToAnalyzeFailsSayingSo) {
+  fs::create_directories(dir_ / "cap/r_ascend_pt/ASCEND_PROFILER_OUTPUT");
+  std::ofstream(dir_ / "cap/r_ascend_pt/ASCEND_PROFILER_OUTPUT/trace_view.json") << "[]";
+  auto r = RunCli({"analyze", (dir_ / "cap").string(), "-o", (dir_ / "out").string(), "--format", "json"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("no rank holds a device task, a profiler step or a communication operator"));
+  auto j = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_TRUE(j.is_object()) << r.out;
+  EXPECT_EQ(j["status"], "failed");
+  EXPECT_EQ(j["phase"], "normalize");
+  EXPECT_TRUE(fs::exists(dir_ / "out" / "report.md"));
+}
+
 TEST_F(AnalyzeCommandTest, EverySampleRootProducesTheReportSet) {
   std::vector<fs::path> roots = SampleRoots();
   ASSERT_GE(roots.size(), 6u) << "sample roots are expected under " << SamplesDir();
