@@ -25,7 +25,7 @@ HEADER = ("Step Id,Model ID,Task ID,Stream ID,Name,Type,OP State,Accelerator Cor
           "aiv_mte2_time(us),aiv_mte2_ratio,aiv_mte3_time(us),aiv_mte3_ratio,aiv_icache_miss_rate,"
           "cube_utilization(%)")
 
-RANKS = int(sys.argv[2]) if len(sys.argv) > 2 else 8
+RANKS = int(sys.argv[2]) if len(sys.argv) > 2 and sys.argv[2].isdigit() else 8
 STEPS = list(range(10, 15))
 BASE_US = 1736400000000000.0
 STEP_PERIOD_US = 68000.0
@@ -85,6 +85,9 @@ def pmu(core, dur, bound):
 
 
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] in ("-h", "--help"):
+        print(__doc__)
+        return
     out_dir = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                                                   "synthetic_8rank")
     rng = random.Random(20260611)
