@@ -7,6 +7,7 @@
 #include <map>
 
 #include "analyze/diagnose/diagnose.h"
+#include "analyze/diagnose/finding_builder.h"
 #include "core/quantile.h"
 
 namespace optrace::analyze {
@@ -195,8 +196,6 @@ void SmallPackets(const AnalysisResult& res, const Thresholds& th, std::vector<F
   }
 }
 
-double NsToMs(int64_t ns) { return double(ns) / 1e6; }
-
 // SDMA copies whose size is not a multiple of byte_alignment_bytes (msprof-analyze's advisor's
 // byte alignment check, on the same tasks): per rank, the communication operators with such a
 // copy and that copy time's share of all checked copies, which sets the severity.
@@ -229,22 +228,24 @@ void UnalignedSdmaCopies(const AnalysisResult& res, const Thresholds& th, std::v
         "multiple of {} bytes ({} copies, e.g. {} bytes): {:.3f} of {:.3f} ms of checked copy time ({:.0f}%). "
         "Unaligned copies run below the link's bandwidth: make the communicated sizes multiples of {} bytes.",
         t.rank, unaligned_calls, calls, ops.size(), w.op.empty() ? "unnamed" : w.op, th.byte_alignment_bytes,
-        unaligned_tasks, w.unaligned_example_bytes, NsToMs(unaligned_ns), NsToMs(checked_ns), share * 100,
+        unaligned_tasks, w.unaligned_example_bytes, findings::Ms(unaligned_ns), findings::Ms(checked_ns), share * 100,
         th.byte_alignment_bytes);
     f.numbers = {{"unaligned_share", share},
-                 {"unaligned_ms", NsToMs(unaligned_ns)},
-                 {"checked_ms", NsToMs(checked_ns)},
+                 {"unaligned_ms", findings::Ms(unaligned_ns)},
+                 {"checked_ms", findings::Ms(checked_ns)},
                  {"unaligned_calls", double(unaligned_calls)},
                  {"calls", double(calls)},
                  {"unaligned_copies", double(unaligned_tasks)}};
+    std::string db;
+    for (const RankInput& in : res.discovery.ranks)
+      if (in.rank == t.rank && !in.db.empty()) db = in.db.string() + "#COMMUNICATION_TASK_INFO";
     for (const SdmaOpAlignment* a : ops) {
       Evidence ev;
       ev.rank = t.rank;
-      for (const RankInput& in : res.discovery.ranks)
-        if (in.rank == t.rank && !in.db.empty()) ev.file = in.db.string() + "#COMMUNICATION_TASK_INFO";
+      ev.file = db;
       ev.note = fmt::format("{}: {} of {} call(s), {} of {} copies unaligned ({:.3f} of {:.3f} ms, e.g. {} bytes)",
                             a->op.empty() ? "unnamed operator" : a->op, a->unaligned_calls, a->calls,
-                            a->unaligned_tasks, a->tasks, NsToMs(a->unaligned_dur_ns), NsToMs(a->dur_ns),
+                            a->unaligned_tasks, a->tasks, findings::Ms(a->unaligned_dur_ns), findings::Ms(a->dur_ns),
                             a->unaligned_example_bytes);
       f.evidence.push_back(std::move(ev));
     }

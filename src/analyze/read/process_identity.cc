@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "analyze/read/json_file.h"
 #include "core/file_io.h"
 #include "core/json_number.h"
 
@@ -86,10 +87,9 @@ std::vector<std::filesystem::path> InfoJsonFiles(const std::filesystem::path& di
 }
 
 void ReadInfoJson(const std::filesystem::path& path, const std::filesystem::path& dir, ProcessIdentity& id) {
-  auto text = ReadFileToString(path);
-  if (!text.ok() || text->size() > (4u << 20)) return;
-  json j = json::parse(*text, nullptr, false);
-  if (!j.is_object()) return;
+  Result<json> parsed = ParseJsonFile(path);  // a malformed file is a blank, not an error
+  if (!parsed.ok() || !parsed->is_object()) return;
+  const json& j = *parsed;
   std::string from = std::filesystem::relative(path, dir.parent_path()).generic_string();
   if (j.contains("hostname") && j["hostname"].is_string() && !j["hostname"].get<std::string>().empty())
     OfferHostname(id, j["hostname"].get<std::string>(), from);

@@ -200,38 +200,34 @@ static void ReadSdmaAlignment(Db& db, const Thresholds& th, RankTable& table) {
       ops ? "COALESCE(os.value, '')" : "''",
       ops ? "LEFT JOIN COMMUNICATION_OP o ON o.opId = c.opId LEFT JOIN STRING_IDS os ON os.id = o.opName" : "",
       th.byte_alignment_min_bytes);
-  struct OpCall {
-    std::string name;
-    SdmaOpAlignment sum;
-  };
-  std::map<int64_t, OpCall> calls;  // by opId: one call of a communication operator
+  std::map<int64_t, SdmaOpAlignment> calls;  // by opId: one call of a communication operator
   Status st = db.Query(sql, [&](sqlite3_stmt* q) {
     const int64_t dur = sqlite3_column_int64(q, 3), bytes = sqlite3_column_int64(q, 2);
     if (dur < 0 || sqlite3_column_type(q, 3) == SQLITE_NULL) return;
-    OpCall& c = calls[sqlite3_column_int64(q, 0)];
-    if (const unsigned char* n = sqlite3_column_text(q, 1)) c.name = reinterpret_cast<const char*>(n);
-    c.sum.tasks += 1;
-    c.sum.bytes += bytes;
-    c.sum.dur_ns += dur;
+    SdmaOpAlignment& c = calls[sqlite3_column_int64(q, 0)];
+    if (const unsigned char* n = sqlite3_column_text(q, 1)) c.op = reinterpret_cast<const char*>(n);
+    c.tasks += 1;
+    c.bytes += bytes;
+    c.dur_ns += dur;
     if (bytes % th.byte_alignment_bytes != 0) {
-      c.sum.unaligned_tasks += 1;
-      c.sum.unaligned_dur_ns += dur;
-      c.sum.unaligned_example_bytes = bytes;
+      c.unaligned_tasks += 1;
+      c.unaligned_dur_ns += dur;
+      c.unaligned_example_bytes = bytes;
     }
   });
   if (!st.ok()) return;
   std::map<std::string, SdmaOpAlignment> by_name;
   for (auto& [id, c] : calls) {
-    SdmaOpAlignment& a = by_name[c.name];
-    a.op = c.name;
+    SdmaOpAlignment& a = by_name[c.op];
+    a.op = c.op;
     a.calls += 1;
-    a.unaligned_calls += c.sum.unaligned_tasks > 0;
-    a.tasks += c.sum.tasks;
-    a.unaligned_tasks += c.sum.unaligned_tasks;
-    a.bytes += c.sum.bytes;
-    a.dur_ns += c.sum.dur_ns;
-    a.unaligned_dur_ns += c.sum.unaligned_dur_ns;
-    if (c.sum.unaligned_example_bytes) a.unaligned_example_bytes = c.sum.unaligned_example_bytes;
+    a.unaligned_calls += c.unaligned_tasks > 0;
+    a.tasks += c.tasks;
+    a.unaligned_tasks += c.unaligned_tasks;
+    a.bytes += c.bytes;
+    a.dur_ns += c.dur_ns;
+    a.unaligned_dur_ns += c.unaligned_dur_ns;
+    if (c.unaligned_example_bytes) a.unaligned_example_bytes = c.unaligned_example_bytes;
   }
   for (auto& [name, a] : by_name) table.sdma_alignment.push_back(std::move(a));
 }
@@ -520,12 +516,11 @@ Status ReadTorchDb(const std::filesystem::path& path, const Rules& rules, String
     });
   }
   if (db.HasTable("RANK_DEVICE_MAP") && table.device_id < 0) {
-    (void)db.Query("SELECT deviceId FROM RANK_DEVICE_MAP LIMIT 2", [&](sqlite3_stmt* st) {
-      const int64_t d = sqlite3_column_int64(st, 0);
-      // One row: the export's one device. Several: a node-level db, split by the tasks' own ids.
-      table.device_id = table.device_id == -1 && d >= 0 && d < 64 ? static_cast<int>(d) : -2;
+    // One row: the export's one device. Several: a node-level db, split by the tasks' own ids.
+    (void)db.Query("SELECT COUNT(*), MIN(deviceId) FROM RANK_DEVICE_MAP", [&](sqlite3_stmt* st) {
+      const int64_t d = sqlite3_column_int64(st, 1);
+      if (sqlite3_column_int64(st, 0) == 1 && d >= 0 && d < 64) table.device_id = static_cast<int>(d);
     });
-    if (table.device_id == -2) table.device_id = -1;
   }
   for (const char* api : {"PYTORCH_API", "CANN_API"}) {
     if (table.identity.process.pid >= 0 || !db.HasTable(api)) continue;
