@@ -342,11 +342,19 @@ struct MarkPair {
   std::string label;
   std::vector<size_t> es;  // every E of the range (one per exit), up to the label's next B
 };
+// Every kernel's entry file: a folder of several programs (cann-samples' stories) has one per
+// program, and a return planted in any of them skips that kernel's write-back.
+std::set<std::string> KernelEntries(const Planted& p) {
+  std::set<std::string> out;
+  for (const auto& k : (*p.plan)["kernels"]) out.insert(k["entry"].get<std::string>());
+  return out;
+}
+
 std::optional<MarkPair> FirstPhasePair(const Planted& p, bool outside_entry) {
-  std::string entry = (*p.plan)["kernels"][0]["entry"];
-  std::vector<std::pair<bool, std::string>> files;  // (is entry, rel)
+  const std::set<std::string> entries = KernelEntries(p);
+  std::vector<std::pair<bool, std::string>> files;  // (is an entry, rel)
   for (const auto& [rel, bytes] : Snapshot(p.dir))
-    if (bytes.find("// optrace:auto") != std::string::npos) files.push_back({rel == entry, rel});
+    if (bytes.find("// optrace:auto") != std::string::npos) files.push_back({entries.count(rel) > 0, rel});
   std::sort(files.begin(), files.end());
   for (const auto& [is_entry, rel] : files) {
     if (is_entry && outside_entry) continue;
@@ -488,14 +496,13 @@ const std::vector<std::pair<std::string, Planter>>& Planters() {
          // Outside the kernel entry where the tree has such a range: a return in the entry also
          // skips the buffer's write-back, a second defect of the same edit (entry-buffer).
          auto m = FirstPhasePair(p, true);
-         bool in_entry = !m;
          if (!m) m = FirstPhasePair(p, false);
          if (!m) return false;
          auto lines = ReadLines(p, m->file);
          lines.insert(lines.begin() + static_cast<long>(m->b) + 1, "        return;");
          WriteLines(p, m->file, lines);
          p.rule = "early-return", p.file = m->file, p.lines = {static_cast<int>(m->b) + 2};
-         if (in_entry) p.also = {"entry-buffer"};
+         if (KernelEntries(p).count(m->file)) p.also = {"entry-buffer"};
          return true;
        }},
       {"index_scope",

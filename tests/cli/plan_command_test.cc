@@ -83,6 +83,33 @@ TEST_F(PlanCommandTest, InstrumentTwiceThenRevertOnTheCommandLine) {
   EXPECT_EQ(tree_.Read("op_kernel/stage/stage.h"), before);
 }
 
+// A folder of several programs (cann-samples' stories: six `.asc` files, each defining the same
+// kernel and classes): each kernel's plan holds its own program's functions, never another's.
+TEST(PlanCommandProgramsTest, EachProgramsKernelPlansOnlyItsOwnFunctions) {
+  testing::TempTree tree;
+  auto program = [](const std::string& extra) {
+    return "#include \"kernel_operator.h\"\nusing namespace AscendC;\n"
+           "class Router {\n public:\n"
+           "  __aicore__ inline void Init(GM_ADDR x) { xGm.SetGlobalBuffer((__gm__ float*)x); }\n"
+           "  __aicore__ inline void Process() {\n    for (int i = 0; i < 8; ++i) { CopyIn(i); " + extra + "CopyOut(i); }\n  }\n"
+           "  __aicore__ inline void CopyIn(int i) { DataCopy(xLocal, xGm[i], 64); }\n"
+           "  __aicore__ inline void CopyOut(int i) { DataCopy(xGm[i], xLocal, 64); }\n"
+           "  __aicore__ inline void Compute(int i) { Adds(xLocal, xLocal, 1.0f, 64); }\n"
+           " private:\n  GlobalTensor<float> xGm;\n  LocalTensor<float> xLocal;\n};\n"
+           "__global__ __aicore__ __vector__ void Route(GM_ADDR x) {\n  Router r;\n  r.Init(x);\n  r.Process();\n}\n";
+  };
+  tree.Write("src/0_native.asc", program(""));
+  tree.Write("src/1_compute.asc", program("Compute(i); "));
+  auto r = RunCli({"plan", "--op", tree.path()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  size_t second = r.out.find("\nkernel Route (src/1_compute.asc");
+  ASSERT_NE(second, std::string::npos) << r.out;
+  std::string first_plan = r.out.substr(0, second), second_plan = r.out.substr(second);
+  EXPECT_THAT(first_plan, HasSubstr("src/0_native.asc"));
+  EXPECT_THAT(first_plan, ::testing::Not(HasSubstr("src/1_compute.asc"))) << first_plan;
+  EXPECT_THAT(second_plan, ::testing::Not(HasSubstr("src/0_native.asc"))) << second_plan;
+}
+
 TEST(PlanCommandErrorsTest, MissingOperatorDirectoryExits2AndNamesIt) {
   auto r = RunCli({"plan", "--op", "/nonexistent/op"});
   EXPECT_EQ(r.exit_code, 2);

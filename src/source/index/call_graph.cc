@@ -231,6 +231,7 @@ void CallGraph::Grow(unsigned root_cores) {
   variants_.clear();
   nodes_.push_back(GraphNode{});
   nodes_[0].inst.fn = kernel_;
+  nodes_[0].inst.unit = index_->UnitOf(kernel_->file);
   nodes_[0].cores = root_cores;
   std::deque<int> queue{0};
   while (!queue.empty()) {

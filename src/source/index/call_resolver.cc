@@ -48,6 +48,7 @@ class Resolver {
       t.inst.fn = call_.lambda;
       t.inst.bindings = caller_.bindings;
       t.inst.cls = caller_.cls;
+      t.inst.unit = caller_.unit;
       out_.push_back(std::move(t));
       return out_;
     }
@@ -71,7 +72,7 @@ class Resolver {
  private:
   // Constructors of a closed type.
   void Construct(const TypeName& type) {
-    for (const ClassRef& r : index_.ResolveClass(type, Near())) {
+    for (const ClassRef& r : Classes(type)) {
       std::vector<Candidate> c;
       for (auto& [fn, owner] : index_.Methods(r, r.cls->name))
         if (fn->is_ctor && owner.cls == r.cls) c.push_back({fn, owner});
@@ -106,7 +107,7 @@ class Resolver {
       TypeName t = index_.TypeOfName(parts[0], env_, &known);
       if (!known) return false;
       if (t.Empty() || t.IsValue()) return false;
-      cur = index_.ResolveClass(t, Near());
+      cur = Classes(t);
       if (cur.empty()) {
         *external = true;
         return true;
@@ -122,7 +123,7 @@ class Resolver {
         bool known = false;
         TypeName t = index_.TypeOfName(parts[i], e, &known);
         if (!known || t.Empty() || t.IsValue()) continue;
-        std::vector<ClassRef> rs = index_.ResolveClass(t, Near());
+        std::vector<ClassRef> rs = Classes(t);
         if (rs.empty()) *external = true;
         next.insert(next.end(), rs.begin(), rs.end());
       }
@@ -145,7 +146,7 @@ class Resolver {
 
   // A method of an object whose type the index cannot see: unique by name among the classes.
   void ByName() {
-    std::vector<const ClassDef*> classes = index_.ClassesWithMethod(call_.name);
+    std::vector<const ClassDef*> classes = InUnit(index_.ClassesWithMethod(call_.name), [](const ClassDef* c) { return c->file; });
     if (classes.size() != 1) return;
     ClassRef r;
     r.cls = classes[0];
@@ -160,7 +161,7 @@ class Resolver {
 
   void Qualified() {
     TypeName q = index_.Close(call_.qualifier, env_);
-    std::vector<ClassRef> refs = index_.ResolveClass(q, Near());
+    std::vector<ClassRef> refs = Classes(q);
     if (!refs.empty()) {
       for (const ClassRef& r : refs) {
         if (call_.name == r.cls->name) {
@@ -174,7 +175,7 @@ class Resolver {
     }
     std::vector<Candidate> c;
     std::string qual = q.IsValue() ? q.value : q.Str();
-    for (const FunctionDef* f : index_.FreeFunctions(call_.name))
+    for (const FunctionDef* f : Free(call_.name))
       if (ScopeHas(f->scope, qual) || ScopeHas(f->qualifier.parts.empty() ? f->scope : std::vector<std::string>{}, qual))
         c.push_back({f, {}});
     Select(c, false);
@@ -191,6 +192,7 @@ class Resolver {
         t.inst.fn = l;
         t.inst.bindings = caller_.bindings;
         t.inst.cls = caller_.cls;
+        t.inst.unit = caller_.unit;
         out_.push_back(std::move(t));
         return;
       }
@@ -200,7 +202,7 @@ class Resolver {
     TypeName t = index_.TypeOfName(name, env_, &known);
     if (known) {
       if (t.Empty() || t.IsValue()) return;
-      for (const ClassRef& r : index_.ResolveClass(t, Near())) Select(Candidates(r, "operator()"), false);
+      for (const ClassRef& r : Classes(t)) Select(Candidates(r, "operator()"), false);
       return;
     }
     // A member of the caller's class.
@@ -216,7 +218,7 @@ class Resolver {
     }
     // A free function.
     std::vector<Candidate> c;
-    for (const FunctionDef* f : index_.FreeFunctions(name)) c.push_back({f, {}});
+    for (const FunctionDef* f : Free(name)) c.push_back({f, {}});
     if (!c.empty()) {
       Select(c, false);
       return;
@@ -275,6 +277,7 @@ class Resolver {
       t.inst.fn = c.fn;
       t.inst.cls = c.owner.cls ? c.owner.cls : c.fn->owner;
       t.inst.bindings = c.owner.bindings;
+      t.inst.unit = caller_.unit;
       BindOwnerNames(*c.fn, c.owner, &t.inst.bindings);
       BindOwn(*c.fn, &t.inst.bindings);
       t.core = core == kCoreNone ? kCoreBoth : core;
@@ -284,6 +287,23 @@ class Resolver {
   }
 
   const SourceFile* Near() const { return caller_.fn ? caller_.fn->file : nullptr; }
+
+  // The ones defined in the caller's translation unit when there are any (else all: a unit
+  // can miss a file the index reached by an include directory it does not know).
+  template <typename T, typename FileOf>
+  std::vector<T> InUnit(std::vector<T> all, FileOf file_of) const {
+    if (!caller_.unit || all.size() < 2) return all;
+    std::vector<T> in;
+    for (T& x : all)
+      if (caller_.unit->count(file_of(x))) in.push_back(std::move(x));
+    return in.empty() ? all : in;
+  }
+  std::vector<ClassRef> Classes(const TypeName& closed) const {
+    return InUnit(index_.ResolveClass(closed, Near()), [](const ClassRef& r) { return r.cls->file; });
+  }
+  std::vector<const FunctionDef*> Free(const std::string& name) const {
+    return InUnit(index_.FreeFunctions(name), [](const FunctionDef* f) { return f->file; });
+  }
 
   static unsigned SpecCore(const FunctionDef& f) {
     for (const TypeName& a : f.spec_args) {

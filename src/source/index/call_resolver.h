@@ -8,7 +8,8 @@
 //   - `Type obj(args);`, `Type(args)`: the constructor;
 //   - `f()`: a member of the caller's class, a named lambda, a free function;
 //   - a lambda passed as an argument: runs at that call.
-// Overloads are narrowed by argument count. A method called on an object whose type is unknown
+// Overloads are narrowed by argument count. Definitions outside the caller's translation unit
+// (Instance::unit) are not reached while one inside it is. A method called on an object whose type is unknown
 // is found by name when exactly one class of the index defines it.
 #pragma once
 
@@ -23,6 +24,8 @@ struct Instance {
   const FunctionDef* fn = nullptr;
   Bindings bindings;
   const ClassDef* cls = nullptr;
+  // The files of the kernel's translation unit (CodeIndex::UnitOf); null: the whole index.
+  const FileUnit* unit = nullptr;
 };
 
 struct CallTarget {

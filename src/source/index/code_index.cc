@@ -94,6 +94,7 @@ CodeIndex::CodeIndex(const std::vector<const SourceFile*>& files, size_t expansi
     ParseDeclarations(*streams_[f], &decls_);
   }
   Link();
+  LinkIncludes();
   // #if regions naming a core type (#else flips, #elif names its own).
   for (const SourceFile* f : files_) {
     struct Frame {
@@ -164,6 +165,55 @@ void CodeIndex::Link() {
     if (f->owner) method_owner_.emplace(f->name, f->owner);
     else free_by_name_.emplace(f->name, f);
   }
+}
+
+void CodeIndex::LinkIncludes() {
+  std::map<std::filesystem::path, const SourceFile*> by_path;
+  for (const SourceFile* f : files_) by_path.emplace(f->path, f);
+  for (const SourceFile* f : files_) {
+    std::vector<const SourceFile*>& out = includes_[f];
+    for (const Directive& d : f->lex.directives) {
+      if (d.kind != DirectiveKind::kInclude || !d.active || d.include_path.empty()) continue;
+      auto beside = by_path.find((f->path.parent_path() / d.include_path).lexically_normal());
+      if (beside != by_path.end()) {
+        out.push_back(beside->second);
+        continue;
+      }
+      std::string tail = "/" + std::filesystem::path(d.include_path).lexically_normal().generic_string();
+      for (const SourceFile* g : files_)
+        if (g->path.generic_string().ends_with(tail)) out.push_back(g);
+    }
+  }
+}
+
+const FileUnit* CodeIndex::UnitOf(const SourceFile* f) const {
+  auto cached = units_.find(f);
+  if (cached != units_.end()) return cached->second.get();
+  std::set<const SourceFile*> included;
+  for (const auto& [from, tos] : includes_)
+    for (const SourceFile* to : tos)
+      if (to != from) included.insert(to);
+  auto closure = [&](const SourceFile* root) {
+    FileUnit seen{root};
+    std::vector<const SourceFile*> stack{root};
+    while (!stack.empty()) {
+      const SourceFile* x = stack.back();
+      stack.pop_back();
+      auto it = includes_.find(x);
+      if (it == includes_.end()) continue;
+      for (const SourceFile* to : it->second)
+        if (seen.insert(to).second) stack.push_back(to);
+    }
+    return seen;
+  };
+  auto unit = std::make_unique<FileUnit>();
+  for (const SourceFile* root : files_) {
+    if (included.count(root)) continue;
+    FileUnit reach = closure(root);
+    if (reach.count(f)) unit->insert(reach.begin(), reach.end());
+  }
+  if (unit->empty() || unit->size() == files_.size()) unit.reset();
+  return (units_[f] = std::move(unit)).get();
 }
 
 bool CodeIndex::CalledByAnotherKernel(const FunctionDef& k) const {

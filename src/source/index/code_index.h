@@ -53,6 +53,11 @@ struct ClassRef {
   TypeName type;      // the closed type
 };
 
+// The files one translation unit compiles: a folder of several programs (cann-samples' stories:
+// six `.asc` files, each defining its own `MoeInitRouting` and `ExpertTokensCount`) is one index,
+// and a call in one program must not reach another program's definition of the same name.
+using FileUnit = std::unordered_set<const SourceFile*>;
+
 // Where names are looked up when a type or call is resolved.
 struct Env {
   const FunctionDef* fn = nullptr;  // locals and block-scoped aliases of this body
@@ -112,11 +117,19 @@ class CodeIndex {
   // Declared-only template heads of methods (`template <int32_t CORE_TYPE = g_coreType> void operator()(..);`).
   const std::vector<TemplateParam>* DeclaredTemplate(const ClassDef* c, const std::string& name) const;
 
+  // --- translation units ---
+  // The files compiled with `f`: every root of the index (a file no other file of it includes)
+  // whose includes reach f, with all they include. Null when that is every file (nothing to
+  // narrow). An include is followed beside its file, else to the index files whose path ends
+  // with it (the include directories are not known here: a superset, never a miss).
+  const FileUnit* UnitOf(const SourceFile* f) const;
+
   // Core types (CoreMask bits, see core_types.h) of #if regions naming CUBE/VEC at `line`.
   unsigned RegionCore(const SourceFile* f, int line) const;
 
  private:
   void Link();
+  void LinkIncludes();
   const SourceFile* SpliceTarget(const SourceFile* from, const Directive& d) const;
   static const SourceFile* ResolveSplice(const void* ctx, const SourceFile* from, const Directive& d);
   TypeName CloseDepth(const TypeName& t, const Env& env, int depth) const;
@@ -150,6 +163,8 @@ class CodeIndex {
   mutable int close_cut_floor_ = INT_MAX;
   mutable uint64_t closings_computed_ = 0;
   std::vector<const FunctionDef*> kernels_;
+  std::map<const SourceFile*, std::vector<const SourceFile*>> includes_;  // direct, in the index
+  mutable std::map<const SourceFile*, std::unique_ptr<FileUnit>> units_;
   std::multimap<std::string, const ClassDef*> classes_by_name_;
   std::multimap<std::string, const FunctionDef*> free_by_name_;
   std::multimap<std::string, const ClassDef*> method_owner_;  // method name -> class

@@ -143,6 +143,7 @@ void BindingChecker::CheckInitOrder() {
       }
       index::Instance inst;
       inst.fn = &k;
+      inst.unit = idx.UnitOf(k.file);
       std::vector<std::string> findings;  // one per candidate definition; reported when all have one
       std::vector<std::string> swaps;     // the same for a swap by name (a warning)
       size_t candidates = 0;

@@ -194,6 +194,7 @@ void ChainBuilder::InitCall(const ix::FunctionDef& k, const std::vector<std::pai
   const ix::CallSite& c = *inits[0];
   ix::Instance inst;
   inst.fn = &k;
+  inst.unit = index_->UnitOf(k.file);
   std::vector<ix::CallTarget> targets = ix::ResolveCall(*index_, inst, c);
   if (targets.size() != 1) return;
   const ix::FunctionDef& init = *targets[0].inst.fn;

@@ -453,6 +453,35 @@ TEST(CallGraphTest, ConstexprConditionsOfClosedTypes) {
   EXPECT_EQ(EvaluateConstexpr("BlockMmad::DispatchPolicy::ASYNC"), -1);
 }
 
+// cann-samples' story folders: several programs side by side, each defining the same kernel,
+// classes and helpers (moe_init_routing_story: six `.asc` files). One index holds them all; a
+// kernel's calls reach its own program's definitions and the headers it includes, never another
+// program's (which made one kernel's plan hold all six programs' phases).
+TEST(CallGraphTest, AProgramsCallsStayInItsOwnTranslationUnit) {
+  auto program = [](const std::string& tag) {
+    return "#include \"../include/common.h\"\n"
+           "class Sorter {\n public:\n  __aicore__ void Process() { Step" + tag + "(); Shared(); }\n"
+           "  __aicore__ void Step" + tag + "() {}\n};\n"
+           "__aicore__ void Helper() {}\n"
+           "__global__ __aicore__ __vector__ void Route(GM_ADDR x) {\n"
+           "  Sorter s;\n  s.Process();\n  Helper();\n  Counter c;\n  c.Run();\n}\n";
+  };
+  IndexedFiles ix({{"include/common.h", "__aicore__ inline void Shared() {}\nclass Counter {\n public:\n  __aicore__ void Run() {}\n};\n"},
+                   {"src/0_native.asc", program("Native")},
+                   {"src/1_multi_core.asc", program("MultiCore")}});
+  ASSERT_EQ(ix.index().Kernels().size(), 2u);
+  for (const FunctionDef* k : ix.index().Kernels()) {
+    CallGraph g = CallGraph::Build(ix.index(), *k);
+    std::string own = k->file->rel;
+    std::vector<std::string> files;
+    for (const GraphNode& n : g.nodes()) files.push_back(n.inst.fn->file->rel);
+    EXPECT_THAT(files, Each(::testing::AnyOf(own, "include/common.h"))) << own;
+    EXPECT_THAT(files, Contains("include/common.h")) << own;
+    // Sorter::Process, its own Step, Helper, Shared, Counter::Run, the kernel.
+    EXPECT_THAT(g.nodes(), SizeIs(6)) << own;
+  }
+}
+
 TEST(CallGraphTest, TracingCallNames) {
   EXPECT_TRUE(IsTracingCall("MoeTracing"));
   EXPECT_TRUE(IsTracingCall("SetMoeProfilePtr"));

@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -288,6 +289,29 @@ TEST(CodeIndexTest, PreprocessorRegionsNamingACoreTypeGiveItsLines) {
   EXPECT_EQ(ix.index().RegionCore(f, 8), kCoreAiv);
   EXPECT_EQ(ix.index().RegionCore(f, 11), kCoreAiv);
   EXPECT_EQ(ix.index().RegionCore(f, 13), kCoreNone);
+}
+
+// A translation unit: the roots (files nothing includes) that reach a file, with all they
+// include. An include spelled for an include directory (`"common.h"` from src/ for include/)
+// is followed to the index file whose path ends with it.
+TEST(CodeIndexTest, UnitOfAFileIsTheRootsThatReachItWithTheirIncludes) {
+  IndexedFiles ix({{"include/common.h", "inline void Shared() {}\n"},
+                   {"include/only_a.h", "#include \"common.h\"\n"},
+                   {"src/a.asc", "#include \"only_a.h\"\n__global__ void K() {}\n"},
+                   {"src/b.asc", "#include \"common.h\"\n__global__ void K() {}\n"}});
+  auto files = [&](const FileUnit* u) {
+    std::set<std::string> out;
+    if (u)
+      for (const SourceFile* f : *u) out.insert(f->rel);
+    return out;
+  };
+  EXPECT_EQ(files(ix.index().UnitOf(ix.File("src/a.asc"))),
+            (std::set<std::string>{"src/a.asc", "include/only_a.h", "include/common.h"}));
+  EXPECT_EQ(files(ix.index().UnitOf(ix.File("include/only_a.h"))),
+            (std::set<std::string>{"src/a.asc", "include/only_a.h", "include/common.h"}));
+  EXPECT_EQ(files(ix.index().UnitOf(ix.File("src/b.asc"))), (std::set<std::string>{"src/b.asc", "include/common.h"}));
+  // Both programs compile common.h: its unit is every file, nothing to narrow.
+  EXPECT_EQ(ix.index().UnitOf(ix.File("include/common.h")), nullptr);
 }
 
 }  // namespace
