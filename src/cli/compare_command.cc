@@ -51,6 +51,7 @@ int RunCompareCommand(const CommandArgs& args, CommandIo& io) {
                                 {"significant_changes", top},
                                 {"findings_appeared", r->appeared},
                                 {"findings_gone", r->disappeared},
+                                {"findings_not_comparable", r->not_comparable},
                                 {"notes", r->notes}};
   io.out << JsonText(result, -1) << "\n";
   return kExitOk;

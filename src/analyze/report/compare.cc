@@ -224,7 +224,11 @@ svg.diff { display:block; max-width:100%; margin:8px 0 14px; } svg.diff text { f
      << Html(c.appeared.empty() ? std::string("none") : fmt::format("{}", fmt::join(c.appeared, ", ")))
      << "</p><p>Gone in B: "
      << Html(c.disappeared.empty() ? std::string("none") : fmt::format("{}", fmt::join(c.disappeared, ", ")))
-     << "</p></section>\n<section><h2>Every compared key</h2>\n";
+     << "</p>"
+     << (c.not_comparable.empty() ? std::string()
+                                  : "<p>Not comparable (only one export has the table the rule reads): " +
+                                        Html(fmt::format("{}", fmt::join(c.not_comparable, "; "))) + "</p>")
+     << "</section>\n<section><h2>Every compared key</h2>\n";
   table(false);
   os << "</section></main></body></html>\n";
 }
@@ -296,10 +300,33 @@ Result<CompareResult> RunCompare(const CompareOptions& opt) {
     return k;
   };
   std::set<std::string> fa = finding_keys(a), fb = finding_keys(b);
-  for (const std::string& k : fb)
-    if (!fa.count(k)) out.appeared.push_back(k);
-  for (const std::string& k : fa)
-    if (!fb.count(k)) out.disappeared.push_back(k);
+  // A finding only one side can compute (its export has the table the rule reads) is not a change.
+  auto missing_input = [](const AnalysisResult& r, const Finding& f) -> std::string {
+    bool api = false, sdma = false;
+    for (const RankTable& t : r.ranks) {
+      if (f.rank >= 0 && t.rank != f.rank) continue;
+      api = api || !t.api_stats.empty();
+      sdma = sdma || !t.sdma_alignment.empty();
+    }
+    if ((f.type == "host_op_compile" || f.type == "host_sync") && !api) return "no api_statistic.csv (a db export)";
+    if (f.type == "unaligned_sdma_copies" && !sdma) return "no HCCL task sizes (a text or Level0 export)";
+    return "";
+  };
+  auto sort_out = [&](const AnalysisResult& has, const std::set<std::string>& other_keys, const AnalysisResult& other,
+                      const char* other_name, std::vector<std::string>* changed) {
+    std::set<std::string> seen;
+    for (const Finding& f : has.findings) {
+      if (f.type == "top_operator") continue;
+      std::string k = f.rank >= 0 ? fmt::format("{} (rank {})", f.type, f.rank) : f.type;
+      if (other_keys.count(k) || !seen.insert(k).second) continue;
+      std::string why = missing_input(other, f);
+      if (why.empty()) changed->push_back(k);
+      else out.not_comparable.push_back(fmt::format("{}: {} has {}", k, other_name, why));
+    }
+    std::sort(changed->begin(), changed->end());
+  };
+  sort_out(b, fa, a, "A", &out.appeared);
+  sort_out(a, fb, b, "B", &out.disappeared);
 
   if (!opt.out_dir.empty()) {
     OPTRACE_RETURN_IF_ERROR(EnsureDirectory(opt.out_dir));
@@ -332,6 +359,9 @@ Result<CompareResult> RunCompare(const CompareOptions& opt) {
       os << "Appeared in B: " << (out.appeared.empty() ? "none" : fmt::format("{}", fmt::join(out.appeared, ", "))) << "\n\n";
       os << "Gone in B: " << (out.disappeared.empty() ? "none" : fmt::format("{}", fmt::join(out.disappeared, ", ")))
          << "\n\n";
+      if (!out.not_comparable.empty())
+        os << "Not comparable (only one export has the table the rule reads): "
+           << fmt::format("{}", fmt::join(out.not_comparable, "; ")) << "\n\n";
       os << "## Every compared key\n\n| kind | key | A | B | delta | relative | noise | samples A/B |\n"
             "|---|---|---|---|---|---|---|---|\n";
       for (const CompareRow& r : out.rows)
@@ -351,6 +381,7 @@ Result<CompareResult> RunCompare(const CompareOptions& opt) {
                                {"noise_k", opt.noise_k},       {"min_samples", opt.min_samples},
                                {"rows", rows},
                                {"findings_appeared", out.appeared}, {"findings_gone", out.disappeared},
+                               {"findings_not_comparable", out.not_comparable},
                                {"notes", out.notes}};
     OPTRACE_RETURN_IF_ERROR(WriteStreamAtomic(out.json, [&](std::ostream& os) {
       os << JsonText(doc) << "\n";

@@ -47,6 +47,9 @@ struct CompareRow {
 struct CompareResult {
   std::vector<CompareRow> rows;  // significant first, then by |delta|
   std::vector<std::string> appeared, disappeared;  // "type (rank r)"
+  // Findings of one side read from a table the other side's export does not carry (api_statistic.csv
+  // of a text export, a db's HCCL task rows): neither appeared nor gone, "type (rank r): why".
+  std::vector<std::string> not_comparable;
   std::vector<std::string> notes;  // how an input was read, what could not be compared
   std::filesystem::path markdown, json, html;
 };

@@ -124,6 +124,45 @@ TEST(CompareTest, HtmlInOperatorNamesIsEscapedInCompareMd) {
   EXPECT_NE(md.str().find("&lt;img src=x onerror=alert(1)&gt;&amp;amp\\|x"), std::string::npos) << md.str().substr(0, 2000);
 }
 
+// Every rank folder of a copy of the 8-rank sample gets api_statistic.csv with `rows` (a text
+// export's host API table; db exports have none).
+fs::path WithApiStatistic(const TempDir& tmp, const std::string& dir, const std::string& rows) {
+  fs::path root = SlowerCopy(tmp, "SwiGlu", 1.0, "", dir);
+  for (const auto& e : fs::directory_iterator(root))
+    if (fs::is_directory(e.path() / "ASCEND_PROFILER_OUTPUT"))
+      std::ofstream(e.path() / "ASCEND_PROFILER_OUTPUT" / "api_statistic.csv")
+          << "Level,API Name,Time(us),Count,Avg(us),Min(us),Max(us),Variance\n" << rows;
+  return root;
+}
+
+TEST(CompareTest, AFindingTheOtherExportCannotComputeIsNotComparableNotGone) {
+  // Issue 52.5: a text export against a db export of one job. host_op_compile reads
+  // api_statistic.csv, which only text exports write: against B without it, it is not "gone".
+  TempDir tmp;
+  CompareOptions opt;
+  opt.a = WithApiStatistic(tmp, "a", "acl,aclopCompileAndExecute,14049.23,19,739.4,63.3,1773.7,4e5\n");
+  opt.b = SlowerCopy(tmp, "SwiGlu", 1.0, "", "b");
+  auto r = RunCompare(opt);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  for (const std::string& k : r->disappeared) EXPECT_EQ(k.find("host_op_compile"), std::string::npos) << k;
+  ASSERT_FALSE(r->not_comparable.empty());
+  EXPECT_NE(r->not_comparable[0].find("host_op_compile (rank "), std::string::npos) << r->not_comparable[0];
+  EXPECT_NE(r->not_comparable[0].find("B has no api_statistic.csv"), std::string::npos) << r->not_comparable[0];
+}
+
+TEST(CompareTest, AFindingBothExportsCanComputeThatStopsIsGone) {
+  TempDir tmp;
+  CompareOptions opt;
+  opt.a = WithApiStatistic(tmp, "a", "acl,aclopCompileAndExecute,14049.23,19,739.4,63.3,1773.7,4e5\n");
+  opt.b = WithApiStatistic(tmp, "b", "acl,aclopCompileAndExecute,100.0,1,100,100,100,0\n");
+  auto r = RunCompare(opt);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_TRUE(r->not_comparable.empty());
+  size_t gone = 0;  // one finding for the ranks it was seen on, keyed by the worst
+  for (const std::string& k : r->disappeared) gone += k.find("host_op_compile (rank ") == 0;
+  EXPECT_EQ(gone, 1u);
+}
+
 TEST(CompareTest, ARunComparedWithItselfHasNoSignificantChange) {
   CompareOptions opt;
   opt.a = opt.b = Sample("synthetic_8rank");
