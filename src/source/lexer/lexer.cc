@@ -58,10 +58,13 @@ class Lexer {
     line_start_ = newline_pos + 1;
   }
 
-  // Skips a backslash-newline at pos_ if there is one.
+  // Skips a backslash-newline at pos_ if there is one. Spaces or tabs between the backslash and
+  // the newline still continue the line: GCC and clang both splice it (with a warning), and
+  // shipping kernels have such macros (ops-transformer allto_all_all_gather_batch_mat_mul).
   bool SkipContinuation() {
     if (s_[pos_] != '\\') return false;
     size_t p = pos_ + 1;
+    while (p < n_ && (s_[p] == ' ' || s_[p] == '\t')) ++p;
     if (p < n_ && s_[p] == '\r') ++p;
     if (p < n_ && s_[p] == '\n') {
       NewLine(p);
@@ -197,6 +200,9 @@ class Lexer {
       ++pos_;
     }
     if (pos_ > n_) pos_ = n_;
+    // In a directive line (`#include <x>"`, a #define body) or a skipped region, compilers only
+    // warn about a lone quote: not a certain error.
+    if (in_directive_ || !Active()) return;
     out_.issues.push_back({LexIssue::Kind::kUnterminatedString, line, column,
                            quote == '"' ? "string literal is not closed on its line"
                                         : "character literal is not closed on its line"});

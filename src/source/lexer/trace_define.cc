@@ -52,10 +52,14 @@ std::optional<RewriteOnlyDefine> FindRewriteOnlyDefine(std::string_view text, st
     int first_line = line;
     start = nl == std::string_view::npos ? text.size() : nl + 1;
     if (l.find("TRACE_POINT") == std::string::npos || l.find("define") == std::string::npos) continue;
-    // Join backslash continuations.
-    while (!l.empty() && (l.back() == '\\' || (l.back() == '\r' && l.size() > 1 && l[l.size() - 2] == '\\')) &&
-           start < text.size()) {
-      l.erase(l.find_last_of('\\'));
+    // Join backslash continuations (spaces after the backslash still continue, as in the lexer).
+    auto continued = [](std::string& x) {
+      size_t end = x.find_last_not_of(" \t\r");
+      if (end == std::string::npos || x[end] != '\\') return false;
+      x.erase(end);
+      return true;
+    };
+    while (start < text.size() && continued(l)) {
       size_t next = text.find('\n', start);
       l += std::string(text.substr(start, next == std::string_view::npos ? std::string_view::npos : next - start));
       ++line;

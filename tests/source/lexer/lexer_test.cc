@@ -140,6 +140,28 @@ TEST(LexerTest, TemplateClosersStaySeparate) {
   EXPECT_EQ(t[17], ">");
 }
 
+// ops-transformer allto_all_all_gather_batch_mat_mul: a macro whose lines end in a backslash and
+// then spaces. GCC and clang splice them (with a warning), so the braces inside stay in the
+// #define and the kernel's braces balance.
+TEST(LexerTest, SpacesAfterTheBackslashStillContinueTheLine) {
+  LexedFile f = Lex("#define M(x) do { \\   \n  int y = x; \\\t\n} while (0)\nvoid k() { M(1); }\n");
+  ASSERT_EQ(f.directives.size(), 1u);
+  EXPECT_EQ(f.directives[0].argument, "M(x) do { int y = x; } while (0)");
+  EXPECT_EQ(f.tokens.back().text, "}");
+  EXPECT_EQ(f.tokens.back().line, 4);
+  EXPECT_FALSE(f.tokens.back().in_directive);
+}
+
+// A lone quote in a directive line (`#include <gtest/gtest.h>"` in an ops-transformer test) or in a
+// skipped region is a compiler warning, not an error: no issue.
+TEST(LexerTest, ALoneQuoteInADirectiveOrASkippedRegionIsNoIssue) {
+  EXPECT_TRUE(Lex("#include <vector>\"\nint a;\n").issues.empty());
+  EXPECT_TRUE(Lex("#if 0\ndon't\n#endif\n").issues.empty());
+  LexedFile code = Lex("const char* s = \"abc;\nint b;\n");
+  ASSERT_EQ(code.issues.size(), 1u);
+  EXPECT_EQ(code.issues[0].kind, LexIssue::Kind::kUnterminatedString);
+}
+
 TEST(LexerTest, UnterminatedCommentIsReported) {
   LexedFile f = Lex("a /* b\n");
   ASSERT_EQ(f.issues.size(), 1u);
