@@ -324,5 +324,33 @@ TEST(LintCommandTest, ARangeRenamedElsewhereDoesNotFlipCoverageOnAnotherVariants
   EXPECT_THAT(renamed.out, HasSubstr("1 error(s)"));
 }
 
+// w4a8's planted coverage_file: the kernel file emptied of its marks also made lint report the
+// helpers it calls (a group loop, a merged loop in other files) as files without marks. They are
+// the same gap: the plan's ranges for the emptied caller cover them. Only the caller's file is
+// reported; a loop site is "called from" its caller on the plan's tree, not by a name path.
+TEST(LintCommandTest, ALoopOfAHelperUnderAnUnmarkedPhaseIsThatPhasesGap) {
+  TempTree t;
+  t.Write("op_kernel/kern.cpp",
+          "#include \"kernel_operator.h\"\n#include \"worker.h\"\n"
+          "extern \"C\" __global__ __aicore__ void kern(GM_ADDR x, GM_ADDR profiling_data) {\n"
+          "    KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIV_ONLY);\n    OPTRACE_KERNEL_BEGIN();\n"
+          "    MoeTracing(TRACE_POINT(\"processing\", \"B\"));\n    Worker w;\n    w.Init(x);\n    w.Process();\n"
+          "    MoeTracing(TRACE_POINT(\"processing\", \"E\"));\n    OPTRACE_KERNEL_END(profiling_data);\n}\n");
+  t.Write("op_kernel/worker.h",
+          "#include \"experts.h\"\nclass Worker {\npublic:\n"
+          "    __aicore__ inline void Init(GM_ADDR x) { xGm.SetGlobalBuffer((__gm__ float*)x); }\n"
+          "    __aicore__ inline void Process() {\n        AscendC::SyncAll();\n        Experts e;\n"
+          "        e.Run(xGm, 8);\n        AscendC::SyncAll();\n    }\n    AscendC::GlobalTensor<float> xGm;\n};\n");
+  t.Write("op_kernel/experts.h",
+          "class Experts {\npublic:\n    __aicore__ inline void Run(AscendC::GlobalTensor<float>& g, int n) {\n"
+          "        for (int groupIdx = 0; groupIdx < n; ++groupIdx) {\n"
+          "            AscendC::DataCopy(buf, g[groupIdx * 64], 64);\n            AscendC::Adds(buf, buf, 1.0f, 64);\n"
+          "            AscendC::DataCopy(g[groupIdx * 64], buf, 64);\n        }\n    }\n"
+          "    AscendC::LocalTensor<float> buf;\n};\n");
+  auto r = RunCli({"lint", "--op", t.path()});
+  EXPECT_THAT(r.out, HasSubstr("op_kernel/worker.h:5:1: error: op_kernel/worker.h holds Worker::Process"));
+  EXPECT_THAT(r.out, ::testing::Not(HasSubstr("experts.h holds"))) << r.out;
+}
+
 }  // namespace
 }  // namespace optrace

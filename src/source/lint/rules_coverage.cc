@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -69,23 +70,23 @@ void CheckCoverageFiles(LintContext& ctx) {
     return has_point ? nullptr : f;
   };
   // A phase called from an uncovered phase is the same gap: marking the caller (as the plan
-  // proposes) covers it, so only the outermost uncovered phases are reported.
-  std::set<std::string> gaps;
-  for (const PlanSite& s : plan->sites)
-    if (uncovered(s)) gaps.insert(s.name);
+  // proposes) covers it, so only the outermost uncovered phases are reported. "Called from" is
+  // read on the plan's tree, which holds loops and statements too (a merged loop of a helper
+  // under a kernel file emptied of its marks is that file's gap, not the helper's).
   std::set<std::string> reported;
-  for (const PlanSite& s : plan->sites) {
-    const SourceFile* f = uncovered(s);
-    if (!f) continue;
-    bool below_gap = false;
-    for (size_t at = 0, next; !below_gap && (next = s.path.find(" -> ", at)) != std::string::npos; at = next + 4)
-      below_gap = gaps.count(s.path.substr(at, next - at)) > 0;
-    if (below_gap || !reported.insert(s.file).second) continue;
-    ctx.Report(f, s.line, 1, "coverage-file",
-               fmt::format("{} holds {}, a main-flow phase ({}){}, but no trace point; add B/E marks at its phase "
-                           "boundaries (`optrace plan` proposes them)",
-                           f->rel, s.name, s.reason, s.path.empty() ? "" : " the kernel runs through " + s.path));
-  }
+  std::function<void(const PlanNode&, bool)> walk = [&](const PlanNode& n, bool under_gap) {
+    const PlanSite* s = n.site >= 0 && static_cast<size_t>(n.site) < plan->sites.size()
+                            ? &plan->sites[static_cast<size_t>(n.site)]
+                            : nullptr;
+    const SourceFile* f = s ? uncovered(*s) : nullptr;
+    if (f && !under_gap && reported.insert(s->file).second)
+      ctx.Report(f, s->line, 1, "coverage-file",
+                 fmt::format("{} holds {}, a main-flow phase ({}){}, but no trace point; add B/E marks at its phase "
+                             "boundaries (`optrace plan` proposes them)",
+                             f->rel, s->name, s->reason, s->path.empty() ? "" : " the kernel runs through " + s->path));
+    for (const PlanNode& c : n.children) walk(c, under_gap || f != nullptr);
+  };
+  for (const PlanKernel& k : plan->kernels) walk(k.root, false);
 }
 
 // Trace marks (B) of a function body with the stream positions they sit at.
