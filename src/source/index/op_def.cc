@@ -55,7 +55,10 @@ OpDef ParseOpDef(const std::vector<const SourceFile*>& host_files) {
       for (; k < t.size() && !t[k].Is(";"); ++k) {
         if (!t[k].active || t[k].in_directive) continue;
         if (t[k].Is("ParamType") && k + 2 < t.size() && t[k + 1].Is("("))
+        {
           p.required = !t[k + 2].Is("OPTIONAL") && !t[k + 2].Is("DYNAMIC");
+          p.dynamic = t[k + 2].Is("DYNAMIC");
+        }
         if (t[k].Is("UnknownShapeFormat")) p.unknown_shape_format = true;
         if ((t[k].Is("DataType") || t[k].Is("DataTypeList")) && k + 2 < t.size() && t[k + 1].Is("(")) {
           p.list_form = t[k].Is("DataTypeList");

@@ -18,6 +18,7 @@ namespace optrace::source {
 struct OpDefParam {
   std::string name;
   bool required = true;
+  bool dynamic = false;       // ParamType(DYNAMIC): a list of tensors, its length known at run time
   const SourceFile* file = nullptr;
   int line = 0, column = 0;
   size_t token = 0;           // the Input/Output token

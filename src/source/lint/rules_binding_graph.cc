@@ -105,6 +105,21 @@ void BindingChecker::CheckInfer() {
                             def_.profiling, prof.name));
     return;
   }
+  // A DYNAMIC output before the profiling output (ops-math dynamic_partition's `y`, one tensor per
+  // partition) makes the profiling output's index in the infer context a run-time number: which
+  // GetOutputShape / SetOutputDataType call sets it cannot be read statically.
+  for (int i = 0; i < def_.profiling; ++i) {
+    const Param& o = def_.outputs[static_cast<size_t>(i)];
+    if (!o.dynamic) continue;
+    const Param& prof = def_.outputs[static_cast<size_t>(def_.profiling)];
+    ctx_.Report(prof.file, prof.line, prof.column, "binding-unchecked",
+                fmt::format("output {} (\"{}\") before \"{}\" is DYNAMIC (a list of tensors), so the profiling output's "
+                            "index in the infer functions is only known at run time and cannot be checked here; see "
+                            "that they set shape [128 * 3 * PROF_SIZE_PER_CORE] and ge::DT_INT64 for the output after "
+                            "that list",
+                            i, o.name, prof.name));
+    return;
+  }
   auto constants = Constants(host_);
   long want = def_.profiling;
   bool shape = false, dtype = false, any_infer = false;

@@ -130,6 +130,25 @@ TEST(BindingRulesTest, InferThatSkipsProfilingShapeIsBindingInfer) {
               ElementsAre("binding-infer@op_host/op_infer.cpp:1"));
 }
 
+// ops-math dynamic_partition: `y` is DYNAMIC (one output per partition), so profiling_data's
+// index in the infer context is num_partitions, known at run time: not an error at index 1, a
+// warning that says what cannot be checked.
+TEST(BindingRulesTest, ADynamicOutputBeforeProfilingLeavesItsInferIndexUncheckable) {
+  const std::string def =
+      "class Op : public OpDef {\n public:\n  explicit Op(const char* n) : OpDef(n) {\n"
+      "    this->Input(\"x\").ParamType(REQUIRED);\n"
+      "    this->Output(\"y\").ParamType(DYNAMIC);\n"
+      "    this->Output(\"profiling_data\").ParamType(REQUIRED);\n  }\n};\n";
+  const std::string infer =
+      "graphStatus InferShape(gert::InferShapeContext* c) {\n  c->GetOutputShape(0);\n  return 0;\n}\n"
+      "graphStatus InferDataType(gert::InferDataTypeContext* c) {\n  c->SetOutputDataType(0, DT_FLOAT);\n  return 0;\n}\n";
+  std::vector<std::string> found = LintFiles({{"op_host/op.cpp", def}, {"op_host/op_infer.cpp", infer},
+                                              {"pybind/op.cpp", Pybind("x, y, profiling", "std::make_tuple(y, profiling)")}},
+                                             true);
+  EXPECT_THAT(found, ::testing::Contains("binding-unchecked@op_host/op.cpp:6"));
+  EXPECT_THAT(found, ::testing::Not(::testing::Contains(::testing::StartsWith("binding-infer"))));
+}
+
 TEST(BindingRulesTest, PybindReturningWithoutProfilingIsBindingPybind) {
   EXPECT_THAT(LintFiles({{"op_host/op.cpp", OpDef()}, {"op_host/op_infer.cpp", kInfer},
                          {"pybind/op.cpp", Pybind("x, y, profiling", "y")}},
