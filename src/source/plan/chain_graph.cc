@@ -162,6 +162,18 @@ std::string ChainBuilder::Registered(const char* a, const char* b) {
 
 void ChainBuilder::Infer() {
   size_t index = def_.outputs.size();
+  // A DYNAMIC output (split_v's, unpack's `y`: one tensor per piece) is expanded in the infer
+  // context, so the profiling output is not at `index` but last of however many there are at run
+  // time; writing GetOutputShape(index) would reshape one of y's tensors. Left as a hand step.
+  for (const OpDefParam& o : def_.outputs) {
+    if (!o.dynamic) continue;
+    Manual(def_.file->rel,
+           fmt::format("output \"{}\" is DYNAMIC, so \"{}\" is the last of a run-time number of outputs in the infer "
+                       "functions: set its shape [{}] and ge::DT_INT64 there at index "
+                       "context->GetComputeNodeOutputNum() - 1 (not {})",
+                       o.name, kBuffer, kWords, index));
+    return;
+  }
   struct Want {
     const char* what;
     const char* reg_a;

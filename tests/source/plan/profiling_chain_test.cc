@@ -233,6 +233,32 @@ TEST(ProfilingChainTest, AnInferFunctionOfAnUnqualifiedGertContextIsEdited) {
   EXPECT_THAT(RunBinary({"lint", "--op", t.path()}).out, ::testing::Not(HasSubstr("[binding-infer]")));
 }
 
+// ops-math split_v / unpack: `y` is DYNAMIC (one tensor per piece), so in the infer context the
+// profiling output is the last of a run-time number of outputs. GetOutputShape(1) would reshape
+// y's second tensor: the infer function is left alone and the step is listed by hand.
+TEST(ProfilingChainTest, ADynamicOutputLeavesTheInferIndexToAHandStep) {
+  TempTree t = InPlaceOutputOperator();
+  std::string def = t.Read("op_host/op_def.cpp");
+  def.replace(def.find("this->Output(\"kv_cache\")"), std::string("this->Output(\"kv_cache\")").size(),
+              "this->Output(\"kv_cache_unused\")");
+  def.replace(def.find("this->Output(\"y\").ParamType(REQUIRED)"), std::string("this->Output(\"y\").ParamType(REQUIRED)").size(),
+              "this->Output(\"y\").ParamType(DYNAMIC)");
+  t.Write("op_host/op_def.cpp", def);
+  const std::string infer =
+      "using namespace gert;\nnamespace ops {\nstatic ge::graphStatus InferShapeMla(InferShapeContext* context)\n{\n"
+      "    auto out = context->GetOutputShape(0);\n    *out = *context->GetInputShape(0);\n"
+      "    return ge::GRAPH_SUCCESS;\n}\nIMPL_OP_INFERSHAPE(Mla).InferShape(InferShapeMla);\n}\n";
+  t.Write("op_host/op_infershape.cpp", infer);
+  auto r = RunBinary({"instrument", "--op", t.path()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(t.Read("op_host/op_infershape.cpp"), infer);
+  EXPECT_THAT(r.out + r.err, HasSubstr("output \"y\" is DYNAMIC"));
+  EXPECT_THAT(r.out + r.err, HasSubstr("context->GetComputeNodeOutputNum() - 1"));
+  auto lint = RunBinary({"lint", "--op", t.path()});
+  EXPECT_THAT(lint.out + lint.err, ::testing::Not(HasSubstr("[binding-infer]")));
+  EXPECT_THAT(lint.out + lint.err, HasSubstr("[binding-unchecked]"));
+}
+
 // bnll: `.InferOutDataTypeSameWithFirstInput()` would give the profiling output input 0's dtype.
 TEST(ProfilingChainTest, SameWithFirstInputIsFollowedByADtypeFunctionThatSetsInt64) {
   TempTree t = InPlaceOutputOperator();
