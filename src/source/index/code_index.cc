@@ -189,29 +189,29 @@ void CodeIndex::LinkIncludes() {
 const FileUnit* CodeIndex::UnitOf(const SourceFile* f) const {
   auto cached = units_.find(f);
   if (cached != units_.end()) return cached->second.get();
-  std::set<const SourceFile*> included;
-  for (const auto& [from, tos] : includes_)
-    for (const SourceFile* to : tos)
-      if (to != from) included.insert(to);
-  auto closure = [&](const SourceFile* root) {
-    FileUnit seen{root};
-    std::vector<const SourceFile*> stack{root};
-    while (!stack.empty()) {
-      const SourceFile* x = stack.back();
-      stack.pop_back();
-      auto it = includes_.find(x);
-      if (it == includes_.end()) continue;
-      for (const SourceFile* to : it->second)
-        if (seen.insert(to).second) stack.push_back(to);
+  if (root_closures_.empty()) {  // once: every root with all it includes
+    std::set<const SourceFile*> included;
+    for (const auto& [from, tos] : includes_)
+      for (const SourceFile* to : tos)
+        if (to != from) included.insert(to);
+    for (const SourceFile* root : files_) {
+      if (included.count(root)) continue;
+      FileUnit seen{root};
+      std::vector<const SourceFile*> stack{root};
+      while (!stack.empty()) {
+        const SourceFile* x = stack.back();
+        stack.pop_back();
+        auto it = includes_.find(x);
+        if (it == includes_.end()) continue;
+        for (const SourceFile* to : it->second)
+          if (seen.insert(to).second) stack.push_back(to);
+      }
+      root_closures_.push_back(std::move(seen));
     }
-    return seen;
-  };
-  auto unit = std::make_unique<FileUnit>();
-  for (const SourceFile* root : files_) {
-    if (included.count(root)) continue;
-    FileUnit reach = closure(root);
-    if (reach.count(f)) unit->insert(reach.begin(), reach.end());
   }
+  auto unit = std::make_unique<FileUnit>();
+  for (const FileUnit& reach : root_closures_)
+    if (reach.count(f)) unit->insert(reach.begin(), reach.end());
   if (unit->empty() || unit->size() == files_.size()) unit.reset();
   return (units_[f] = std::move(unit)).get();
 }

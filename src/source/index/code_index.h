@@ -164,6 +164,7 @@ class CodeIndex {
   mutable uint64_t closings_computed_ = 0;
   std::vector<const FunctionDef*> kernels_;
   std::map<const SourceFile*, std::vector<const SourceFile*>> includes_;  // direct, in the index
+  mutable std::vector<FileUnit> root_closures_;  // per root file: what it includes, itself too
   mutable std::map<const SourceFile*, std::unique_ptr<FileUnit>> units_;
   std::multimap<std::string, const ClassDef*> classes_by_name_;
   std::multimap<std::string, const FunctionDef*> free_by_name_;

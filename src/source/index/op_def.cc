@@ -56,8 +56,8 @@ OpDef ParseOpDef(const std::vector<const SourceFile*>& host_files) {
         if (!t[k].active || t[k].in_directive) continue;
         if (t[k].Is("ParamType") && k + 2 < t.size() && t[k + 1].Is("("))
         {
-          p.required = !t[k + 2].Is("OPTIONAL") && !t[k + 2].Is("DYNAMIC");
           p.dynamic = t[k + 2].Is("DYNAMIC");
+          p.required = !t[k + 2].Is("OPTIONAL") && !p.dynamic;
         }
         if (t[k].Is("UnknownShapeFormat")) p.unknown_shape_format = true;
         if ((t[k].Is("DataType") || t[k].Is("DataTypeList")) && k + 2 < t.size() && t[k + 1].Is("(")) {
