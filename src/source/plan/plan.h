@@ -65,7 +65,7 @@ struct PlanSite {
   std::string path;                // how the kernel reaches it: "entry -> A::Process -> B::operator()<AIC>"
   // Merged by the density step (to keep its core type at the target), not for what the code is,
   // while other ranges of its file stay: a main-flow one still asks its file for marks, which
-  // those ranges give. (Past the hard maximum the last range of a file may go too: not set then.)
+  // those ranges give. (The last main-flow range of a file is never merged.)
   bool density_merged = false;
 };
 
