@@ -110,6 +110,32 @@ TEST(PlanCommandProgramsTest, EachProgramsKernelPlansOnlyItsOwnFunctions) {
   EXPECT_THAT(second_plan, ::testing::Not(HasSubstr("src/0_native.asc"))) << second_plan;
 }
 
+// cann-samples' layout: the kernel file includes "router.h" by name and the build's
+// target_include_directories names include/kernel. Without -I the plan still reads the header it
+// holds (once, unambiguously), says so, and plans the kernel's code rather than only its root.
+TEST(PlanCommandIncludesTest, AHeaderTheBuildFindsByItsIncludeFoldersIsPlannedWithoutDashI) {
+  testing::TempTree tree;
+  tree.Write("include/kernel/router.h",
+             "class Router {\n public:\n"
+             "  __aicore__ inline void Process() {\n    for (int i = 0; i < 8; ++i) { CopyIn(i); CopyOut(i); }\n  }\n"
+             "  __aicore__ inline void CopyIn(int i) { DataCopy(xLocal, xGm[i], 64); }\n"
+             "  __aicore__ inline void CopyOut(int i) { DataCopy(xGm[i], xLocal, 64); }\n"
+             " private:\n  GlobalTensor<float> xGm;\n  LocalTensor<float> xLocal;\n};\n");
+  tree.Write("src/0_naive.asc",
+             "#include \"kernel_operator.h\"\n#include \"router.h\"\n"
+             "__global__ __aicore__ __vector__ void Route(GM_ADDR x) {\n  Router r;\n  r.Process();\n}\n");
+  auto r = RunCli({"plan", "--op", tree.path()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("Router::Process  include/kernel/router.h:3")) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("note: 1 #include \"...\" found by file name in the tree, not beside the file or in a "
+                               "-I directory (router.h -> include/kernel/router.h)"));
+  // With the build's own -I the header is on the search path: the same plan, no note.
+  auto with_i = RunCli({"plan", "--op", tree.path(), "-I", tree.path("include/kernel")});
+  ASSERT_EQ(with_i.exit_code, 0) << with_i.err;
+  EXPECT_THAT(with_i.out, HasSubstr("Router::Process  include/kernel/router.h:3"));
+  EXPECT_THAT(with_i.out, ::testing::Not(HasSubstr("found by file name")));
+}
+
 TEST(PlanCommandErrorsTest, MissingOperatorDirectoryExits2AndNamesIt) {
   auto r = RunCli({"plan", "--op", "/nonexistent/op"});
   EXPECT_EQ(r.exit_code, 2);

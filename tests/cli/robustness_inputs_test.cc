@@ -162,6 +162,21 @@ TEST(RobustInputs, AnIncludeThatResolvesNowhereIsSaidNotSkippedSilently) {
   EXPECT_THAT(lint.out, HasSubstr("not found in the tree or the -I directories"));
 }
 
+TEST(RobustInputs, AnIncludeFoundByNameInTheTreeIsSaidInTextAndJson) {
+  TempTree t({{"op/src/k.asc", "#include \"kernel_operator.h\"\n#include \"moe_base.h\"\n"
+                               "extern \"C\" __global__ __aicore__ void k(GM_ADDR x)\n{\n"
+                               "    MoeTracing(TRACE_POINT(\"processing\", \"B\"));\n"
+                               "    MoeTracing(TRACE_POINT(\"processing\", \"E\"));\n}\n"},
+              {"op/include/moe_base.h", "inline void Helper() {}\n"}});
+  auto lint = RunCli({"lint", "--op", t.path("op")});
+  EXPECT_THAT(lint.out, HasSubstr("note: 1 #include \"...\" found by file name in the tree"));
+  EXPECT_THAT(lint.out, HasSubstr("moe_base.h -> include/moe_base.h"));
+  EXPECT_THAT(lint.out, HasSubstr("1 #include \"...\" not found in the tree"));  // kernel_operator.h only
+  auto j = RunCli({"lint", "--op", t.path("op"), "--format", "json"});
+  ASSERT_TRUE(IsJson(j.out)) << j.out;
+  EXPECT_EQ(json::parse(j.out)["includes_found_by_name"][0], "src/k.asc:2: moe_base.h -> include/moe_base.h");
+}
+
 TEST(RobustInputs, SarifUrisArePercentEncoded) {
   TempTree t({{"op dir#1/op_kernel/k.cpp", kLatin1Kernel}});
   auto lint = RunCli({"lint", "--op", t.path("op dir#1"), "--format", "sarif"});

@@ -3,6 +3,7 @@
 #include "source/lexer/trace_header.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <system_error>
 
@@ -21,6 +22,53 @@ bool Under(const fs::path& p, const fs::path& dir) {
   fs::path rel = p.lexically_relative(dir);
   return !rel.empty() && *rel.begin() != "..";
 }
+
+bool InTestOrExampleFolder(const fs::path& p) {
+  static const std::set<std::string> kNames = {"tests", "test", "ut", "st", "testcase", "examples", "example", "demo"};
+  for (auto it = p.begin(); it != p.end() && std::next(it) != p.end(); ++it)
+    if (kNames.count(it->string())) return true;
+  return false;
+}
+
+// The loaded files by file name, made on the first include that needs it.
+class NameIndex {
+ public:
+  NameIndex(const SourceSet& set, fs::path limit) : set_(set), limit_(std::move(limit)) {}
+
+  // The one candidate for `spelled` included from `from`, or an empty path.
+  fs::path Find(const fs::path& from, const std::string& spelled) {
+    fs::path want = fs::path(spelled).lexically_normal();
+    if (want.empty() || want.is_absolute() || *want.begin() == "..") return {};
+    if (!built_) Build();
+    auto [lo, hi] = by_name_.equal_range(want.filename().string());
+    bool from_test = InTestOrExampleFolder(set_.Relative(from));
+    fs::path found;
+    for (auto it = lo; it != hi; ++it) {
+      const SourceFile* f = it->second;
+      if (f->path == from || (!from_test && InTestOrExampleFolder(f->rel))) continue;
+      if (!EndsWith(f->path, want)) continue;
+      if (!found.empty()) return {};  // several: the build's -I decides, not optrace
+      found = f->path;
+    }
+    return found;
+  }
+
+ private:
+  static bool EndsWith(const fs::path& p, const fs::path& tail) {
+    std::vector<fs::path> a(p.begin(), p.end()), b(tail.begin(), tail.end());
+    return b.size() <= a.size() && std::equal(b.rbegin(), b.rend(), a.rbegin());
+  }
+  void Build() {
+    built_ = true;
+    for (const SourceFile* f : set_.Files())
+      if (limit_.empty() || Under(f->path, limit_)) by_name_.emplace(f->path.filename().string(), f);
+  }
+
+  const SourceSet& set_;
+  fs::path limit_;
+  bool built_ = false;
+  std::multimap<std::string, const SourceFile*> by_name_;
+};
 
 }  // namespace
 
@@ -57,11 +105,37 @@ std::vector<const SourceFile*> IncludeTree::ClosureOf(const SourceFile* f) const
   return out;
 }
 
+std::vector<std::string> IncludeTree::FoundByName() const {
+  std::vector<std::string> out;
+  for (const IncludeEdge& e : edges)
+    if (e.by_name && e.to && e.from) out.push_back(fmt::format("{}:{}: {} -> {}", e.from->rel, e.line, e.spelled, e.to->rel));
+  return out;
+}
+
 std::vector<std::string> IncludeTree::UnresolvedQuoted() const {
   std::vector<std::string> out;
   for (const IncludeEdge& e : edges)
     if (!e.angled && !e.to && e.resolved.empty() && e.from) out.push_back(fmt::format("{}:{}: {}", e.from->rel, e.line, e.spelled));
   return out;
+}
+
+std::string FoundByNameSummary(const std::vector<std::string>& found) {
+  if (found.empty()) return "";
+  std::set<std::string> names;
+  for (const std::string& f : found) names.insert(f.substr(f.rfind(": ") + 2));
+  std::string list;
+  size_t n = 0;
+  for (const std::string& name : names) {
+    if (n++ == 3) {
+      list += ", ...";
+      break;
+    }
+    list += (list.empty() ? "" : ", ") + name;
+  }
+  return fmt::format("{} #include \"...\" found by file name in the tree, not beside the file or in a -I directory "
+                     "({}): read as the build reads them when its include folders name theirs; give the build's -I "
+                     "folders to be exact",
+                     names.size(), list);
 }
 
 Result<IncludeTree> WalkIncludeTree(SourceSet& set, const fs::path& entry, const IncludeOptions& options) {
@@ -75,6 +149,7 @@ Result<IncludeTree> WalkIncludeTree(SourceSet& set, const fs::path& entry, const
     size_t next_directive;
   };
   std::vector<Pending> stack{{tree.entry, 0}};
+  NameIndex names(set, limit.empty() ? set.root() : limit);
   tree.files.push_back(tree.entry);
   while (!stack.empty()) {
     Pending& top = stack.back();
@@ -92,6 +167,10 @@ Result<IncludeTree> WalkIncludeTree(SourceSet& set, const fs::path& entry, const
     edge.spelled = d.include_path;
     edge.angled = d.include_angled;
     edge.resolved = ResolveInclude(set, top.file->path, d.include_path, d.include_angled, options.include_dirs);
+    if (edge.resolved.empty() && options.by_name && !d.include_angled) {
+      edge.resolved = names.Find(top.file->path, d.include_path);
+      edge.by_name = !edge.resolved.empty();
+    }
     // optrace's placed header is optrace's API, not the operator's code: recorded, never read
     // (as the SDK's headers are not), so its macros do not hide OPTRACE_KERNEL_BEGIN & co.
     if (!edge.resolved.empty() && (limit.empty() || Under(edge.resolved, limit)) &&

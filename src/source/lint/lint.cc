@@ -199,9 +199,11 @@ Result<LintReport> RunLint(const LintOptions& options) {
     io.include_dirs = options.include_dirs;
     io.include_dirs.push_back(root);
     io.limit = root;
+    io.by_name = true;
     OPTRACE_ASSIGN_OR_RETURN(IncludeTree tree, WalkIncludeTree(set, entry, io));
     for (const SourceFile* f : tree.files) chosen.insert(f);
     for (std::string& u : tree.UnresolvedQuoted()) report.unresolved_includes.push_back(std::move(u));
+    for (std::string& b : tree.FoundByName()) report.includes_found_by_name.push_back(std::move(b));
     if (!ctx.tree) {
       report.entry = tree.entry->rel;
       ctx.tree = tree;

@@ -78,6 +78,7 @@ struct LintReport {
   CoreDensity density;
   std::vector<GateVerdict> gates;  // G1..G5 with LintOptions::gates, else empty
   std::vector<std::string> unresolved_includes;  // quoted includes found nowhere (IncludeTree)
+  std::vector<std::string> includes_found_by_name;  // found by name in the tree (IncludeTree::FoundByName)
   std::optional<CompileCheckReport> compile;     // with LintOptions::compile, when the check ran
 
   size_t Count(Severity s) const;

@@ -7,6 +7,7 @@
 
 #include "core/json_text.h"
 #include "core/uri_path.h"
+#include "source/lexer/include_tree.h"
 #include "source/lint/lint.h"
 
 namespace optrace::source {
@@ -76,6 +77,7 @@ std::string FormatLintText(const LintReport& r) {
                      r.entry.empty() ? "" : fmt::format("; entry {}", r.entry), DensityLine(r));
   out += CompileLine(r);
   out += UnresolvedIncludesNote(r.unresolved_includes);
+  if (!r.includes_found_by_name.empty()) out += "note: " + FoundByNameSummary(r.includes_found_by_name) + "\n";
   if (r.gates.empty()) return out;
   size_t counts[3] = {0, 0, 0};
   out += "gates:\n";
@@ -113,6 +115,7 @@ std::string FormatLintJson(const LintReport& r) {
     j["density"] = nullptr;
   }
   j["unresolved_includes"] = r.unresolved_includes;
+  j["includes_found_by_name"] = r.includes_found_by_name;
   j["diagnostics"] = json::array();
   for (const Diagnostic& d : r.diagnostics) {
     j["diagnostics"].push_back({{"file", d.file}, {"line", d.line}, {"column", d.column},

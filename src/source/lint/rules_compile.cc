@@ -175,6 +175,7 @@ class HeaderReach {
   explicit HeaderReach(LintContext& ctx) : ctx_(ctx) {
     opts_.include_dirs = ctx.include_dirs;
     opts_.limit = ctx.sources->root();
+    opts_.by_name = true;  // as lint's own walk from the entry
   }
 
   // Does `f`, or a translation unit that includes it, see a definition of MoeTracing?

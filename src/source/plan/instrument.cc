@@ -222,6 +222,7 @@ Result<InstrumentResult> Instrument(const Plan& plan) {
     IncludeOptions io;
     io.limit = plan.op_dir;
     io.include_dirs = {plan.op_dir};
+    io.by_name = true;  // as the plan read the tree
     Result<IncludeTree> tree = WalkIncludeTree(set, plan.op_dir / k.entry, io);
     if (!tree.ok()) continue;
     for (const SourceFile* f : tree->files) {

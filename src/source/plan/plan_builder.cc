@@ -3,6 +3,8 @@
 // plain loops until each core type reaches the density target. The steps: plan_builder.h.
 #include "source/plan/plan_builder.h"
 
+#include "source/lexer/include_tree.h"
+
 #include <set>
 
 namespace optrace::source {
@@ -58,7 +60,7 @@ void Builder::Finish() {
     TopUp(k);
     TrimDown(k);
   }
-  // A later merge (past the hard maximum) may have taken the file's last range after all.
+  // A later merge may have taken the file's last range after all (one that is not main flow).
   std::set<std::string> files_with_ranges;
   for (const PlanSite& s : plan_.sites)
     if (Inserts(s.decision)) files_with_ranges.insert(s.file);
@@ -125,13 +127,17 @@ Result<Plan> BuildPlan(const PlanOptions& options) {
   io.include_dirs = options.include_dirs;
   io.include_dirs.push_back(op_dir);
   if (fs::is_directory(op_dir / "op_kernel", ec)) io.include_dirs.push_back(op_dir / "op_kernel");
+  io.by_name = true;
   std::set<const SourceFile*> reached;
   std::vector<const SourceFile*> entry_files;
+  std::vector<std::string> by_name;
   for (const fs::path& e : entries) {
     OPTRACE_ASSIGN_OR_RETURN(IncludeTree tree, WalkIncludeTree(set, e, io));
     entry_files.push_back(tree.entry);
     for (const SourceFile* f : tree.files) reached.insert(f);
+    for (std::string& b : tree.FoundByName()) by_name.push_back(std::move(b));
   }
+  if (!by_name.empty()) plan.notes.push_back(FoundByNameSummary(by_name));
   set.FindAllTraces();
   std::vector<const SourceFile*> index_files(reached.begin(), reached.end());
   std::sort(index_files.begin(), index_files.end(),
