@@ -327,7 +327,7 @@ TEST(LintCommandTest, ARangeRenamedElsewhereDoesNotFlipCoverageOnAnotherVariants
 // The same past the hard maximum of 30 labels (ops-transformer moe_init_routing, 35 AIC labels):
 // the batch of merges that brought the plan under 30 took some files' only range, and one label
 // fewer elsewhere (a rename) made a smaller batch that left one of them a phase, so lint reported
-// its file. The last main-flow range of a file is never merged: too many labels is a warning.
+// its file as an error. Such a file is density-sensitive: a warning (coverage-density).
 TEST(LintCommandTest, ARangeRenamedElsewhereDoesNotFlipCoverageAboveTheLimit) {
   TempTree t;
   constexpr int kVariants = 40;
@@ -351,8 +351,8 @@ TEST(LintCommandTest, ARangeRenamedElsewhereDoesNotFlipCoverageAboveTheLimit) {
   auto clean = RunCli({"lint", "--op", t.path()});
   EXPECT_EQ(clean.exit_code, 0) << clean.out << clean.err;
   EXPECT_THAT(clean.out, ::testing::Not(HasSubstr("[coverage-file]")));
-  EXPECT_THAT(clean.out, HasSubstr("[density-aiv]"));  // 41 labels: a warning, not a gap
-  // variant 13: one the old batch kept (it then reported variant_12.h, merged at 41 labels, not at 40).
+  EXPECT_THAT(t.Read("op_kernel/arch/variant_12.h"), ::testing::Not(HasSubstr("TRACE_POINT")));  // merged at 41
+  // variant 13: one the batch kept; at 40 labels the batch is one smaller and keeps variant 12.
   std::string v13 = t.Read("op_kernel/arch/variant_13.h");
   for (const char* ev : {"B", "E"}) {
     const std::string from = std::string("\"variant13\", \"") + ev + "\"";
@@ -364,6 +364,9 @@ TEST(LintCommandTest, ARangeRenamedElsewhereDoesNotFlipCoverageAboveTheLimit) {
   EXPECT_EQ(renamed.exit_code, 1);
   EXPECT_THAT(renamed.out, HasSubstr("[root-label]"));
   EXPECT_THAT(renamed.out, ::testing::Not(HasSubstr("[coverage-file]")));
+  EXPECT_THAT(renamed.out, HasSubstr("op_kernel/arch/variant_12.h:8:1: warning: op_kernel/arch/variant_12.h holds "
+                                     "PadVariant12::Process"));
+  EXPECT_THAT(renamed.out, HasSubstr("[coverage-density]"));
   EXPECT_THAT(renamed.out, HasSubstr("1 error(s)"));
 }
 

@@ -535,10 +535,13 @@ const std::vector<std::pair<std::string, Planter>>& Planters() {
                   l.find("TRACE_POINT(\"processing\"") == std::string::npos;
          };
          // Only a file holding a main-flow phase must hold marks (set-up and per-tile helpers never
-         // need them): the defect is planted in the most-marked of those.
+         // need them): the defect is planted in the most-marked of those. A file whose only range
+         // is density-sensitive (a kernel at the label limit) is a warning, coverage-density: not
+         // this class.
          std::set<std::string> main_flow;
          for (const auto& s : (*p.plan)["sites"])
-           if (s.value("main_flow", false)) main_flow.insert(s["file"].get<std::string>());
+           if (s.value("main_flow", false) && !s.value("density_sensitive", false))
+             main_flow.insert(s["file"].get<std::string>());
          long most = 0;
          for (const auto& [rel, bytes] : Snapshot(p.dir)) {
            std::vector<std::string> ls = SplitLines(bytes);

@@ -4,6 +4,8 @@
 //                  such code) on a path the entry calls holds trace points. The phases are the plan's decisions on the
 //                  same code: tiling, layout and tile-level helpers, set-up (Init), code called
 //                  per element of a loop, and code below a range traced by hand never need marks.
+//   coverage-density  the same, warned, for a file whose only main-flow range the plan keeps or
+//                  merges by the label count (a kernel at the limit of 30: PlanSite::density_sensitive).
 //   density-aic / density-aiv  10 to 30 distinct labels reachable on each core type the kernel
 //                  runs on, counted on the instantiated call graph (marks in branches a core
 //                  type never takes do not count for it).
@@ -79,11 +81,22 @@ void CheckCoverageFiles(LintContext& ctx) {
                             ? &plan->sites[static_cast<size_t>(n.site)]
                             : nullptr;
     const SourceFile* f = s ? uncovered(*s) : nullptr;
-    if (f && !under_gap && reported.insert(s->file).second)
-      ctx.Report(f, s->line, 1, "coverage-file",
-                 fmt::format("{} holds {}, a main-flow phase ({}){}, but no trace point; add B/E marks at its phase "
-                             "boundaries (`optrace plan` proposes them)",
-                             f->rel, s->name, s->reason, s->path.empty() ? "" : " the kernel runs through " + s->path));
+    if (f && !under_gap && reported.insert(s->file).second) {
+      std::string via = s->path.empty() ? "" : " the kernel runs through " + s->path;
+      // At the label limit the plan keeps or merges a file's only range by the rest of the tree's
+      // label count: not certain enough for an error.
+      if (s->density_sensitive)
+        ctx.Report(f, s->line, 1, "coverage-density",
+                   fmt::format("{} holds {}, a main-flow phase{}, but no trace point; the kernel is at the limit of "
+                               "{} labels, where the plan keeps or merges this file's only range by how many labels "
+                               "the rest of the tree has: mark it, or merge thin ranges elsewhere",
+                               f->rel, s->name, via, kDensityMax));
+      else
+        ctx.Report(f, s->line, 1, "coverage-file",
+                   fmt::format("{} holds {}, a main-flow phase ({}){}, but no trace point; add B/E marks at its phase "
+                               "boundaries (`optrace plan` proposes them)",
+                               f->rel, s->name, s->reason, via));
+    }
     for (const PlanNode& c : n.children) walk(c, under_gap || f != nullptr);
   };
   for (const PlanKernel& k : plan->kernels) walk(k.root, false);

@@ -65,8 +65,13 @@ struct PlanSite {
   std::string path;                // how the kernel reaches it: "entry -> A::Process -> B::operator()<AIC>"
   // Merged by the density step (to keep its core type at the target), not for what the code is,
   // while other ranges of its file stay: a main-flow one still asks its file for marks, which
-  // those ranges give. (The last main-flow range of a file is never merged.)
+  // those ranges give. (Past the hard maximum the last range of a file may go too: not set then.)
   bool density_merged = false;
+  // The only range of its file left, main flow, in a kernel whose labels came to the hard maximum
+  // (within kDensitySlack): past the maximum the density step merges such ranges too, so whether it
+  // stays depends on how many labels the rest of the tree has (one rename elsewhere can keep or
+  // drop it). Lint's verdict on its file without marks is then a warning (coverage-density).
+  bool density_sensitive = false;
 };
 
 struct PlanNode {
@@ -108,6 +113,9 @@ struct Plan {
 };
 
 inline constexpr int kDensityMin = 10, kDensityMax = 30, kTargetMin = 15, kTargetMax = 20, kMaxLevels = 7;
+// How near the hard maximum a kernel's labels (before trimming) make its files' last main-flow
+// ranges density_sensitive: an edit of a label or two elsewhere must not flip lint's error.
+inline constexpr int kDensitySlack = 2;
 
 struct PlanOptions {
   std::filesystem::path op_dir;

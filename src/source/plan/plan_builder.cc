@@ -58,9 +58,12 @@ void Builder::Finish() {
   Label();
   for (size_t k = 0; k < plan_.kernels.size(); ++k) {
     TopUp(k);
+    std::set<std::string> aic, aiv;
+    Count(plan_.kernels[k], &aic, &aiv);
     TrimDown(k);
+    MarkDensitySensitive(k, aic.size(), aiv.size());
   }
-  // A later merge may have taken the file's last range after all (one that is not main flow).
+  // A later merge (past the hard maximum) may have taken the file's last range after all.
   std::set<std::string> files_with_ranges;
   for (const PlanSite& s : plan_.sites)
     if (Inserts(s.decision)) files_with_ranges.insert(s.file);

@@ -198,6 +198,10 @@ class Builder {
   // so the structure near the root stays and detail goes; the root and per-core entries stay.
   void TrimDown(size_t ki);
 
+  // After TrimDown: flags the last main-flow range of each file (PlanSite::density_sensitive) of
+  // a core type whose labels before trimming were `before_aic` / `before_aiv`.
+  void MarkDensitySensitive(size_t ki, size_t before_aic, size_t before_aiv);
+
   void Summarize(PlanKernel& k);
 
  public:

@@ -80,11 +80,12 @@ void Builder::TrimDown(size_t ki) {
     if (static_cast<int>(aiv.size()) > kTargetMax) over |= kPlanAiv;
     if (!over) return;
     // Lint's coverage-file asks marks in every file holding a main-flow phase. A main-flow range
-    // that is the last one its file would keep is never merged, not even past the hard maximum:
-    // otherwise whether its file needs marks would depend on how many labels the rest of the tree
-    // has (a range renamed elsewhere flipped lint's verdict on it: pad_v3 under the target, ops-
-    // transformer moe_init_routing past the maximum). Too many labels is a density warning; a file
-    // of the main flow without marks is an error.
+    // that is the last one its file would keep is merged only to get under the hard maximum, never
+    // for the target: otherwise whether its file needs marks would depend on how many labels the
+    // rest of the tree has (a range renamed elsewhere flipped lint's verdict on it).
+    unsigned over_max = 0;
+    if (static_cast<int>(aic.size()) > kDensityMax) over_max |= kPlanAic;
+    if (static_cast<int>(aiv.size()) > kDensityMax) over_max |= kPlanAiv;
     std::map<std::string, int> ranges_in_file;
     for (const PlanSite& s : plan_.sites)
       if (Inserts(s.decision)) ++ranges_in_file[s.file];
@@ -104,7 +105,7 @@ void Builder::TrimDown(size_t ki) {
       if (!Inserts(s.decision) || s.label.empty() || !(s.cores & over) || info_[i].root || info_[i].per_core_entry ||
           !info_[i].kernels.count(static_cast<int>(ki)))
         continue;
-      if (s.main_flow && ranges_in_file[s.file] <= 1) continue;
+      if (s.main_flow && ranges_in_file[s.file] <= 1 && !(s.cores & over_max)) continue;
       // Do not take a core type under the floor while trimming the other.
       if ((s.cores & kPlanAic) && !(over & kPlanAic) && static_cast<int>(aic.size()) <= kTargetMin) continue;
       if ((s.cores & kPlanAiv) && !(over & kPlanAiv) && static_cast<int>(aiv.size()) <= kTargetMin) continue;
@@ -121,13 +122,33 @@ void Builder::TrimDown(size_t ki) {
     for (size_t c = 0; c < batch; ++c) {
       PlanSite& s = plan_.sites[candidates[c]];
       // One batch may hold several ranges of a file: keep the file's last main-flow one as above.
-      if (s.main_flow && ranges_in_file[s.file] <= 1) continue;
+      if (s.main_flow && ranges_in_file[s.file] <= 1 && !(s.cores & over_max)) continue;
       s.density_merged = ranges_in_file[s.file]-- > 1;
       s.decision = Decision::kMerge;
       s.reason = fmt::format("merged to keep {} at the target ({} AIC, {} AIV labels): {}", PlanCoreName(over),
                              aic.size(), aiv.size(), s.depth >= 4 ? "detail below level 3" : "a small range");
     }
     Label();
+  }
+}
+
+void Builder::MarkDensitySensitive(size_t ki, size_t before_aic, size_t before_aiv) {
+  const PlanKernel& k = plan_.kernels[ki];
+  unsigned near = 0;
+  if ((k.cores & kPlanAic) && static_cast<int>(before_aic) > kDensityMax - kDensitySlack) near |= kPlanAic;
+  if ((k.cores & kPlanAiv) && static_cast<int>(before_aiv) > kDensityMax - kDensitySlack) near |= kPlanAiv;
+  if (!near) return;
+  std::map<std::string, int> ranges_in_file;
+  for (const PlanSite& s : plan_.sites)
+    if (Inserts(s.decision)) ++ranges_in_file[s.file];
+  for (size_t i = 0; i < plan_.sites.size(); ++i) {
+    PlanSite& s = plan_.sites[i];
+    // The sites TrimDown may merge past the maximum: labelled main-flow ranges, not a root or a
+    // per-core entry, the last of their file.
+    if (!s.main_flow || !(s.cores & near) || s.label.empty() || info_[i].root || info_[i].per_core_entry ||
+        !info_[i].kernels.count(static_cast<int>(ki)))
+      continue;
+    if (Inserts(s.decision) && ranges_in_file[s.file] == 1) s.density_sensitive = true;
   }
 }
 

@@ -172,6 +172,7 @@ std::string PlanToJson(const Plan& plan) {
     x["depth"] = s.depth;
     x["optional"] = s.optional;
     x["main_flow"] = s.main_flow;
+    if (s.density_sensitive) x["density_sensitive"] = true;
     j["sites"].push_back(std::move(x));
   }
   j["kernels"] = json::array();
